@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Installs everything ngraphbench needs on Debian 12 and builds it. Safe to run again: steps
+# that are already done are skipped.
+#
+#   ./setup.sh                       every compiler this device can run
+#   ./setup.sh --compilers a,b       only these compilers (the null compiler is always built)
+#   ./setup.sh --no-build            install only
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$PWD
+VENV=$ROOT/.venv
+PY=$VENV/bin/python
+DEPS=$ROOT/.deps
+BUILD=$ROOT/build
+
+want=""
+build=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --compilers) want=${2:?--compilers needs a comma-separated list}; shift 2 ;;
+    --compilers=*) want=${1#*=}; shift ;;
+    --no-build) build=0; shift ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown argument '$1' (expected --compilers a,b or --no-build)" >&2; exit 2 ;;
+  esac
+done
+
+say() { echo "setup: $*" >&2; }
+
+# 1. Debian packages.
+debs=(cmake g++ ninja-build pkg-config python3-venv libonnx-dev libprotobuf-dev protobuf-compiler
+      libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
+      libzip-dev zip)
+missing=()
+for p in "${debs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing Debian packages: ${missing[*]}"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# 2. The Python environment that holds the compiler SDKs from PyPI.
+if [ ! -x "$PY" ]; then
+  say "creating $VENV"
+  python3 -m venv "$VENV"
+fi
+pip_install() {  # pip_install <pinned requirement>... ; skips what is already installed
+  local need=()
+  for req in "$@"; do
+    "$PY" -m pip show -q "${req%%[=<>]*}" >/dev/null 2>&1 &&
+      [ "$("$PY" -m pip show "${req%%[=<>]*}" 2>/dev/null | awk '/^Version:/{print $2}')" = "${req##*==}" ] ||
+      need+=("$req")
+  done
+  [ ${#need[@]} -eq 0 ] || { say "pip install ${need[*]}"; "$PY" -m pip install -q "${need[@]}"; }
+}
+pip_install numpy==2.4.6
+mkdir -p "$DEPS"
+
+# 3. Compiler SDKs: one script per compiler in scripts/setup/.
+CMAKE_ARGS=()
+built=()
+for script in scripts/setup/*.sh; do
+  name=$(basename "$script" .sh)
+  # shellcheck source=/dev/null
+  source "$script"
+  declare -F "setup_$name" >/dev/null || continue
+  if [ -n "$want" ] && [[ ",$want," != *",$name,"* ]]; then
+    continue
+  fi
+  if "setup_$name"; then built+=("$name"); else say "skipping $name (not available on this device)"; fi
+done
+
+# 4. Configure and build.
+if [ "$build" -eq 1 ]; then
+  gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+  if [ -f "$BUILD/CMakeCache.txt" ] && ! grep -q "CMAKE_GENERATOR:INTERNAL=${gen[1]:-Unix Makefiles}" "$BUILD/CMakeCache.txt"; then
+    rm -rf "$BUILD"
+  fi
+  cmake -S "$ROOT" -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release "${CMAKE_ARGS[@]}" >"$DEPS/configure.log" ||
+    { cat "$DEPS/configure.log" >&2; exit 1; }
+  grep -A20 "ngraphbench .* compilers:" "$DEPS/configure.log" | sed -n '1,20p' | grep -- "--" >&2 || true
+  cmake --build "$BUILD" -j"$(nproc)"
+  say "built $BUILD/ngraphbench (SDKs set up: ${built[*]:-none})"
+fi

@@ -1,0 +1,162 @@
+#include "ngraphbench/cli/commands.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/core.h>
+
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/models/zoo.h"
+
+namespace ngraphbench {
+
+namespace {
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool FileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+}  // namespace
+
+std::string SelfExe() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "ngraphbench";
+  buf[n] = '\0';
+  return buf;
+}
+
+ExperimentConfig ResolveExperiment(const GridArgs& args) {
+  const std::string experiments_path = args.configs_dir + "/experiments.yaml";
+  ExperimentsFile file = LoadExperiments(experiments_path);
+  ExperimentConfig e;
+  if (EndsWith(args.experiment, ".onnx")) {
+    // An external model named on the command line: one-model experiment with the defaults.
+    if (!FileExists(args.experiment)) {
+      throw InputError("ONNX file '" + args.experiment + "' does not exist");
+    }
+    e = file.defaults;
+    e.name = "onnx";
+    e.family = "onnx";
+    e.description = "external model " + args.experiment;
+    e.models = {args.experiment};
+  } else {
+    e = file.Find(args.experiment);
+  }
+  if (args.warmup) e.warmup = *args.warmup;
+  if (args.repeats) {
+    if (*args.repeats < 1) throw InputError("--repeats must be >= 1");
+    e.repeats = *args.repeats;
+  }
+  if (args.timeout_s) {
+    if (!(*args.timeout_s > 0)) throw InputError("--timeout must be > 0 seconds");
+    e.timeout_s = *args.timeout_s;
+  }
+  if (e.family == "onnx") {
+    // Check every external model now, so a bad file stops the run before anything is written.
+    for (const auto& path : e.models) ImportOnnxFile(path, 1);
+  }
+  return e;
+}
+
+std::vector<RunSpec> ResolveGrid(const GridArgs& args) {
+  return ExpandGrid(ResolveExperiment(args), args.quick);
+}
+
+CompilerConfig ResolveCompilerConfig(const std::string& configs_dir, const CompilerInfo& info) {
+  const std::string path = configs_dir + "/" + info.name + ".yaml";
+  return FileExists(path) ? LoadCompilerConfig(path, info) : DefaultCompilerConfig(info);
+}
+
+std::string RunDirectory(const RunArgs& args) {
+  return args.results_dir + "/" + args.device + "/" + args.compiler;
+}
+
+std::vector<std::string> WorkerCommand(const WorkerArgs& w) {
+  const RunArgs& r = w.run;
+  std::vector<std::string> cmd = {SelfExe(), "worker", r.grid.experiment, r.compiler, w.run_id,
+                                  "--device", r.device, "--results", r.results_dir,
+                                  "--configs", r.grid.configs_dir,
+                                  "--sample-ms", std::to_string(r.sample_ms)};
+  if (r.grid.quick) cmd.push_back("--quick");
+  if (r.grid.warmup) cmd.insert(cmd.end(), {"--warmup", std::to_string(*r.grid.warmup)});
+  if (r.grid.repeats) cmd.insert(cmd.end(), {"--repeats", std::to_string(*r.grid.repeats)});
+  return cmd;
+}
+
+int CmdExpand(const GridArgs& args) {
+  for (const auto& run : ResolveGrid(args)) std::cout << run.run_id << "\n";
+  return kExitOk;
+}
+
+int CmdList(bool experiments, bool models, bool compilers, const std::string& configs_dir) {
+  const bool all = !experiments && !models && !compilers;
+  if (all || experiments) {
+    ExperimentsFile file = LoadExperiments(configs_dir + "/experiments.yaml");
+    std::cout << "experiments (" << file.path << "):\n";
+    for (const auto& e : file.experiments) {
+      std::cout << fmt::format("  {:<18} {:>5} runs ({:>3} --quick)  {}\n", e.name,
+                               ExpandGrid(e, false).size(), ExpandGrid(e, true).size(),
+                               e.description);
+    }
+  }
+  if (all || models) {
+    std::cout << "model families:\n";
+    for (const auto& f : ModelFamilies()) {
+      std::cout << fmt::format("  {:<18} {}\n", f.name, f.description);
+      for (const auto& v : f.variants) {
+        ModelSpec spec;
+        spec.family = f.name;
+        spec.name = spec.variant = v;
+        Graph g = BuildModel(spec, 1);
+        std::cout << fmt::format("    {:<34} params {:>12}  MACs {:>7.3f} G\n", v,
+                                 g.ParameterCount(), CountMacs(g) / 1e9);
+      }
+    }
+  }
+  if (all || compilers) {
+    std::cout << "compilers:\n";
+    for (const auto& info : AllCompilers()) {
+      std::string state = "not built: " + info.enable_hint;
+      if (IsBuilt(info.name)) {
+        // The version comes from a probe process: the scheduler never loads a vendor SDK.
+        std::string version;
+        const std::string cmd = "'" + SelfExe() + "' probe " + info.name + " 2>/dev/null";
+        if (FILE* pipe = ::popen(cmd.c_str(), "r")) {
+          char buf[256];
+          while (std::fgets(buf, sizeof(buf), pipe)) version += buf;
+          int rc = ::pclose(pipe);
+          while (!version.empty() && version.back() == '\n') version.pop_back();
+          if (rc != 0 || version.empty()) version = "built, but its module fails to load";
+        }
+        state = version;
+      }
+      std::cout << fmt::format("  {:<12} {:<40} {}\n", info.name, state, info.role);
+    }
+  }
+  return kExitOk;
+}
+
+int CmdExport(const GridArgs& args, const std::string& run_id, const std::string& out_path) {
+  GridArgs full = args;
+  for (bool quick : {false, true}) {
+    full.quick = quick;
+    for (const auto& run : ResolveGrid(full)) {
+      if (run.run_id != run_id) continue;
+      ExportOnnxFile(BuildModel(run.model, run.batch_size), out_path);
+      std::cerr << "wrote " << out_path << "\n";
+      return kExitOk;
+    }
+  }
+  throw InputError("run '" + run_id + "' is not in experiment '" + args.experiment +
+                   "'; list its runs with: ngraphbench expand " + args.experiment);
+}
+
+}  // namespace ngraphbench

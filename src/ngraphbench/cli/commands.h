@@ -1,0 +1,63 @@
+// The subcommands of `ngraphbench`. main.cc parses the command line into these structs; each
+// function returns the process exit code and throws InputError for bad input (exit code 2).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/experiments/config.h"
+#include "ngraphbench/experiments/grid.h"
+#include "ngraphbench/results/row.h"
+
+namespace ngraphbench {
+
+// What selects a grid of runs: shared by run, worker, expand and export.
+struct GridArgs {
+  std::string experiment;  // a name in experiments.yaml, or a path to an .onnx file
+  bool quick = false;
+  std::string configs_dir = "configs";
+  std::optional<int64_t> warmup, repeats;  // override the experiment's settings
+  std::optional<double> timeout_s;
+};
+
+struct RunArgs {
+  GridArgs grid;
+  std::string compiler;
+  std::string device = "local";
+  std::string results_dir = "results";
+  bool retry_failed = false;
+  int sample_ms = 10;  // sampler period; 0 = no sampler thread
+};
+
+struct WorkerArgs {
+  RunArgs run;
+  std::string run_id;
+};
+
+// The experiment `args` names, with command-line overrides applied, validated.
+ExperimentConfig ResolveExperiment(const GridArgs& args);
+// The runs of that experiment.
+std::vector<RunSpec> ResolveGrid(const GridArgs& args);
+// configs/<compiler>.yaml validated against the registry, or the defaults if it does not exist.
+CompilerConfig ResolveCompilerConfig(const std::string& configs_dir, const CompilerInfo& info);
+// results/<device>/<compiler>
+std::string RunDirectory(const RunArgs& args);
+// The command line that reruns one run in a worker, for messages and the scheduler.
+std::vector<std::string> WorkerCommand(const WorkerArgs& args);
+
+int CmdRun(const RunArgs& args);
+int CmdWorker(const WorkerArgs& args);
+int CmdProbe(const std::string& compiler);
+int CmdExpand(const GridArgs& args);
+int CmdList(bool experiments, bool models, bool compilers, const std::string& configs_dir);
+int CmdExport(const GridArgs& args, const std::string& run_id, const std::string& out_path);
+
+// The identity and provenance columns of a run, before anything is measured.
+ResultRow BaseRow(const RunSpec& run, const RunArgs& args, const CompilerConfig& config);
+
+// Path of the running binary.
+std::string SelfExe();
+
+}  // namespace ngraphbench

@@ -1,0 +1,107 @@
+// ngraphbench: benchmarks neural graph compilers under one interface. This file only parses the
+// command line; each subcommand lives in commands.h.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "ngraphbench/cli/commands.h"
+#include "ngraphbench/core/error.h"
+
+namespace {
+
+void AddGridOptions(CLI::App* cmd, ngraphbench::GridArgs& grid) {
+  cmd->add_option("experiment", grid.experiment,
+                  "experiment in configs/experiments.yaml, or a path to an .onnx model")
+      ->required();
+  cmd->add_flag("--quick", grid.quick, "quick grid: the experiment's quick_batch_sizes (1 and 8)");
+  cmd->add_option("--configs", grid.configs_dir, "directory with experiments.yaml and "
+                  "<compiler>.yaml")->capture_default_str();
+  cmd->add_option("--warmup", grid.warmup, "override the warmup runs")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--repeats", grid.repeats, "override the timed runs")->check(CLI::PositiveNumber);
+}
+
+void AddRunOptions(CLI::App* cmd, ngraphbench::RunArgs& run) {
+  AddGridOptions(cmd, run.grid);
+  cmd->add_option("compiler", run.compiler, "compiler name (see `ngraphbench list`)")->required();
+  cmd->add_option("--device", run.device, "device label that organizes results")
+      ->capture_default_str();
+  cmd->add_option("--results", run.results_dir, "results root")->capture_default_str();
+  cmd->add_option("--sample-ms", run.sample_ms, "system sampler period in ms (0 = off)")
+      ->capture_default_str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ngraphbench;
+  CLI::App app{"ngraphbench: benchmark neural graph compilers under one uniform interface"};
+  app.set_version_flag("--version", NGB_VERSION);
+  app.require_subcommand(1);
+
+  RunArgs run;
+  CLI::App* run_cmd = app.add_subcommand("run", "run an experiment with one compiler");
+  AddRunOptions(run_cmd, run);
+  std::optional<double> timeout;
+  run_cmd->add_option("--timeout", timeout, "per-run timeout in seconds (overrides the YAML)");
+  run_cmd->add_flag("--retry-failed", run.retry_failed, "rerun runs whose row is not ok");
+
+  WorkerArgs worker;
+  CLI::App* worker_cmd = app.add_subcommand("worker", "run one run in this process (internal)");
+  worker_cmd->group("");
+  AddRunOptions(worker_cmd, worker.run);
+  worker_cmd->add_option("run_id", worker.run_id, "run id")->required();
+
+  std::string probe_name;
+  CLI::App* probe_cmd = app.add_subcommand("probe", "print a compiler's SDK version (internal)");
+  probe_cmd->group("");
+  probe_cmd->add_option("compiler", probe_name)->required();
+
+  GridArgs expand;
+  CLI::App* expand_cmd =
+      app.add_subcommand("expand", "dry run: print the run ids of an experiment, run nothing");
+  AddGridOptions(expand_cmd, expand);
+
+  bool list_experiments = false, list_models = false, list_compilers = false;
+  std::string list_configs = "configs";
+  CLI::App* list_cmd = app.add_subcommand("list", "experiments, models and built compilers");
+  list_cmd->add_flag("--experiments", list_experiments, "only the experiments");
+  list_cmd->add_flag("--models", list_models, "only the models, with parameters and MACs");
+  list_cmd->add_flag("--compilers", list_compilers, "only the compilers, with SDK versions");
+  list_cmd->add_option("--configs", list_configs, "configs directory")->capture_default_str();
+
+  GridArgs export_grid;
+  std::string export_run, export_out;
+  CLI::App* export_cmd =
+      app.add_subcommand("export", "write the exact model of a run as an ONNX file");
+  AddGridOptions(export_cmd, export_grid);
+  export_cmd->add_option("run_id", export_run, "run id (see `ngraphbench expand`)")->required();
+  export_cmd->add_option("-o,--output", export_out, "output .onnx file")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitBadInput;
+  }
+
+  try {
+    if (*run_cmd) {
+      run.grid.timeout_s = timeout;
+      return CmdRun(run);
+    }
+    if (*worker_cmd) return CmdWorker(worker);
+    if (*probe_cmd) return CmdProbe(probe_name);
+    if (*expand_cmd) return CmdExpand(expand);
+    if (*list_cmd) return CmdList(list_experiments, list_models, list_compilers, list_configs);
+    if (*export_cmd) return CmdExport(export_grid, export_run, export_out);
+  } catch (const InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "fatal: " << e.what() << "\n";
+    return kExitRunsFailed;
+  }
+  return kExitOk;
+}

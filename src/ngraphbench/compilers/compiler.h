@@ -1,0 +1,64 @@
+// The compiler interface: what every compiler module implements (DESIGN.md §4).
+//
+// A module is a shared library `libngraphbench_<name>.so` that exports
+//   extern "C" ngraphbench::Compiler* NgraphbenchCreateCompiler();
+// It is loaded only inside a worker process, one module per process, so vendor SDKs never meet.
+// The harness owns the clock: nothing here times itself.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/compilers/options.h"
+#include "ngraphbench/core/tensor.h"
+#include "ngraphbench/graph/ir.h"
+
+namespace ngraphbench {
+
+// Everything a compiler gets to build an executable. References stay valid during Compile().
+struct CompileRequest {
+  const Graph& graph;          // the model IR, static shapes (batch size included)
+  const std::string& onnx;     // the same model as ONNX ModelProto bytes (opset 17); empty when
+                               // the compiler's CompilerInfo::consumes_onnx is false
+  const CompilerConfig& config;
+  std::string cache_dir;       // a directory the compiler may use for caches (may be shared)
+};
+
+// A compiled model bound to its input and output buffers. Used from one thread only.
+class Executable {
+ public:
+  virtual ~Executable() = default;
+
+  // Copies host inputs (in Graph::inputs order) into the executable's input buffers, on the
+  // device for accelerators. Outside the clock for the `compute` boundary.
+  virtual void SetInputs(const std::vector<HostTensor>& inputs) = 0;
+
+  // Runs one batch synchronously: when it returns, outputs are complete (device synchronized).
+  // This is what the harness times.
+  virtual void Run() = 0;
+
+  // Copies the outputs of the last Run() to the host, in Graph::outputs order.
+  virtual std::vector<HostTensor> GetOutputs() = 0;
+
+  // Settings as the SDK reports them after compilation, e.g. {"threads": "2"}.
+  // "threads", when present, is recorded in the row's `threads` column.
+  virtual std::map<std::string, std::string> EffectiveSettings() const { return {}; }
+};
+
+class Compiler {
+ public:
+  virtual ~Compiler() = default;
+
+  // The SDK's version as the SDK reports it at run time, e.g. "onnxruntime 1.32.0".
+  virtual std::string Version() const = 0;
+
+  // Compiles the model. Throws CompileError for a model the compiler cannot handle (the message
+  // names the operator or setting), never returns something that would compute a wrong result.
+  virtual std::unique_ptr<Executable> Compile(const CompileRequest& request) = 0;
+};
+
+}  // namespace ngraphbench
+
+#define NGRAPHBENCH_COMPILER_ENTRY "NgraphbenchCreateCompiler"

@@ -1,0 +1,71 @@
+// The `null` compiler: runs nothing, so the pipeline (scheduler, worker, harness, results) can
+// be tested end to end, including workers that fail, crash or hang. Never a result-table row.
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "ngraphbench/compilers/compiler.h"
+#include "ngraphbench/core/error.h"
+
+namespace ngraphbench {
+namespace {
+
+class NullExecutable : public Executable {
+ public:
+  NullExecutable(std::vector<TensorSpec> outputs, int64_t sleep_us, bool crash)
+      : outputs_(std::move(outputs)), sleep_us_(sleep_us), crash_(crash) {}
+
+  void SetInputs(const std::vector<HostTensor>& inputs) override { inputs_seen_ = inputs.size(); }
+
+  void Run() override {
+    if (crash_) std::abort();
+    // Busy-wait rather than sleep: a sleeping thread would make latency depend on the scheduler.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(sleep_us_);
+    while (sleep_us_ > 0 && std::chrono::steady_clock::now() < until) {
+    }
+  }
+
+  std::vector<HostTensor> GetOutputs() override {
+    std::vector<HostTensor> out;
+    for (const auto& spec : outputs_) {
+      out.push_back({spec.shape, std::vector<float>(static_cast<size_t>(NumElements(spec.shape)))});
+    }
+    return out;
+  }
+
+  std::map<std::string, std::string> EffectiveSettings() const override {
+    return {{"sleep_us", std::to_string(sleep_us_)}};
+  }
+
+ private:
+  std::vector<TensorSpec> outputs_;
+  int64_t sleep_us_;
+  bool crash_;
+  size_t inputs_seen_ = 0;
+};
+
+class NullCompiler : public Compiler {
+ public:
+  std::string Version() const override { return "null 1"; }
+
+  std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
+    const Options& options = request.config.options;
+    const int64_t batch = request.graph.inputs.at(0).shape.at(0);
+    if (batch == options.Int("hang_batch")) {
+      while (true) std::this_thread::sleep_for(std::chrono::hours(1));
+    }
+    if (batch == options.Int("fail_batch")) {
+      throw CompileError("null compiler: asked to fail at batch size " + std::to_string(batch) +
+                         " (fail_batch)");
+    }
+    return std::make_unique<NullExecutable>(request.graph.outputs, options.Int("sleep_us"),
+                                            batch == options.Int("crash_batch"));
+  }
+};
+
+}  // namespace
+}  // namespace ngraphbench
+
+extern "C" ngraphbench::Compiler* NgraphbenchCreateCompiler() {
+  return new ngraphbench::NullCompiler();
+}

@@ -1,0 +1,150 @@
+// The `onnxruntime` compiler: ONNX Runtime's CPU execution provider through its C/C++ API.
+//
+// The library comes from the onnxruntime wheel and is loaded with dlopen (no link-time
+// dependency); the headers may be older than the library, which is fine because we ask for the
+// API version of our headers (GetApi(ORT_API_VERSION)).
+#define ORT_API_MANUAL_INIT
+#include <onnxruntime_cxx_api.h>
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#include "ngraphbench/compilers/compiler.h"
+#include "ngraphbench/core/error.h"
+
+namespace ngraphbench {
+namespace {
+
+const OrtApiBase* LoadOrt() {
+  static const OrtApiBase* base = [] {
+    const char* env = std::getenv("NGRAPHBENCH_ORT_LIBRARY");
+    const std::string path = env && *env ? env : NGB_ORT_LIBRARY;
+    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      throw CompileError("onnxruntime: cannot load " + path + ": " + ::dlerror() +
+                         " (run ./setup.sh, or set NGRAPHBENCH_ORT_LIBRARY)");
+    }
+    using GetBase = const OrtApiBase* (*)();
+    auto get_base = reinterpret_cast<GetBase>(::dlsym(handle, "OrtGetApiBase"));
+    if (!get_base) throw CompileError("onnxruntime: " + path + " lacks OrtGetApiBase");
+    const OrtApiBase* b = get_base();
+    const OrtApi* api = b->GetApi(ORT_API_VERSION);
+    if (!api) {
+      throw CompileError(std::string("onnxruntime: library ") + b->GetVersionString() +
+                         " does not provide API version " + std::to_string(ORT_API_VERSION));
+    }
+    Ort::InitApi(api);
+    return b;
+  }();
+  return base;
+}
+
+GraphOptimizationLevel OptLevel(const std::string& name) {
+  if (name == "disable") return ORT_DISABLE_ALL;
+  if (name == "basic") return ORT_ENABLE_BASIC;
+  if (name == "extended") return ORT_ENABLE_EXTENDED;
+  return ORT_ENABLE_ALL;
+}
+
+class OrtExecutable : public Executable {
+ public:
+  OrtExecutable(Ort::Env& env, const CompileRequest& request) {
+    const CompilerConfig& config = request.config;
+    Ort::SessionOptions options;
+    options.SetIntraOpNumThreads(config.threads);
+    options.SetInterOpNumThreads(static_cast<int>(config.options.Int("inter_op_threads")));
+    options.SetGraphOptimizationLevel(OptLevel(config.opt_level));
+    options.SetExecutionMode(config.options.String("execution_mode") == "parallel"
+                                 ? ORT_PARALLEL
+                                 : ORT_SEQUENTIAL);
+    session_ = std::make_unique<Ort::Session>(env, request.onnx.data(), request.onnx.size(),
+                                              options);
+    settings_ = {{"threads", std::to_string(config.threads)},
+                 {"intra_op_threads", std::to_string(config.threads)},
+                 {"inter_op_threads", config.options.String("inter_op_threads")},
+                 {"graph_optimization_level", config.opt_level},
+                 {"execution_mode", config.options.String("execution_mode")}};
+
+    // Inputs and outputs are bound once to buffers we own: Run() allocates nothing.
+    auto memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+    for (const auto& spec : request.graph.inputs) Bind(spec, memory, inputs_);
+    for (const auto& spec : request.graph.outputs) Bind(spec, memory, outputs_);
+    for (const auto& b : inputs_) input_names_.push_back(b.name.c_str());
+    for (const auto& b : outputs_) output_names_.push_back(b.name.c_str());
+    for (auto& b : inputs_) input_values_.push_back(std::move(b.value));
+    for (auto& b : outputs_) output_values_.push_back(std::move(b.value));
+  }
+
+  void SetInputs(const std::vector<HostTensor>& inputs) override {
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      std::copy(inputs.at(i).data.begin(), inputs.at(i).data.end(), inputs_[i].buffer.begin());
+    }
+  }
+
+  void Run() override {
+    session_->Run(run_options_, input_names_.data(), input_values_.data(), input_values_.size(),
+                  output_names_.data(), output_values_.data(), output_values_.size());
+  }
+
+  std::vector<HostTensor> GetOutputs() override {
+    std::vector<HostTensor> out;
+    for (const auto& b : outputs_) out.push_back({b.shape, b.buffer});
+    return out;
+  }
+
+  std::map<std::string, std::string> EffectiveSettings() const override { return settings_; }
+
+ private:
+  struct Binding {
+    std::string name;
+    Shape shape;
+    std::vector<float> buffer;
+    Ort::Value value{nullptr};
+  };
+
+  static void Bind(const TensorSpec& spec, const Ort::MemoryInfo& memory,
+                   std::vector<Binding>& into) {
+    into.push_back({spec.name, spec.shape,
+                    std::vector<float>(static_cast<size_t>(NumElements(spec.shape)))});
+    Binding& b = into.back();
+    b.value = Ort::Value::CreateTensor<float>(memory, b.buffer.data(), b.buffer.size(),
+                                              b.shape.data(), b.shape.size());
+  }
+
+  std::unique_ptr<Ort::Session> session_;
+  Ort::RunOptions run_options_;
+  std::vector<Binding> inputs_, outputs_;
+  std::vector<const char*> input_names_, output_names_;
+  std::vector<Ort::Value> input_values_, output_values_;
+  std::map<std::string, std::string> settings_;
+};
+
+class OrtCompiler : public Compiler {
+ public:
+  std::string Version() const override {
+    return std::string("onnxruntime ") + LoadOrt()->GetVersionString();
+  }
+
+  std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
+    LoadOrt();
+    if (request.config.precision != "fp32") {
+      throw CompileError("onnxruntime: precision '" + request.config.precision +
+                         "' is not supported; use fp32");
+    }
+    static Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "ngraphbench");
+    try {
+      return std::make_unique<OrtExecutable>(env, request);
+    } catch (const Ort::Exception& e) {
+      throw CompileError(std::string("onnxruntime: ") + e.what());
+    }
+  }
+};
+
+}  // namespace
+}  // namespace ngraphbench
+
+extern "C" ngraphbench::Compiler* NgraphbenchCreateCompiler() {
+  return new ngraphbench::OrtCompiler();
+}

@@ -1,0 +1,49 @@
+// Compiler settings: a plain schema (what a compiler accepts) and the validated values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ngraphbench {
+
+enum class OptionType { kInt, kString, kBool };
+
+// One compiler-specific key of configs/<compiler>.yaml.
+struct OptionSpec {
+  std::string key;
+  OptionType type;
+  std::string default_value;
+  std::vector<std::string> allowed;  // for kString: the accepted values; empty = any string
+  std::string help;
+  int64_t min_value = 0;  // for kInt
+};
+
+// Validated option values, keyed by OptionSpec::key, each stored in its canonical text form.
+class Options {
+ public:
+  Options() = default;
+  explicit Options(std::map<std::string, std::string> values) : values_(std::move(values)) {}
+
+  int64_t Int(const std::string& key) const;
+  bool Bool(const std::string& key) const;
+  const std::string& String(const std::string& key) const;
+  const std::map<std::string, std::string>& values() const { return values_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+// The resolved settings one compiler runs with (configs/<compiler>.yaml after validation).
+struct CompilerConfig {
+  std::string compiler;
+  std::string device = "cpu";
+  std::string precision = "fp32";
+  int threads = 0;         // resolved: 0 in the YAML means "every available core"
+  std::string opt_level;   // one of CompilerInfo::opt_levels
+  Options options;         // compiler-specific keys
+  std::string source;      // the file these settings came from, for messages
+};
+
+}  // namespace ngraphbench

@@ -1,0 +1,82 @@
+#include "ngraphbench/compilers/registry.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+
+#include "ngraphbench/core/error.h"
+
+namespace ngraphbench {
+
+const std::vector<CompilerInfo>& AllCompilers() {
+  static const std::vector<CompilerInfo> compilers = {
+      {"null", "pipeline test only: does no work (never for result tables)", "none", false,
+       {"cpu"}, {"fp32"}, {"none"},
+       {{"sleep_us", OptionType::kInt, "0", {}, "busy-wait this long in every Run()"},
+        {"fail_batch", OptionType::kInt, "0", {},
+         "throw a CompileError when compiling batch size N (0 = never)"},
+        {"crash_batch", OptionType::kInt, "0", {}, "abort() in the first Run() of batch size N"},
+        {"hang_batch", OptionType::kInt, "0", {}, "sleep forever in Compile() of batch size N"}},
+       "always built"},
+      {"onnxruntime", "software-level optimization", "ONNX Runtime C/C++ API", true, {"cpu"},
+       {"fp32"}, {"all", "extended", "basic", "disable"},
+       {{"inter_op_threads", OptionType::kInt, "1", {},
+         "threads across independent nodes (parallel execution mode only)"},
+        {"execution_mode", OptionType::kString, "sequential", {"sequential", "parallel"},
+         "run nodes one at a time or independent nodes in parallel"}},
+       "run ./setup.sh (installs the onnxruntime wheel and headers), or configure with "
+       "-DNGB_ORT_LIBRARY=<libonnxruntime.so> -DNGB_ORT_INCLUDE_DIR=<headers>"},
+  };
+  return compilers;
+}
+
+const CompilerInfo& FindCompiler(const std::string& name) {
+  std::string known;
+  for (const auto& info : AllCompilers()) {
+    if (info.name == name) return info;
+    known += (known.empty() ? "" : ", ") + info.name;
+  }
+  throw InputError("unknown compiler '" + name + "'; known compilers: " + known);
+}
+
+std::string ModulePath(const std::string& name) {
+  std::string dir;
+  if (const char* env = std::getenv("NGRAPHBENCH_MODULE_DIR"); env && *env) {
+    dir = env;
+  } else {
+    char exe[PATH_MAX];
+    ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+      exe[n] = '\0';
+      dir = exe;
+      dir = dir.substr(0, dir.rfind('/'));
+    } else {
+      dir = ".";
+    }
+  }
+  return dir + "/libngraphbench_" + name + ".so";
+}
+
+bool IsBuilt(const std::string& name) { return ::access(ModulePath(name).c_str(), R_OK) == 0; }
+
+std::unique_ptr<Compiler> LoadCompiler(const std::string& name) {
+  const CompilerInfo& info = FindCompiler(name);
+  const std::string path = ModulePath(name);
+  if (!IsBuilt(name)) {
+    throw InputError("compiler '" + name + "' is not built (no " + path + "); " +
+                     info.enable_hint);
+  }
+  // Never unloaded: a worker loads exactly one module for its whole life.
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) throw CompileError("cannot load " + path + ": " + ::dlerror());
+  using Factory = Compiler* (*)();
+  auto factory = reinterpret_cast<Factory>(::dlsym(handle, NGRAPHBENCH_COMPILER_ENTRY));
+  if (!factory) {
+    throw CompileError(path + " does not export " NGRAPHBENCH_COMPILER_ENTRY);
+  }
+  return std::unique_ptr<Compiler>(factory());
+}
+
+}  // namespace ngraphbench

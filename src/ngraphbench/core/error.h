@@ -1,0 +1,28 @@
+// Error types and process exit codes shared by every module.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace ngraphbench {
+
+// Exit codes of the `ngraphbench` binary.
+constexpr int kExitOk = 0;
+constexpr int kExitRunsFailed = 1;  // the sweep completed, but some runs are not `ok`
+constexpr int kExitBadInput = 2;    // bad command line, config or model file; nothing was run
+
+// The user gave something wrong: a config key, a value, a file, an unknown name.
+// The message names what was wrong and what would be right. Maps to exit code 2.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A compiler could not build or run a model (unsupported operator, SDK failure).
+// Inside a worker it becomes a row with status `error`; the sweep goes on.
+class CompileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace ngraphbench

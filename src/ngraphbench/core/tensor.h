@@ -1,0 +1,35 @@
+// Plain host tensors (float32 only) and shape helpers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ngraphbench {
+
+using Shape = std::vector<int64_t>;
+
+// A named float32 tensor shape, e.g. a model input.
+struct TensorSpec {
+  std::string name;
+  Shape shape;
+};
+
+// A dense, row-major float32 tensor in host memory.
+struct HostTensor {
+  Shape shape;
+  std::vector<float> data;
+};
+
+int64_t NumElements(const Shape& shape);
+
+// "1x3x224x224"; the scalar shape is "scalar".
+std::string ShapeToString(const Shape& shape);
+
+// A tensor of `shape` filled with N(0, 1) samples from a generator seeded with `seed`.
+HostTensor RandomNormal(const Shape& shape, uint64_t seed, float stddev = 1.0f);
+
+// Number of CPU cores this process may run on (its affinity mask), at least 1.
+int AvailableCores();
+
+}  // namespace ngraphbench

@@ -1,0 +1,264 @@
+#include "ngraphbench/experiments/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <set>
+
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/core/tensor.h"
+#include "ngraphbench/models/zoo.h"
+
+namespace ngraphbench {
+
+namespace {
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+// Validation context: the file and the key path, so every message can name both.
+struct Where {
+  std::string file;
+  std::string path;
+  Where operator/(const std::string& key) const {
+    return {file, path.empty() ? key : path + "." + key};
+  }
+  [[noreturn]] void Fail(const std::string& what) const {
+    throw InputError(file + ": '" + path + "' " + what);
+  }
+};
+
+void CheckKeys(const YAML::Node& map, const Where& where, const std::vector<std::string>& allowed) {
+  if (!map.IsMap()) where.Fail("must be a mapping of keys to values");
+  for (const auto& kv : map) {
+    const std::string key = kv.first.as<std::string>();
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      (where / key).Fail("is not a known key here; allowed keys: " + Join(allowed));
+    }
+  }
+}
+
+int64_t ToInt(const YAML::Node& node, const Where& where, int64_t min_value) {
+  int64_t v = 0;
+  if (!node.IsScalar() || !YAML::convert<int64_t>::decode(node, v)) {
+    where.Fail("must be an integer, got '" + YAML::Dump(node) + "'");
+  }
+  if (v < min_value) {
+    where.Fail("must be >= " + std::to_string(min_value) + ", got " + std::to_string(v));
+  }
+  return v;
+}
+
+double ToDouble(const YAML::Node& node, const Where& where, double min_exclusive) {
+  double v = 0;
+  if (!node.IsScalar() || !YAML::convert<double>::decode(node, v)) {
+    where.Fail("must be a number, got '" + YAML::Dump(node) + "'");
+  }
+  if (!(v > min_exclusive)) where.Fail("must be > " + std::to_string(min_exclusive));
+  return v;
+}
+
+std::string ToString(const YAML::Node& node, const Where& where,
+                     const std::vector<std::string>& allowed = {}) {
+  if (!node.IsScalar()) where.Fail("must be a string, got '" + YAML::Dump(node) + "'");
+  std::string v = node.as<std::string>();
+  if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+    where.Fail("is '" + v + "'; allowed values: " + Join(allowed));
+  }
+  return v;
+}
+
+bool ToBool(const YAML::Node& node, const Where& where) {
+  bool v = false;
+  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, v)) {
+    where.Fail("must be true or false, got '" + YAML::Dump(node) + "'");
+  }
+  return v;
+}
+
+std::vector<int64_t> ToPositiveIntList(const YAML::Node& node, const Where& where) {
+  if (!node.IsSequence()) where.Fail("must be a list of positive integers");
+  if (node.size() == 0) where.Fail("must not be empty");
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < node.size(); ++i) {
+    out.push_back(ToInt(node[i], where / ("[" + std::to_string(i) + "]"), 1));
+  }
+  return out;
+}
+
+std::vector<std::string> ToStringList(const YAML::Node& node, const Where& where) {
+  if (!node.IsSequence()) where.Fail("must be a list of names");
+  if (node.size() == 0) where.Fail("must not be empty");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < node.size(); ++i) {
+    out.push_back(ToString(node[i], where / ("[" + std::to_string(i) + "]")));
+  }
+  return out;
+}
+
+YAML::Node LoadYaml(const std::string& path) {
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw InputError("cannot open config file '" + path + "'");
+  } catch (const YAML::Exception& e) {
+    throw InputError(path + ": not valid YAML: " + e.what());
+  }
+}
+
+// Settings an experiment may set itself or inherit from `defaults`.
+void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfig& e) {
+  if (map["batch_sizes"]) e.batch_sizes = ToPositiveIntList(map["batch_sizes"], where / "batch_sizes");
+  if (map["quick_batch_sizes"]) {
+    e.quick_batch_sizes = ToPositiveIntList(map["quick_batch_sizes"], where / "quick_batch_sizes");
+  }
+  if (map["warmup"]) e.warmup = ToInt(map["warmup"], where / "warmup", 0);
+  if (map["repeats"]) e.repeats = ToInt(map["repeats"], where / "repeats", 1);
+  if (map["timeout_s"]) e.timeout_s = ToDouble(map["timeout_s"], where / "timeout_s", 0);
+  if (map["timing_boundary"]) {
+    e.timing_boundary =
+        ToString(map["timing_boundary"], where / "timing_boundary", {"compute", "end_to_end"});
+  }
+}
+
+const std::vector<std::string> kRunSettingKeys = {"batch_sizes", "quick_batch_sizes", "warmup",
+                                                  "repeats",     "timeout_s",
+                                                  "timing_boundary"};
+
+}  // namespace
+
+const ExperimentConfig& ExperimentsFile::Find(const std::string& name) const {
+  std::vector<std::string> known;
+  for (const auto& e : experiments) {
+    if (e.name == name) return e;
+    known.push_back(e.name);
+  }
+  throw InputError("unknown experiment '" + name + "' (in " + path +
+                   "); known experiments: " + Join(known));
+}
+
+ExperimentsFile LoadExperiments(const std::string& path) {
+  YAML::Node root = LoadYaml(path);
+  const Where top{path, ""};
+  if (!root.IsMap()) throw InputError(path + ": must be a mapping with 'experiments'");
+  CheckKeys(root, top, {"defaults", "experiments"});
+
+  ExperimentConfig defaults;
+  defaults.batch_sizes = {1, 2, 4, 8, 16, 32, 64};
+  defaults.quick_batch_sizes = {1, 8};
+  if (root["defaults"]) {
+    CheckKeys(root["defaults"], top / "defaults", kRunSettingKeys);
+    ApplyRunSettings(root["defaults"], top / "defaults", defaults);
+  }
+  if (!root["experiments"] || !root["experiments"].IsMap() || root["experiments"].size() == 0) {
+    (top / "experiments").Fail("must be a non-empty mapping of experiment names to settings");
+  }
+
+  ExperimentsFile file;
+  file.path = path;
+  file.defaults = defaults;
+  std::vector<std::string> family_keys = {"family", "description", "widths", "depths", "models"};
+  std::vector<std::string> allowed = family_keys;
+  allowed.insert(allowed.end(), kRunSettingKeys.begin(), kRunSettingKeys.end());
+  for (const auto& kv : root["experiments"]) {
+    ExperimentConfig e = defaults;
+    e.name = kv.first.as<std::string>();
+    const Where where = top / "experiments" / e.name;
+    const YAML::Node& node = kv.second;
+    CheckKeys(node, where, allowed);
+    if (!node["family"]) where.Fail("needs a 'family'");
+    std::vector<std::string> families;
+    for (const auto& f : ModelFamilies()) families.push_back(f.name);
+    e.family = ToString(node["family"], where / "family", families);
+    const ModelFamily& family = FindFamily(e.family);
+    if (node["description"]) e.description = ToString(node["description"], where / "description");
+
+    auto field = [&](const char* key, bool used) {
+      if (used && !node[key]) where.Fail(std::string("needs '") + key + "' for family " + e.family);
+      if (!used && node[key]) {
+        (where / key).Fail("does not apply to family " + e.family);
+      }
+      return used;
+    };
+    if (field("widths", family.uses_width)) e.widths = ToPositiveIntList(node["widths"], where / "widths");
+    if (field("depths", family.uses_depth)) e.depths = ToPositiveIntList(node["depths"], where / "depths");
+    if (field("models", family.uses_models)) {
+      e.models = ToStringList(node["models"], where / "models");
+      if (!family.variants.empty()) {
+        for (size_t i = 0; i < e.models.size(); ++i) {
+          ToString(node["models"][i], where / "models" / ("[" + std::to_string(i) + "]"),
+                   family.variants);
+        }
+      }
+    }
+    ApplyRunSettings(node, where, e);
+    for (const auto& other : file.experiments) {
+      if (other.name == e.name) where.Fail("is defined twice");
+    }
+    file.experiments.push_back(std::move(e));
+  }
+  return file;
+}
+
+CompilerConfig DefaultCompilerConfig(const CompilerInfo& info) {
+  CompilerConfig c;
+  c.compiler = info.name;
+  c.device = info.devices.front();
+  c.precision = info.precisions.front();
+  c.threads = AvailableCores();
+  c.opt_level = info.opt_levels.front();
+  std::map<std::string, std::string> values;
+  for (const auto& spec : info.options) values[spec.key] = spec.default_value;
+  c.options = Options(std::move(values));
+  c.source = "(defaults)";
+  return c;
+}
+
+CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& info) {
+  CompilerConfig c = DefaultCompilerConfig(info);
+  c.source = path;
+  YAML::Node root = LoadYaml(path);
+  const Where top{path, ""};
+  if (root.IsNull()) return c;
+  CheckKeys(root, top, {"device", "precision", "threads", "opt_level", "options"});
+  if (root["device"]) c.device = ToString(root["device"], top / "device", info.devices);
+  if (root["precision"]) {
+    c.precision = ToString(root["precision"], top / "precision", info.precisions);
+  }
+  if (root["threads"]) {
+    int64_t threads = ToInt(root["threads"], top / "threads", 0);
+    c.threads = threads == 0 ? AvailableCores() : static_cast<int>(threads);
+  }
+  if (root["opt_level"]) {
+    c.opt_level = ToString(root["opt_level"], top / "opt_level", info.opt_levels);
+  }
+  std::map<std::string, std::string> values = c.options.values();
+  if (const YAML::Node options = root["options"]; options && !options.IsNull()) {
+    std::vector<std::string> keys;
+    for (const auto& spec : info.options) keys.push_back(spec.key);
+    if (keys.empty()) (top / "options").Fail("is not used by compiler " + info.name);
+    CheckKeys(options, top / "options", keys);
+    for (const auto& spec : info.options) {
+      if (!options[spec.key]) continue;
+      const Where where = top / "options" / spec.key;
+      switch (spec.type) {
+        case OptionType::kInt:
+          values[spec.key] = std::to_string(ToInt(options[spec.key], where, spec.min_value));
+          break;
+        case OptionType::kBool:
+          values[spec.key] = ToBool(options[spec.key], where) ? "true" : "false";
+          break;
+        case OptionType::kString:
+          values[spec.key] = ToString(options[spec.key], where, spec.allowed);
+          break;
+      }
+    }
+  }
+  c.options = Options(std::move(values));
+  return c;
+}
+
+}  // namespace ngraphbench

@@ -1,0 +1,44 @@
+// configs/experiments.yaml and configs/<compiler>.yaml, parsed into plain structs and validated
+// once. Every error names the file, the key and what is allowed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/compilers/options.h"
+#include "ngraphbench/compilers/registry.h"
+
+namespace ngraphbench {
+
+struct ExperimentConfig {
+  std::string name;
+  std::string family;
+  std::string description;
+  std::vector<int64_t> widths, depths;
+  std::vector<std::string> models;  // architectures, or paths of external .onnx files
+  std::vector<int64_t> batch_sizes;
+  std::vector<int64_t> quick_batch_sizes;
+  int64_t warmup = 10;
+  int64_t repeats = 100;
+  double timeout_s = 600;
+  std::string timing_boundary = "compute";  // or "end_to_end"
+};
+
+struct ExperimentsFile {
+  std::string path;
+  ExperimentConfig defaults;                  // the `defaults` section, applied to each
+  std::vector<ExperimentConfig> experiments;  // in file order
+
+  // Throws InputError naming the known experiments.
+  const ExperimentConfig& Find(const std::string& name) const;
+};
+
+ExperimentsFile LoadExperiments(const std::string& path);
+
+// Validates `path` against the compiler's schema; threads 0 resolves to AvailableCores().
+CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& info);
+// The settings when configs/<compiler>.yaml does not exist: every default.
+CompilerConfig DefaultCompilerConfig(const CompilerInfo& info);
+
+}  // namespace ngraphbench

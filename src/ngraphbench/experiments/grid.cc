@@ -1,0 +1,66 @@
+#include "ngraphbench/experiments/grid.h"
+
+namespace ngraphbench {
+
+namespace {
+
+std::string Stem(const std::string& path) {
+  std::string name = path.substr(path.rfind('/') + 1);
+  const size_t dot = name.rfind('.');
+  return dot == std::string::npos ? name : name.substr(0, dot);
+}
+
+std::vector<ModelSpec> Models(const ExperimentConfig& e) {
+  std::vector<ModelSpec> models;
+  if (!e.models.empty()) {
+    for (const auto& m : e.models) {
+      ModelSpec spec;
+      spec.family = e.family;
+      if (e.family == "onnx") {
+        spec.onnx_path = m;
+        spec.name = Stem(m);
+      } else {
+        spec.variant = m;
+        spec.name = m;
+      }
+      models.push_back(spec);
+    }
+    return models;
+  }
+  const std::vector<int64_t> depths = e.depths.empty() ? std::vector<int64_t>{0} : e.depths;
+  for (int64_t width : e.widths) {
+    for (int64_t depth : depths) {
+      ModelSpec spec;
+      spec.family = e.family;
+      spec.width = width;
+      spec.depth = depth;
+      spec.name = e.name + "_w" + std::to_string(width);
+      if (depth > 0) spec.name += "_d" + std::to_string(depth);
+      models.push_back(spec);
+    }
+  }
+  return models;
+}
+
+}  // namespace
+
+std::vector<RunSpec> ExpandGrid(const ExperimentConfig& e, bool quick) {
+  std::vector<RunSpec> runs;
+  for (const ModelSpec& model : Models(e)) {
+    for (int64_t batch : quick ? e.quick_batch_sizes : e.batch_sizes) {
+      RunSpec run;
+      run.run_id = model.name + "_b" + std::to_string(batch);
+      run.experiment = e.name;
+      run.model = model;
+      run.batch_size = batch;
+      run.warmup = e.warmup;
+      run.repeats = e.repeats;
+      run.timeout_s = e.timeout_s;
+      run.timing_boundary = e.timing_boundary;
+      runs.push_back(run);
+    }
+  }
+  return runs;
+}
+
+}  // namespace ngraphbench

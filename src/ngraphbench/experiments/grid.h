@@ -1,0 +1,27 @@
+// Expands an experiment into its runs: a pure function, unit-tested.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ngraphbench/experiments/config.h"
+#include "ngraphbench/models/zoo.h"
+
+namespace ngraphbench {
+
+struct RunSpec {
+  std::string run_id;  // "<model>_b<batch>", unique within a results/<device>/<compiler>/ dir
+  std::string experiment;
+  ModelSpec model;
+  int64_t batch_size = 1;
+  int64_t warmup = 10;
+  int64_t repeats = 100;
+  double timeout_s = 600;
+  std::string timing_boundary;
+};
+
+// Order: models in config order (widths outer, depths inner), then batch sizes ascending as
+// listed. `quick` uses the experiment's quick_batch_sizes.
+std::vector<RunSpec> ExpandGrid(const ExperimentConfig& experiment, bool quick);
+
+}  // namespace ngraphbench

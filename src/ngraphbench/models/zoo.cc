@@ -1,0 +1,48 @@
+#include "ngraphbench/models/zoo.h"
+
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/models/synthetic.h"
+
+namespace ngraphbench {
+
+namespace {
+
+Graph ImportExternal(const ModelSpec& spec, int64_t batch_size) {
+  return ImportOnnxFile(spec.onnx_path, batch_size);
+}
+
+}  // namespace
+
+const std::vector<ModelFamily>& ModelFamilies() {
+  static const std::vector<ModelFamily> families = {
+      {"conv_block", "depth x [Conv3x3 -> BatchNorm -> ReLU], input [b, width, 56, 56]", true,
+       true, false, {}, BuildConvBlocks},
+      {"mha_block", "depth x [multi-head self-attention -> ReLU], input [b, 197, width]", true,
+       true, false, {}, BuildMhaBlocks},
+      {"conv2d", "one Conv3x3 width->width, input [b, width, 56, 56]", true, false, false, {},
+       BuildConv2d},
+      {"linear", "one linear layer width->width, input [b, width]", true, false, false, {},
+       BuildFullyConnected},
+      {"self_attention", "one multi-head self-attention layer, input [b, 197, width]", true,
+       false, false, {}, BuildSelfAttention},
+      {"onnx", "external .onnx files, imported into the IR (batch dimension set per run)", false,
+       false, true, {}, ImportExternal},
+  };
+  return families;
+}
+
+const ModelFamily& FindFamily(const std::string& name) {
+  std::string known;
+  for (const auto& family : ModelFamilies()) {
+    if (family.name == name) return family;
+    known += (known.empty() ? "" : ", ") + family.name;
+  }
+  throw InputError("unknown model family '" + name + "'; known families: " + known);
+}
+
+Graph BuildModel(const ModelSpec& spec, int64_t batch_size) {
+  return FindFamily(spec.family).build(spec, batch_size);
+}
+
+}  // namespace ngraphbench

@@ -1,0 +1,43 @@
+// The model zoo: graph builders for the synthetic blocks, single layers and architectures.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/graph/ir.h"
+
+namespace ngraphbench {
+
+// What to build. Which fields matter depends on the family.
+struct ModelSpec {
+  std::string family;  // a key of ModelFamilies()
+  std::string name;    // unique model name, e.g. "conv_blocks_w64_d8" or "resnet50"
+  int64_t width = 0;
+  int64_t depth = 0;
+  std::string variant;    // architectures: the timm model name
+  std::string size;       // architectures: the size within the family (e.g. "tiny", "50")
+  std::string onnx_path;  // family "onnx": the external model file
+};
+
+// How a family is parameterized; plain data used by config validation and grid expansion.
+struct ModelFamily {
+  std::string name;
+  std::string description;
+  bool uses_width = false;
+  bool uses_depth = false;
+  bool uses_models = false;  // experiment lists model names (architectures)
+  std::vector<std::string> variants;  // accepted model names when uses_models
+  std::function<Graph(const ModelSpec&, int64_t batch_size)> build;
+};
+
+const std::vector<ModelFamily>& ModelFamilies();
+// Throws InputError naming the known families.
+const ModelFamily& FindFamily(const std::string& name);
+
+// Builds the graph for one batch size. Weights come from a generator seeded by the model name,
+// so every compiler and every batch size sees the same weights.
+Graph BuildModel(const ModelSpec& spec, int64_t batch_size);
+
+}  // namespace ngraphbench

@@ -1,0 +1,20 @@
+// The one mapping between ResultRow fields and CSV columns. Internal to results/.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/results/row.h"
+
+namespace ngraphbench {
+
+struct Column {
+  std::string name;
+  std::function<std::string(const ResultRow&)> format;
+  std::function<void(ResultRow&, const std::string&)> parse;  // throws std::invalid_argument
+};
+
+const std::vector<Column>& Columns();
+
+}  // namespace ngraphbench

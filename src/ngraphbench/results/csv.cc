@@ -1,0 +1,349 @@
+#include "ngraphbench/results/csv.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/results/columns.h"
+
+namespace ngraphbench {
+
+namespace {
+
+constexpr const char* kTempMarker = ".tmp.";
+
+std::string FormatDouble(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  return buf;
+}
+
+template <typename T>
+std::string FormatOpt(const std::optional<T>& v) {
+  if (!v) return "";
+  if constexpr (std::is_floating_point_v<T>) {
+    return FormatDouble(*v);
+  } else {
+    return std::to_string(*v);
+  }
+}
+
+template <typename T>
+void ParseOpt(std::optional<T>& field, const std::string& s) {
+  if (s.empty()) {
+    field.reset();
+    return;
+  }
+  size_t used = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    field = std::stod(s, &used);
+  } else {
+    field = std::stoll(s, &used);
+  }
+  if (used != s.size()) throw std::invalid_argument("trailing characters in '" + s + "'");
+}
+
+Column Text(const std::string& name, std::string ResultRow::*member) {
+  return {name, [member](const ResultRow& r) { return r.*member; },
+          [member](ResultRow& r, const std::string& s) { r.*member = s; }};
+}
+
+template <typename T>
+Column Opt(const std::string& name, std::optional<T> ResultRow::*member) {
+  return {name, [member](const ResultRow& r) { return FormatOpt(r.*member); },
+          [member](ResultRow& r, const std::string& s) { ParseOpt(r.*member, s); }};
+}
+
+Column Int(const std::string& name, int64_t ResultRow::*member) {
+  return {name, [member](const ResultRow& r) { return std::to_string(r.*member); },
+          [member](ResultRow& r, const std::string& s) {
+            std::optional<int64_t> v;
+            ParseOpt(v, s);
+            if (!v) throw std::invalid_argument("empty");
+            r.*member = *v;
+          }};
+}
+
+void CheckedWrite(int fd, const std::string& data, const std::string& path) {
+  const char* p = data.data();
+  size_t left = data.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+void MakeDirs(const std::string& dir) {
+  if (dir.empty()) return;
+  std::string partial;
+  std::stringstream parts(dir);
+  std::string part;
+  if (dir[0] == '/') partial = "/";
+  while (std::getline(parts, part, '/')) {
+    if (part.empty()) continue;
+    partial += part + "/";
+    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+      throw std::runtime_error("cannot create directory '" + partial + "': " +
+                               std::strerror(errno));
+    }
+  }
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot open '" + path + "'");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace
+
+const std::vector<Column>& Columns() {
+  using R = ResultRow;
+  static const std::vector<Column> columns = {
+      Int("schema_version", &R::schema_version),
+      Text("run_id", &R::run_id),
+      Text("experiment", &R::experiment),
+      Text("model", &R::model),
+      Text("family", &R::family),
+      Text("size", &R::size),
+      Opt("width", &R::width),
+      Opt("depth", &R::depth),
+      Int("batch_size", &R::batch_size),
+      Text("input_shape", &R::input_shape),
+      Text("compiler", &R::compiler),
+      Text("device", &R::device),
+      Text("precision", &R::precision),
+      Opt("threads", &R::threads),
+      Text("opt_level", &R::opt_level),
+      Text("timing_boundary", &R::timing_boundary),
+      Opt("params", &R::params),
+      Opt("macs", &R::macs),
+      Opt("build_s", &R::build_s),
+      Opt("compile_s", &R::compile_s),
+      Opt("first_run_ms", &R::first_run_ms),
+      Opt("latency_mean_ms", &R::latency_mean_ms),
+      Opt("latency_std_ms", &R::latency_std_ms),
+      Opt("latency_min_ms", &R::latency_min_ms),
+      Opt("latency_p50_ms", &R::latency_p50_ms),
+      Opt("latency_p90_ms", &R::latency_p90_ms),
+      Opt("latency_p95_ms", &R::latency_p95_ms),
+      Opt("latency_p99_ms", &R::latency_p99_ms),
+      Opt("latency_max_ms", &R::latency_max_ms),
+      Opt("cv", &R::cv),
+      Opt("throughput_median_sps", &R::throughput_median_sps),
+      Opt("throughput_mean_sps", &R::throughput_mean_sps),
+      Opt("cpu_util_pct", &R::cpu_util_pct),
+      Opt("cpu_util_norm_pct", &R::cpu_util_norm_pct),
+      Opt("rss_start_mb", &R::rss_start_mb),
+      Opt("rss_peak_mb", &R::rss_peak_mb),
+      Opt("gpu_util_pct", &R::gpu_util_pct),
+      Opt("gpu_mem_mb", &R::gpu_mem_mb),
+      Text("status", &R::status),
+      Text("error", &R::error),
+      Opt("warmup", &R::warmup),
+      Opt("repeats", &R::repeats),
+      Text("timestamp", &R::timestamp),
+      Text("host", &R::host),
+      Text("compiler_version", &R::compiler_version),
+      Text("compiler_settings", &R::compiler_settings),
+      Text("ngraphbench_version", &R::ngraphbench_version),
+  };
+  return columns;
+}
+
+std::string CsvEscape(const std::string& field) {
+  if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::vector<std::string> CsvSplitLine(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  if (quoted) throw std::invalid_argument("unterminated quoted field");
+  return fields;
+}
+
+std::string RowPath(const std::string& dir, const std::string& run_id) {
+  return dir + "/" + run_id + ".csv";
+}
+
+std::string LatenciesPath(const std::string& dir, const std::string& run_id) {
+  return dir + "/" + run_id + ".latencies.csv";
+}
+
+std::string FormatRowCsv(const ResultRow& row) {
+  std::string header, values;
+  for (const auto& column : Columns()) {
+    if (!header.empty()) {
+      header += ',';
+      values += ',';
+    }
+    header += column.name;
+    // One record per line: newlines inside a field (error text) become spaces.
+    std::string v = column.format(row);
+    for (char& c : v) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+    values += CsvEscape(v);
+  }
+  return header + "\n" + values + "\n";
+}
+
+ResultRow ParseRowCsv(const std::string& text, const std::string& source) {
+  std::istringstream in(text);
+  std::string header_line, value_line;
+  if (!std::getline(in, header_line) || !std::getline(in, value_line)) {
+    throw InputError("result file '" + source + "' has no data row (expected a header line and "
+                     "one row)");
+  }
+  std::vector<std::string> header, values;
+  try {
+    header = CsvSplitLine(header_line);
+    values = CsvSplitLine(value_line);
+  } catch (const std::exception& e) {
+    throw InputError("result file '" + source + "' is not valid CSV: " + e.what());
+  }
+  if (header.size() != values.size()) {
+    throw InputError("result file '" + source + "' has " + std::to_string(header.size()) +
+                     " columns in its header but " + std::to_string(values.size()) +
+                     " in its row");
+  }
+  ResultRow row;
+  row.schema_version = 0;
+  std::vector<bool> seen(Columns().size(), false);
+  for (size_t i = 0; i < header.size(); ++i) {
+    for (size_t c = 0; c < Columns().size(); ++c) {
+      if (Columns()[c].name != header[i]) continue;
+      try {
+        Columns()[c].parse(row, values[i]);
+      } catch (const std::exception&) {
+        throw InputError("result file '" + source + "': column '" + header[i] + "' holds '" +
+                         values[i] + "', which is not a valid value for it");
+      }
+      seen[c] = true;
+    }
+  }
+  for (size_t c = 0; c < Columns().size(); ++c) {
+    if (!seen[c]) {
+      throw InputError("result file '" + source + "' lacks column '" + Columns()[c].name +
+                       "' (schema version " + std::to_string(kSchemaVersion) + ")");
+    }
+  }
+  return row;
+}
+
+void WriteFileAtomic(const std::string& path, const std::string& contents) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  MakeDirs(dir);
+  const std::string tmp = path + kTempMarker + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot create '" + tmp + "': " + std::strerror(errno));
+  try {
+    CheckedWrite(fd, contents, tmp);
+    if (::fsync(fd) != 0) throw std::runtime_error("cannot fsync '" + tmp + "'");
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    throw std::runtime_error("cannot rename '" + tmp + "' to '" + path + "': " +
+                             std::strerror(errno));
+  }
+}
+
+int RemoveStaleTempFiles(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return 0;
+  int removed = 0;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name.find(kTempMarker) != std::string::npos &&
+        ::unlink((dir + "/" + name).c_str()) == 0) {
+      ++removed;
+    }
+  }
+  ::closedir(d);
+  return removed;
+}
+
+void WriteRow(const std::string& path, const ResultRow& row) {
+  WriteFileAtomic(path, FormatRowCsv(row));
+}
+
+ResultRow ReadRow(const std::string& path) { return ParseRowCsv(ReadFile(path), path); }
+
+void WriteLatencies(const std::string& path, const std::vector<int64_t>& latencies_ns) {
+  std::string out = "iteration,latency_ns\n";
+  for (size_t i = 0; i < latencies_ns.size(); ++i) {
+    out += std::to_string(i) + "," + std::to_string(latencies_ns[i]) + "\n";
+  }
+  WriteFileAtomic(path, out);
+}
+
+std::vector<int64_t> ReadLatencies(const std::string& path) {
+  std::istringstream in(ReadFile(path));
+  std::string line;
+  std::getline(in, line);
+  if (line != "iteration,latency_ns") {
+    throw InputError("trace '" + path + "' does not start with 'iteration,latency_ns'");
+  }
+  std::vector<int64_t> out;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    auto fields = CsvSplitLine(line);
+    try {
+      if (fields.size() != 2) throw std::invalid_argument("fields");
+      out.push_back(std::stoll(fields[1]));
+    } catch (const std::exception&) {
+      throw InputError("trace '" + path + "': line '" + line +
+                       "' is not 'iteration,latency_ns'");
+    }
+  }
+  return out;
+}
+
+}  // namespace ngraphbench
