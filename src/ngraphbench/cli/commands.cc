@@ -61,7 +61,15 @@ ExperimentConfig ResolveExperiment(const GridArgs& args) {
   }
   if (e.family == "onnx") {
     // Check every external model now, so a bad file stops the run before anything is written.
-    for (const auto& path : e.models) ImportOnnxFile(path, 1);
+    for (const auto& path : e.models) {
+      if (!FileExists(path)) throw InputError("ONNX file '" + path + "' does not exist");
+      const int64_t fixed = OnnxFixedBatchSize(path);
+      if (fixed > 0 && e.models.size() == 1) {
+        // A model exported at one batch size runs at that size only.
+        e.batch_sizes = e.quick_batch_sizes = {fixed};
+      }
+      ImportOnnxFile(path, e.batch_sizes.front());
+    }
   }
   return e;
 }
@@ -140,6 +148,13 @@ int CmdList(bool experiments, bool models, bool compilers, const std::string& co
       }
       std::cout << fmt::format("  {:<12} {:<40} {}\n", info.name, state, info.role);
     }
+  }
+  return kExitOk;
+}
+
+int CmdListExperimentNames(const std::string& configs_dir) {
+  for (const auto& e : LoadExperiments(configs_dir + "/experiments.yaml").experiments) {
+    std::cout << e.name << "\n";
   }
   return kExitOk;
 }

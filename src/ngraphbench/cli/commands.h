@@ -52,6 +52,7 @@ int CmdWorker(const WorkerArgs& args);
 int CmdProbe(const std::string& compiler);
 int CmdExpand(const GridArgs& args);
 int CmdList(bool experiments, bool models, bool compilers, const std::string& configs_dir);
+int CmdListExperimentNames(const std::string& configs_dir);
 int CmdExport(const GridArgs& args, const std::string& run_id, const std::string& out_path);
 
 // The identity and provenance columns of a run, before anything is measured.

@@ -68,6 +68,8 @@ int main(int argc, char** argv) {
   list_cmd->add_flag("--models", list_models, "only the models, with parameters and MACs");
   list_cmd->add_flag("--compilers", list_compilers, "only the compilers, with SDK versions");
   list_cmd->add_option("--configs", list_configs, "configs directory")->capture_default_str();
+  bool list_names = false;
+  list_cmd->add_flag("--names", list_names, "with --experiments: names only, one per line");
 
   GridArgs export_grid;
   std::string export_run, export_out;
@@ -94,6 +96,7 @@ int main(int argc, char** argv) {
     if (*worker_cmd) return CmdWorker(worker);
     if (*probe_cmd) return CmdProbe(probe_name);
     if (*expand_cmd) return CmdExpand(expand);
+    if (*list_cmd && list_names) return CmdListExperimentNames(list_configs);
     if (*list_cmd) return CmdList(list_experiments, list_models, list_compilers, list_configs);
     if (*export_cmd) return CmdExport(export_grid, export_run, export_out);
   } catch (const InputError& e) {

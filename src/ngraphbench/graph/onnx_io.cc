@@ -291,7 +291,16 @@ Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t ba
     for (auto& in : *g->mutable_input()) {
       if (init_names.count(in.name())) continue;
       auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
-      if (shape->dim_size() > 0) shape->mutable_dim(0)->set_dim_value(batch_size);
+      if (shape->dim_size() == 0) continue;
+      auto* dim = shape->mutable_dim(0);
+      if (dim->has_dim_value() && dim->dim_value() != batch_size) {
+        throw InputError("ONNX model '" + source + "': input '" + in.name() +
+                         "' has a fixed batch size of " + std::to_string(dim->dim_value()) +
+                         ", so it cannot run at batch size " + std::to_string(batch_size) +
+                         "; export it with a dynamic batch axis, or run it at batch size " +
+                         std::to_string(dim->dim_value()));
+      }
+      dim->set_dim_value(batch_size);
     }
     g->clear_value_info();
     for (auto& out : *g->mutable_output()) {
@@ -381,12 +390,37 @@ Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t ba
   return graph;
 }
 
-Graph ImportOnnxFile(const std::string& path, int64_t batch_size) {
+namespace {
+
+std::string ReadModelFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot open ONNX file '" + path + "'");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return ImportOnnx(buffer.str(), path, batch_size);
+  return buffer.str();
+}
+
+}  // namespace
+
+Graph ImportOnnxFile(const std::string& path, int64_t batch_size) {
+  return ImportOnnx(ReadModelFile(path), path, batch_size);
+}
+
+int64_t OnnxFixedBatchSize(const std::string& path) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(ReadModelFile(path))) {
+    throw InputError("'" + path + "' is not an ONNX model: its bytes do not parse as a "
+                     "ModelProto (expected a file written by an ONNX exporter)");
+  }
+  std::set<std::string> init_names;
+  for (const auto& t : model.graph().initializer()) init_names.insert(t.name());
+  for (const auto& in : model.graph().input()) {
+    if (init_names.count(in.name())) continue;
+    const auto& shape = in.type().tensor_type().shape();
+    if (shape.dim_size() > 0 && shape.dim(0).has_dim_value()) return shape.dim(0).dim_value();
+    return 0;
+  }
+  throw InputError("ONNX model '" + path + "' has no inputs");
 }
 
 }  // namespace ngraphbench

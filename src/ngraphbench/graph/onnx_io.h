@@ -23,4 +23,8 @@ void ExportOnnxFile(const Graph& graph, const std::string& path);
 Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t batch_size = 0);
 Graph ImportOnnxFile(const std::string& path, int64_t batch_size = 0);
 
+// The fixed batch size (first dimension of the first input) of an ONNX file, or 0 when that
+// dimension is dynamic. Throws InputError like ImportOnnx for a file that is not ONNX.
+int64_t OnnxFixedBatchSize(const std::string& path);
+
 }  // namespace ngraphbench

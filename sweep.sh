@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# ./sweep.sh <device> <compiler>... [-- ngraphbench run options, e.g. --quick]
+# Every experiment in configs/experiments.yaml with each listed compiler. Resumable: runs whose
+# row exists are skipped, so rerunning after an interruption continues where it stopped.
+set -uo pipefail
+cd "$(dirname "$0")"
+if [ $# -lt 2 ]; then
+  echo "usage: ./sweep.sh <device> <compiler>... [-- ngraphbench run options]" >&2
+  exit 2
+fi
+device=$1; shift
+compilers=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do compilers+=("$1"); shift; done
+[ "${1:-}" = "--" ] && shift
+[ -x build/ngraphbench ] || ./setup.sh || exit 1
+experiments=$(build/ngraphbench list --experiments --names) || exit 2
+status=0
+for compiler in "${compilers[@]}"; do
+  for experiment in $experiments; do
+    build/ngraphbench run "$experiment" "$compiler" --device "$device" "$@"
+    rc=$?
+    [ $rc -eq 2 ] && exit 2          # bad input: stop before running anything else
+    [ $rc -ne 0 ] && status=1        # some runs not ok: rows say why; go on
+  done
+done
+exit $status

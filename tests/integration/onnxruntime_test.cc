@@ -1,0 +1,126 @@
+// The onnxruntime module against hand-written references, loaded as a worker loads it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/models/zoo.h"
+
+namespace ngraphbench {
+namespace {
+
+class OnnxRuntime : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!IsBuilt("onnxruntime")) GTEST_SKIP() << "onnxruntime module not built";
+    compiler_ = LoadCompiler("onnxruntime");
+    config_.compiler = "onnxruntime";
+    config_.threads = 1;
+    config_.opt_level = "all";
+    config_.options = Options({{"inter_op_threads", "1"}, {"execution_mode", "sequential"}});
+  }
+
+  HostTensor RunModel(const Graph& graph, const HostTensor& input) {
+    const std::string onnx = ExportOnnx(graph);
+    auto exe = compiler_->Compile(CompileRequest{graph, onnx, config_, ""});
+    exe->SetInputs({input});
+    exe->Run();
+    auto outputs = exe->GetOutputs();
+    EXPECT_EQ(outputs.size(), 1u);
+    EXPECT_EQ(exe->EffectiveSettings().at("threads"), "1");
+    return outputs.at(0);
+  }
+
+  static ModelSpec Spec(const std::string& family, int64_t width, int64_t depth) {
+    ModelSpec s;
+    s.family = family;
+    s.name = family + "_w" + std::to_string(width) + "_d" + std::to_string(depth);
+    s.width = width;
+    s.depth = depth;
+    return s;
+  }
+
+  std::unique_ptr<Compiler> compiler_;
+  CompilerConfig config_;
+};
+
+TEST_F(OnnxRuntime, VersionComesFromTheLibrary) {
+  EXPECT_EQ(compiler_->Version().rfind("onnxruntime 1.", 0), 0u) << compiler_->Version();
+}
+
+TEST_F(OnnxRuntime, FullyConnectedMatchesHandComputedProduct) {
+  const Graph g = BuildModel(Spec("linear", 64, 0), 3);
+  const HostTensor x = RandomNormal({3, 64}, 7);
+  const HostTensor y = RunModel(g, x);
+  const auto& w = g.initializers[0].tensor.data;  // [out, in]
+  const auto& b = g.initializers[1].tensor.data;
+  ASSERT_EQ(y.shape, (Shape{3, 64}));
+  for (int n = 0; n < 3; ++n) {
+    for (int o = 0; o < 64; ++o) {
+      double acc = b[o];
+      for (int i = 0; i < 64; ++i) acc += double(x.data[n * 64 + i]) * w[o * 64 + i];
+      EXPECT_NEAR(y.data[n * 64 + o], acc, 1e-4);
+    }
+  }
+}
+
+TEST_F(OnnxRuntime, Conv2dMatchesDirectConvolution) {
+  const Graph g = BuildModel(Spec("conv2d", 16, 0), 2);
+  const HostTensor x = RandomNormal({2, 16, 56, 56}, 11);
+  const HostTensor y = RunModel(g, x);
+  const auto& w = g.initializers[0].tensor.data;  // [16, 16, 3, 3]
+  const auto& b = g.initializers[1].tensor.data;
+  double max_err = 0;
+  for (int n = 0; n < 2; ++n) {
+    for (int o = 0; o < 16; ++o) {
+      for (int h = 0; h < 56; h += 5) {
+        for (int v = 0; v < 56; v += 3) {
+          double acc = b[o];
+          for (int c = 0; c < 16; ++c) {
+            for (int kh = 0; kh < 3; ++kh) {
+              for (int kw = 0; kw < 3; ++kw) {
+                int ih = h + kh - 1, iw = v + kw - 1;
+                if (ih < 0 || iw < 0 || ih >= 56 || iw >= 56) continue;
+                acc += double(x.data[((n * 16 + c) * 56 + ih) * 56 + iw]) *
+                       w[((o * 16 + c) * 3 + kh) * 3 + kw];
+              }
+            }
+          }
+          max_err = std::max(max_err, std::fabs(acc - y.data[((n * 16 + o) * 56 + h) * 56 + v]));
+        }
+      }
+    }
+  }
+  EXPECT_LT(max_err, 1e-4);
+}
+
+// He-scaled weights keep depth-16 stacks finite and non-degenerate.
+TEST_F(OnnxRuntime, DeepStacksStayFiniteAndNonZero) {
+  for (const auto& [family, width, shape] :
+       {std::make_tuple("conv_block", 16, Shape{1, 16, 56, 56}),
+        std::make_tuple("mha_block", 64, Shape{1, 197, 64}),
+        std::make_tuple("mha_block", 768, Shape{1, 197, 768})}) {
+    const HostTensor y = RunModel(BuildModel(Spec(family, width, 16), 1), RandomNormal(shape, 3));
+    double sum = 0, sum_sq = 0;
+    for (float v : y.data) {
+      ASSERT_TRUE(std::isfinite(v)) << family;
+      sum += v;
+      sum_sq += double(v) * v;
+    }
+    const double n = static_cast<double>(y.data.size());
+    const double std = std::sqrt(sum_sq / n - (sum / n) * (sum / n));
+    EXPECT_GT(std, 1e-2) << family << " w" << width;
+    EXPECT_LT(std, 1e2) << family << " w" << width;
+  }
+}
+
+TEST_F(OnnxRuntime, ImportedModelComputesTheSameAsTheBuiltOne) {
+  const Graph built = BuildModel(Spec("mha_block", 64, 2), 2);
+  const Graph imported = ImportOnnx(ExportOnnx(built), "mem");
+  const HostTensor x = RandomNormal({2, 197, 64}, 5);
+  EXPECT_EQ(RunModel(built, x).data, RunModel(imported, x).data);
+}
+
+}  // namespace
+}  // namespace ngraphbench

@@ -1,0 +1,124 @@
+#include "ngraphbench/results/csv.h"
+
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "ngraphbench/core/error.h"
+
+namespace ngraphbench {
+namespace {
+
+std::string TempDir(const std::string& name) {
+  std::string dir = ::testing::TempDir() + "/csv_" + name + "_" + std::to_string(::getpid());
+  std::string cmd = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return dir;
+}
+
+std::vector<std::string> Listing(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(n);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+ResultRow SampleRow() {
+  ResultRow r;
+  r.run_id = "conv_blocks_w16_d2_b8";
+  r.experiment = "conv_blocks";
+  r.model = "conv_blocks_w16_d2";
+  r.family = "conv_block";
+  r.width = 16;
+  r.depth = 2;
+  r.batch_size = 8;
+  r.input_shape = "8x16x56x56";
+  r.compiler = "onnxruntime";
+  r.device = "local";
+  r.precision = "fp32";
+  r.threads = 2;
+  r.opt_level = "all";
+  r.timing_boundary = "compute";
+  r.params = 4672;
+  r.macs = 14450688;
+  r.latency_p50_ms = 1.25;
+  r.latency_mean_ms = 1.0 / 3.0;
+  r.cv = 0.125;
+  r.throughput_median_sps = 6400;
+  r.status = "crashed";
+  r.error = "worker killed: \"SIGABRT\", at a, b\nsecond line";
+  r.compiler_settings = "threads=2;mode=seq";
+  r.warmup = 10;
+  r.repeats = 100;
+  return r;
+}
+
+TEST(Csv, EscapeAndSplitRoundTrip) {
+  const std::vector<std::string> fields = {"plain", "with,comma", "with \"quote\"", ""};
+  std::string line;
+  for (const auto& f : fields) line += (line.empty() ? "" : ",") + CsvEscape(f);
+  EXPECT_EQ(line, "plain,\"with,comma\",\"with \"\"quote\"\"\",");
+  EXPECT_EQ(CsvSplitLine(line), fields);
+  EXPECT_THROW(CsvSplitLine("\"open"), std::invalid_argument);
+}
+
+TEST(Csv, RowRoundTripKeepsEveryColumn) {
+  const ResultRow in = SampleRow();
+  const std::string text = FormatRowCsv(in);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2);  // header + one row
+  const ResultRow out = ParseRowCsv(text, "mem");
+  EXPECT_EQ(FormatRowCsv(out), text);
+  EXPECT_EQ(out.width, 16);
+  EXPECT_FALSE(out.gpu_util_pct.has_value());  // not measured stays empty, never 0
+  EXPECT_FALSE(out.compile_s.has_value());
+  EXPECT_NEAR(*out.latency_mean_ms, 1.0 / 3.0, 1e-9);
+  EXPECT_EQ(out.error, "worker killed: \"SIGABRT\", at a, b second line");
+  EXPECT_EQ(out.schema_version, kSchemaVersion);
+  EXPECT_EQ(RowColumns().front(), "schema_version");
+  EXPECT_EQ(RowColumns().size(), 47u);
+}
+
+TEST(Csv, MalformedRowsNameTheProblem) {
+  EXPECT_THROW(ParseRowCsv("run_id\n", "f.csv"), InputError);
+  std::string text = FormatRowCsv(SampleRow());
+  const std::string bad = text.substr(0, text.rfind(',')) + ",x,y\n";
+  EXPECT_THROW(ParseRowCsv(bad, "f.csv"), InputError);
+  std::string not_number = text;
+  not_number.replace(not_number.find("4672"), 4, "many");
+  try {
+    ParseRowCsv(not_number, "f.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("column 'params' holds 'many'"), std::string::npos);
+  }
+}
+
+TEST(Csv, AtomicWritesLeaveOnlyFinalFiles) {
+  const std::string dir = TempDir("atomic");
+  const std::string path = RowPath(dir + "/local/onnxruntime", "r1");
+  WriteRow(path, SampleRow());
+  WriteLatencies(LatenciesPath(dir + "/local/onnxruntime", "r1"), {5, 7, 11});
+  EXPECT_EQ(Listing(dir + "/local/onnxruntime"),
+            (std::vector<std::string>{"r1.csv", "r1.latencies.csv"}));
+  EXPECT_EQ(ReadRow(path).run_id, "conv_blocks_w16_d2_b8");
+  EXPECT_EQ(ReadLatencies(LatenciesPath(dir + "/local/onnxruntime", "r1")),
+            (std::vector<int64_t>{5, 7, 11}));
+}
+
+TEST(Csv, StaleTempFilesAreRemoved) {
+  const std::string dir = TempDir("stale");
+  std::ofstream(dir + "/r1.csv.tmp.123") << "half a row";
+  std::ofstream(dir + "/r2.csv") << "kept";
+  EXPECT_EQ(RemoveStaleTempFiles(dir), 1);
+  EXPECT_EQ(Listing(dir), (std::vector<std::string>{"r2.csv"}));
+}
+
+}  // namespace
+}  // namespace ngraphbench

@@ -1,0 +1,69 @@
+#include "ngraphbench/experiments/grid.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace ngraphbench {
+namespace {
+
+ExperimentsFile Shipped() { return LoadExperiments(NGB_SOURCE_DIR "/configs/experiments.yaml"); }
+
+TEST(Grid, ShippedExperimentsHaveTheDocumentedSizes) {
+  const ExperimentsFile file = Shipped();
+  // widths x depths x 7 batch sizes; --quick keeps batch sizes 1 and 8.
+  EXPECT_EQ(ExpandGrid(file.Find("conv_blocks"), false).size(), 5u * 5u * 7u);
+  EXPECT_EQ(ExpandGrid(file.Find("conv_blocks"), true).size(), 5u * 5u * 2u);
+  EXPECT_EQ(ExpandGrid(file.Find("mha_blocks"), false).size(), 175u);
+  EXPECT_EQ(ExpandGrid(file.Find("conv2d"), true).size(), 10u);
+  EXPECT_EQ(ExpandGrid(file.Find("fully_connected"), false).size(), 35u);
+  EXPECT_EQ(ExpandGrid(file.Find("self_attention"), true).size(), 10u);
+}
+
+TEST(Grid, OrderIsWidthThenDepthThenBatch) {
+  const auto runs = ExpandGrid(Shipped().Find("conv_blocks"), true);
+  const std::vector<std::string> first = {"conv_blocks_w16_d1_b1", "conv_blocks_w16_d1_b8",
+                                          "conv_blocks_w16_d2_b1", "conv_blocks_w16_d2_b8"};
+  for (size_t i = 0; i < first.size(); ++i) EXPECT_EQ(runs[i].run_id, first[i]);
+  EXPECT_EQ(runs[10].run_id, "conv_blocks_w32_d1_b1");
+  EXPECT_EQ(runs.back().run_id, "conv_blocks_w256_d16_b8");
+  EXPECT_EQ(runs.back().model.width, 256);
+  EXPECT_EQ(runs.back().model.depth, 16);
+  EXPECT_EQ(runs.back().batch_size, 8);
+}
+
+TEST(Grid, RunIdsAreUniqueAcrossAllExperiments) {
+  std::set<std::string> ids;
+  size_t total = 0;
+  for (const auto& e : Shipped().experiments) {
+    for (const auto& run : ExpandGrid(e, false)) {
+      ids.insert(run.run_id);
+      ++total;
+    }
+  }
+  EXPECT_EQ(ids.size(), total);
+}
+
+TEST(Grid, CarriesRunSettings) {
+  ExperimentConfig e;
+  e.name = "fc";
+  e.family = "linear";
+  e.widths = {3, 5};
+  e.batch_sizes = {4, 2};
+  e.quick_batch_sizes = {2};
+  e.warmup = 1;
+  e.repeats = 7;
+  e.timeout_s = 9;
+  e.timing_boundary = "end_to_end";
+  const auto runs = ExpandGrid(e, false);
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[0].run_id, "fc_w3_b4");  // batch sizes keep the listed order
+  EXPECT_EQ(runs[1].run_id, "fc_w3_b2");
+  EXPECT_EQ(runs[3].run_id, "fc_w5_b2");
+  EXPECT_EQ(runs[3].repeats, 7);
+  EXPECT_EQ(runs[3].timing_boundary, "end_to_end");
+  EXPECT_EQ(ExpandGrid(e, true).size(), 2u);
+}
+
+}  // namespace
+}  // namespace ngraphbench

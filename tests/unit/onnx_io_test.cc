@@ -1,0 +1,132 @@
+#include "ngraphbench/graph/onnx_io.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/models/synthetic.h"
+#include "ngraphbench/models/zoo.h"
+
+namespace ngraphbench {
+namespace {
+
+std::map<std::string, int> OpCounts(const Graph& g) {
+  std::map<std::string, int> counts;
+  for (const auto& n : g.nodes) counts[n.op_type]++;
+  return counts;
+}
+
+ModelSpec Spec(const std::string& family, int64_t width, int64_t depth) {
+  ModelSpec s;
+  s.family = family;
+  s.name = family + "_test";
+  s.width = width;
+  s.depth = depth;
+  return s;
+}
+
+class RoundTrip : public ::testing::TestWithParam<std::tuple<std::string, int64_t, int64_t>> {};
+
+// IR -> ONNX (checker + strict shape inference inside ExportOnnx) -> IR -> ONNX again.
+TEST_P(RoundTrip, ExportImportExport) {
+  const auto& [family, width, depth] = GetParam();
+  const Graph ir = BuildModel(Spec(family, width, depth), 2);
+  const std::string bytes = ExportOnnx(ir);
+  const Graph back = ImportOnnx(bytes, "roundtrip");
+
+  ASSERT_EQ(back.inputs.size(), ir.inputs.size());
+  ASSERT_EQ(back.outputs.size(), ir.outputs.size());
+  EXPECT_EQ(back.inputs[0].shape, ir.inputs[0].shape);
+  EXPECT_EQ(back.outputs[0].shape, ir.outputs[0].shape);
+  for (const auto& n : back.nodes) {
+    for (const auto& out : n.outputs) EXPECT_TRUE(back.value_shapes.count(out)) << out;
+  }
+  // Weights arrive bit for bit (Linear weights are stored transposed in ONNX).
+  for (const auto& init : ir.initializers) {
+    const Initializer* same = back.FindInitializer(init.name);
+    const Initializer* transposed = back.FindInitializer(init.name + "__t");
+    ASSERT_TRUE(same || transposed) << init.name;
+    if (same) {
+      EXPECT_EQ(same->tensor.shape, init.tensor.shape);
+      EXPECT_EQ(same->tensor.data, init.tensor.data);
+      EXPECT_EQ(same->int64_data, init.int64_data);
+    } else {
+      EXPECT_EQ(transposed->tensor.shape, (Shape{init.tensor.shape[1], init.tensor.shape[0]}));
+    }
+  }
+  // The imported graph holds only standard ops and exports again unchanged.
+  EXPECT_EQ(ExportOnnx(back).size(), bytes.size());
+  EXPECT_EQ(OpCounts(ImportOnnx(ExportOnnx(back), "again")), OpCounts(back));
+  EXPECT_EQ(CountMacs(back), CountMacs(ir));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Synthetic, RoundTrip,
+    ::testing::Values(std::make_tuple("conv_block", 16, 2), std::make_tuple("mha_block", 64, 2),
+                      std::make_tuple("conv2d", 16, 0), std::make_tuple("linear", 256, 0),
+                      std::make_tuple("self_attention", 128, 0)));
+
+TEST(Export, LowersSingleKernelOps) {
+  const auto ops = OpCounts(ImportOnnx(ExportOnnx(BuildModel(Spec("mha_block", 128, 3), 1)), "m"));
+  // Per block: 4 projections (MatMul + Add), attention = Transpose(K) + 2 MatMul + Mul + Softmax.
+  EXPECT_EQ(ops.at("MatMul"), 3 * (4 + 2));
+  EXPECT_EQ(ops.at("Softmax"), 3);
+  EXPECT_EQ(ops.at("Relu"), 3);
+  EXPECT_EQ(ops.count("ScaledDotProductAttention"), 0u);
+  const auto fc = OpCounts(ImportOnnx(ExportOnnx(BuildModel(Spec("linear", 256, 0), 4)), "fc"));
+  EXPECT_EQ(fc, (std::map<std::string, int>{{"Gemm", 1}}));
+}
+
+TEST(Models, ParametersAndMacsOfSyntheticBlocks) {
+  // conv block: 3x3 conv without bias (w*w*9) + BatchNorm scale and shift (2w) per layer;
+  // MACs count the convolution and, as fvcore does, 2 per BatchNorm output element.
+  const Graph conv = BuildModel(Spec("conv_block", 64, 4), 1);
+  EXPECT_EQ(conv.ParameterCount(), 4 * (64 * 64 * 9 + 2 * 64));
+  EXPECT_EQ(CountMacs(conv), 4LL * (64 * 64 * 9 * 56 * 56 + 2 * 64 * 56 * 56));
+  // attention: 4 projections (w*w + w) per block; MACs: projections + QK^T + PV.
+  const Graph mha = BuildModel(Spec("mha_block", 128, 2), 1);
+  EXPECT_EQ(mha.ParameterCount(), 2 * 4 * (128 * 128 + 128));
+  EXPECT_EQ(CountMacs(mha), 2 * (4LL * 197 * 128 * 128 + 2LL * 197 * 197 * 128));
+  const Graph fc = BuildModel(Spec("linear", 512, 0), 8);
+  EXPECT_EQ(fc.ParameterCount(), 512 * 512 + 512);
+  EXPECT_EQ(CountMacs(fc), 8LL * 512 * 512);
+}
+
+TEST(Models, WeightsAreSeededByModelName) {
+  const Graph a = BuildModel(Spec("conv2d", 16, 0), 1);
+  const Graph b = BuildModel(Spec("conv2d", 16, 0), 8);
+  EXPECT_EQ(a.initializers[0].tensor.data, b.initializers[0].tensor.data);  // batch-independent
+  ModelSpec other = Spec("conv2d", 16, 0);
+  other.name = "another";
+  EXPECT_NE(BuildModel(other, 1).initializers[0].tensor.data, a.initializers[0].tensor.data);
+  double sum_sq = 0;
+  for (float v : a.initializers[0].tensor.data) sum_sq += v * v;
+  EXPECT_GT(sum_sq, 0);  // never all zeros
+}
+
+TEST(Import, CorruptBytesAreAnInputError) {
+  try {
+    ImportOnnx("this is not a protobuf", "bad.onnx");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'bad.onnx' is not an ONNX model"), std::string::npos)
+        << e.what();
+  }
+  const std::string good = ExportOnnx(BuildModel(Spec("conv2d", 16, 0), 1));
+  EXPECT_THROW(ImportOnnx(good.substr(0, good.size() / 2), "truncated.onnx"), InputError);
+  EXPECT_THROW(ImportOnnxFile("/nonexistent/model.onnx"), InputError);
+}
+
+TEST(Import, SetsBatchDimension) {
+  const std::string bytes = ExportOnnx(BuildModel(Spec("conv_block", 16, 1), 1));
+  const Graph g = ImportOnnx(bytes, "m", 4);
+  EXPECT_EQ(g.inputs[0].shape, (Shape{4, 16, 56, 56}));
+  EXPECT_EQ(g.outputs[0].shape, (Shape{4, 16, 56, 56}));
+}
+
+}  // namespace
+}  // namespace ngraphbench
