@@ -121,11 +121,15 @@ TEST(Import, CorruptBytesAreAnInputError) {
   EXPECT_THROW(ImportOnnxFile("/nonexistent/model.onnx"), InputError);
 }
 
-TEST(Import, SetsBatchDimension) {
-  const std::string bytes = ExportOnnx(BuildModel(Spec("conv_block", 16, 1), 1));
-  const Graph g = ImportOnnx(bytes, "m", 4);
-  EXPECT_EQ(g.inputs[0].shape, (Shape{4, 16, 56, 56}));
-  EXPECT_EQ(g.outputs[0].shape, (Shape{4, 16, 56, 56}));
+TEST(Import, FixedBatchSizeCannotBeChanged) {
+  const std::string bytes = ExportOnnx(BuildModel(Spec("conv_block", 16, 1), 2));
+  EXPECT_EQ(ImportOnnx(bytes, "m", 2).outputs[0].shape, (Shape{2, 16, 56, 56}));
+  try {
+    ImportOnnx(bytes, "m.onnx", 4);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("fixed batch size of 2"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
