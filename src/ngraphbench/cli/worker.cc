@@ -111,7 +111,8 @@ int CmdWorker(const WorkerArgs& args) {
     row.compiler_version = compiler->Version();
     start = Clock::now();
     std::unique_ptr<Executable> executable =
-        compiler->Compile(CompileRequest{graph, onnx, config, args.run.results_dir + "/.cache"});
+        compiler->Compile(CompileRequest{graph, onnx, config, args.run.results_dir + "/.cache",
+                                         args.run.grid.quick});
     row.compile_s = SecondsSince(start);
 
     MeasureOptions options;

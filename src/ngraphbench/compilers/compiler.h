@@ -24,6 +24,7 @@ struct CompileRequest {
                                // the compiler's CompilerInfo::consumes_onnx is false
   const CompilerConfig& config;
   std::string cache_dir;       // a directory the compiler may use for caches (may be shared)
+  bool quick = false;          // a --quick run: skip expensive optional work (e.g. auto-tuning)
 };
 
 // A compiled model bound to its input and output buffers. Used from one thread only.
