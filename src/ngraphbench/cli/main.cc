@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "ngraphbench/analysis/analyze.h"
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/core/error.h"
 
@@ -79,6 +80,15 @@ int main(int argc, char** argv) {
   export_cmd->add_option("run_id", export_run, "run id (see `ngraphbench expand`)")->required();
   export_cmd->add_option("-o,--output", export_out, "output .onnx file")->required();
 
+  std::vector<std::string> analyze_inputs;
+  std::string analyze_out = "reports/analysis";
+  CLI::App* analyze_cmd = app.add_subcommand(
+      "analyze", "derive batch-scaling metrics, speedups and rankings from result rows");
+  analyze_cmd->add_option("inputs", analyze_inputs,
+                          "results directories (results/<device>/<compiler>/...) or .zip archives")
+      ->required();
+  analyze_cmd->add_option("-o,--output", analyze_out, "output directory")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -99,6 +109,7 @@ int main(int argc, char** argv) {
     if (*list_cmd && list_names) return CmdListExperimentNames(list_configs);
     if (*list_cmd) return CmdList(list_experiments, list_models, list_compilers, list_configs);
     if (*export_cmd) return CmdExport(export_grid, export_run, export_out);
+    if (*analyze_cmd) return RunAnalyze(analyze_inputs, analyze_out);
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;

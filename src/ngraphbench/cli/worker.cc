@@ -61,7 +61,7 @@ ResultRow BaseRow(const RunSpec& run, const RunArgs& args, const CompilerConfig&
   row.run_id = run.run_id;
   row.experiment = run.experiment;
   row.model = run.model.name;
-  row.family = run.model.family;
+  row.family = run.model.network.empty() ? run.model.family : run.model.network;
   row.size = run.model.size;
   if (run.model.width > 0) row.width = run.model.width;
   if (run.model.depth > 0) row.depth = run.model.depth;

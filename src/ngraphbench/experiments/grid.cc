@@ -10,6 +10,21 @@ std::string Stem(const std::string& path) {
   return dot == std::string::npos ? name : name.substr(0, dot);
 }
 
+// "resnet50" -> resnet, 50; "efficientnet_b2" -> efficientnet, b2;
+// "deit_small_patch16_224" -> deit, small.
+void SplitArchitectureName(const std::string& name, std::string& network, std::string& size) {
+  const size_t underscore = name.find('_');
+  if (underscore != std::string::npos) {
+    network = name.substr(0, underscore);
+    const size_t next = name.find('_', underscore + 1);
+    size = name.substr(underscore + 1, next == std::string::npos ? next : next - underscore - 1);
+    return;
+  }
+  const size_t digits = name.find_first_of("0123456789");
+  network = name.substr(0, digits);
+  size = digits == std::string::npos ? "" : name.substr(digits);
+}
+
 std::vector<ModelSpec> Models(const ExperimentConfig& e) {
   std::vector<ModelSpec> models;
   if (!e.models.empty()) {
@@ -22,6 +37,7 @@ std::vector<ModelSpec> Models(const ExperimentConfig& e) {
       } else {
         spec.variant = m;
         spec.name = m;
+        SplitArchitectureName(m, spec.network, spec.size);
       }
       models.push_back(spec);
     }

@@ -65,8 +65,9 @@ struct Graph {
   int64_t ParameterCount() const;
 };
 
-// Multiply-accumulate operations of the whole graph (all of its batch), counting Conv,
-// Linear, MatMul, Gemm and attention matrix products, as fvcore/timm profilers do.
+// Multiply-accumulate operations of the whole graph (all of its batch), by fvcore's rules, which
+// timm's published figures follow: Conv, Linear, MatMul, Gemm and the attention products, plus
+// BatchNormalization (2 per element), LayerNormalization (5) and GlobalAveragePool (1).
 int64_t CountMacs(const Graph& graph);
 
 }  // namespace ngraphbench

@@ -2,6 +2,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/models/architectures.h"
 #include "ngraphbench/models/synthetic.h"
 
 namespace ngraphbench {
@@ -26,6 +27,10 @@ const std::vector<ModelFamily>& ModelFamilies() {
        BuildFullyConnected},
       {"self_attention", "one multi-head self-attention layer, input [b, 197, width]", true,
        false, false, {}, BuildSelfAttention},
+      {"architecture",
+       "Table IV: ResNet, EfficientNet, DeiT, Swin, ConvNeXt (timm definitions), input "
+       "[b, 3, 224, 224]",
+       false, false, true, ArchitectureNames(), BuildArchitecture},
       {"onnx", "external .onnx files, imported into the IR (batch dimension set per run)", false,
        false, true, {}, ImportExternal},
   };

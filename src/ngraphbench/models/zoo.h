@@ -17,7 +17,8 @@ struct ModelSpec {
   int64_t width = 0;
   int64_t depth = 0;
   std::string variant;    // architectures: the timm model name
-  std::string size;       // architectures: the size within the family (e.g. "tiny", "50")
+  std::string size;       // architectures: the size within the network family ("tiny", "50")
+  std::string network;    // architectures: the network family ("resnet"); the row's `family`
   std::string onnx_path;  // family "onnx": the external model file
 };
 

@@ -1,0 +1,206 @@
+#include "ngraphbench/analysis/analyze.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <iostream>
+#include <tuple>
+
+#include "ngraphbench/analysis/load.h"
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/results/csv.h"
+
+namespace ngraphbench {
+namespace {
+
+// Builds one CSV line from cells; empty cells stay empty (a missing value, never 0).
+class Line {
+ public:
+  Line& Add(const std::string& text) {
+    if (!first_) text_ += ',';
+    first_ = false;
+    text_ += CsvEscape(text);
+    return *this;
+  }
+  Line& Add(int64_t value) { return Add(std::to_string(value)); }
+  // Shortest text that reads back to the same double: exact, and identical on every platform.
+  Line& Add(double value) {
+    char buffer[64];
+    auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+    return Add(std::string(buffer, result.ptr));
+  }
+  template <typename T>
+  Line& Add(const std::optional<T>& value) {
+    return value ? Add(*value) : Add(std::string());
+  }
+  std::string End() { return text_ + '\n'; }
+
+ private:
+  std::string text_;
+  bool first_ = true;
+};
+
+std::string Header(std::initializer_list<const char*> columns) {
+  Line line;
+  for (const char* column : columns) line.Add(std::string(column));
+  return line.End();
+}
+
+// Errors are kept whole but on one line, so every CSV line is one record for line-based tools.
+std::string OneLine(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::replace(text.begin(), text.end(), '\r', ' ');
+  return text;
+}
+
+std::string FormatFailuresCsv(const std::vector<LoadedRun>& runs) {
+  std::vector<const ResultRow*> failed;
+  for (const LoadedRun& run : runs) {
+    if (run.row.status != kStatusOk) failed.push_back(&run.row);
+  }
+  std::sort(failed.begin(), failed.end(), [](const ResultRow* a, const ResultRow* b) {
+    return std::tie(a->device, a->experiment, a->compiler, a->model, a->batch_size) <
+           std::tie(b->device, b->experiment, b->compiler, b->model, b->batch_size);
+  });
+  std::string csv =
+      Header({"device", "experiment", "compiler", "model", "batch_size", "status", "error"});
+  for (const ResultRow* row : failed) {
+    csv += Line()
+               .Add(row->device)
+               .Add(row->experiment)
+               .Add(row->compiler)
+               .Add(row->model)
+               .Add(row->batch_size)
+               .Add(row->status)
+               .Add(OneLine(row->error))
+               .End();
+  }
+  return csv;
+}
+
+}  // namespace
+
+std::string FormatScalingCsv(const std::vector<ScalingRow>& rows) {
+  std::string csv = Header({"device", "experiment", "compiler", "model", "family", "width", "depth",
+                            "batch_size", "throughput_median_sps", "batch1_throughput_median_sps",
+                            "rtr", "ase", "identity_throughput_median_sps", "speedup_vs_identity",
+                            "scaling_note", "speedup_note"});
+  for (const ScalingRow& row : rows) {
+    csv += Line()
+               .Add(row.device)
+               .Add(row.experiment)
+               .Add(row.compiler)
+               .Add(row.model)
+               .Add(row.family)
+               .Add(row.width)
+               .Add(row.depth)
+               .Add(row.batch_size)
+               .Add(row.throughput_sps)
+               .Add(row.batch1_throughput_sps)
+               .Add(row.rtr)
+               .Add(row.ase)
+               .Add(row.identity_throughput_sps)
+               .Add(row.speedup_vs_identity)
+               .Add(row.scaling_note)
+               .Add(row.speedup_note)
+               .End();
+  }
+  return csv;
+}
+
+std::string FormatBlocksCsv(const std::vector<ScalingRow>& blocks) {
+  std::string csv = Header({"device", "experiment", "batch_size", "compiler", "width", "depth",
+                            "model", "throughput_median_sps", "identity_throughput_median_sps",
+                            "speedup_vs_identity", "speedup_note"});
+  for (const ScalingRow& row : blocks) {
+    csv += Line()
+               .Add(row.device)
+               .Add(row.experiment)
+               .Add(row.batch_size)
+               .Add(row.compiler)
+               .Add(row.width)
+               .Add(row.depth)
+               .Add(row.model)
+               .Add(row.throughput_sps)
+               .Add(row.identity_throughput_sps)
+               .Add(row.speedup_vs_identity)
+               .Add(row.speedup_note)
+               .End();
+  }
+  return csv;
+}
+
+std::string FormatRankingCsv(const std::vector<RankingRow>& rows) {
+  std::string csv = Header({"device", "batch_size", "compiler", "models_ranked", "pairs",
+                            "reversed_pairs", "kendall_tau_b", "compiler_order", "identity_order",
+                            "note"});
+  for (const RankingRow& row : rows) {
+    csv += Line()
+               .Add(row.device)
+               .Add(row.batch_size)
+               .Add(row.compiler)
+               .Add(row.models)
+               .Add(row.pairs)
+               .Add(row.reversed_pairs)
+               .Add(row.kendall_tau_b)
+               .Add(row.compiler_order)
+               .Add(row.identity_order)
+               .Add(row.note)
+               .End();
+  }
+  return csv;
+}
+
+std::string FormatReversalsCsv(const std::vector<RankingRow>& rows) {
+  std::string csv = Header({"device", "batch_size", "compiler", "model_a", "model_b",
+                            "identity_a_sps", "identity_b_sps", "compiler_a_sps",
+                            "compiler_b_sps"});
+  for (const RankingRow& row : rows) {
+    for (const ReversedPair& pair : row.reversals) {
+      csv += Line()
+                 .Add(row.device)
+                 .Add(row.batch_size)
+                 .Add(row.compiler)
+                 .Add(pair.model_a)
+                 .Add(pair.model_b)
+                 .Add(pair.identity_a_sps)
+                 .Add(pair.identity_b_sps)
+                 .Add(pair.compiler_a_sps)
+                 .Add(pair.compiler_b_sps)
+                 .End();
+    }
+  }
+  return csv;
+}
+
+int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_dir) {
+  if (inputs.empty()) {
+    throw InputError("analyze: no input; expected one or more results directories or .zip files");
+  }
+  const std::vector<LoadedRun> runs = LoadRuns(inputs);
+  std::vector<RunPoint> points;
+  for (const LoadedRun& run : runs) points.push_back(ToRunPoint(run.row));
+
+  const std::vector<ScalingRow> scaling = ComputeScaling(points);
+  const std::vector<ScalingRow> blocks = SelectBlocks(scaling);
+  const std::vector<RankingRow> rankings = ComputeRankings(points);
+  size_t reversals = 0;
+  for (const RankingRow& row : rankings) reversals += row.reversals.size();
+
+  const std::filesystem::path dir(out_dir);
+  WriteFileAtomic((dir / kScalingCsv).string(), FormatScalingCsv(scaling));
+  WriteFileAtomic((dir / kBlocksCsv).string(), FormatBlocksCsv(blocks));
+  WriteFileAtomic((dir / kRankingCsv).string(), FormatRankingCsv(rankings));
+  WriteFileAtomic((dir / kReversalsCsv).string(), FormatReversalsCsv(rankings));
+  WriteFileAtomic((dir / kFailuresCsv).string(), FormatFailuresCsv(runs));
+
+  std::cerr << "analyze: " << runs.size() << " runs (" << scaling.size() << " ok) from "
+            << inputs.size() << " input(s); wrote to " << out_dir << ": " << kScalingCsv << " ("
+            << scaling.size() << " rows), " << kBlocksCsv << " (" << blocks.size() << "), "
+            << kRankingCsv << " (" << rankings.size() << "), " << kReversalsCsv << " ("
+            << reversals << "), " << kFailuresCsv << " (" << runs.size() - scaling.size()
+            << ")\n";
+  return kExitOk;
+}
+
+}  // namespace ngraphbench

@@ -1,0 +1,194 @@
+#include "ngraphbench/analysis/load.h"
+
+#include <zip.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <tuple>
+
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/results/csv.h"
+
+namespace ngraphbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kLayout = "<device>/<compiler>/<run_id>.csv";
+constexpr const char* kTraceSuffix = ".latencies.csv";
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Whether a file name within <device>/<compiler>/ is a run row.
+bool IsRowFile(const std::string& name) {
+  return !name.empty() && name[0] != '.' && EndsWith(name, ".csv") && !EndsWith(name, kTraceSuffix);
+}
+
+LoadedRun ParseRun(const std::string& text, const std::string& source) {
+  LoadedRun run{ParseRowCsv(text, source), source};
+  const ResultRow& row = run.row;
+  if (row.batch_size < 1) {
+    throw InputError(source + ": batch_size is " + std::to_string(row.batch_size) +
+                     "; expected a positive integer");
+  }
+  if (row.status == kStatusOk &&
+      (!row.throughput_median_sps || !(*row.throughput_median_sps > 0))) {
+    throw InputError(source +
+                     ": status is ok but throughput_median_sps is empty or not positive; expected "
+                     "samples per second > 0");
+  }
+  return run;
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw InputError(path.string() + ": cannot read the file");
+  return text.str();
+}
+
+std::vector<LoadedRun> LoadDirectory(const fs::path& input) {
+  const fs::path root = fs::is_directory(input / "results") ? input / "results" : input;
+  std::vector<fs::path> files;
+  for (const auto& device : fs::directory_iterator(root)) {
+    if (!device.is_directory()) continue;
+    for (const auto& compiler : fs::directory_iterator(device.path())) {
+      if (!compiler.is_directory()) continue;
+      for (const auto& file : fs::directory_iterator(compiler.path())) {
+        if (file.is_regular_file() && IsRowFile(file.path().filename().string())) {
+          files.push_back(file.path());
+        }
+      }
+    }
+  }
+  std::sort(files.begin(), files.end());  // directory order is not portable
+  std::vector<LoadedRun> runs;
+  for (const fs::path& file : files) runs.push_back(ParseRun(ReadFile(file), file.string()));
+  if (runs.empty()) {
+    throw InputError(input.string() + ": not a results tree; expected files " + root.string() +
+                     "/" + kLayout);
+  }
+  return runs;
+}
+
+std::string ZipErrorText(int code) {
+  zip_error_t error;
+  zip_error_init_with_code(&error, code);
+  std::string text = zip_error_strerror(&error);
+  zip_error_fini(&error);
+  return text;
+}
+
+std::vector<std::string> SplitPath(const std::string& path) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(path);
+  while (std::getline(in, part, '/')) parts.push_back(part);
+  return parts;
+}
+
+std::vector<LoadedRun> LoadZip(const std::string& input) {
+  const std::string expected =
+      "; expected a .zip archive of " + std::string(kLayout) + " (optionally under results/)";
+  int code = 0;
+  std::unique_ptr<zip_t, void (*)(zip_t*)> archive(
+      zip_open(input.c_str(), ZIP_RDONLY, &code), zip_discard);
+  if (!archive) {
+    throw InputError(input + ": cannot open as zip (" + ZipErrorText(code) + ")" + expected);
+  }
+
+  const zip_int64_t entries = zip_get_num_entries(archive.get(), 0);
+  std::vector<std::string> names;
+  for (zip_int64_t i = 0; i < entries; ++i) {
+    const char* name = zip_get_name(archive.get(), i, 0);
+    if (name == nullptr) {
+      throw InputError(input + ": entry " + std::to_string(i) + " has no readable name (" +
+                       zip_strerror(archive.get()) + ")" + expected);
+    }
+    names.emplace_back(name);
+  }
+  // Same rule as for directories: a top-level results/ is the tree, else the archive root is.
+  const bool under_results = std::any_of(names.begin(), names.end(), [](const std::string& n) {
+    return n.rfind("results/", 0) == 0;
+  });
+  const size_t depth = under_results ? 4 : 3;
+
+  std::map<std::string, zip_int64_t> rows;  // sorted by entry name, like the directory walk
+  for (zip_int64_t i = 0; i < entries; ++i) {
+    const std::vector<std::string> parts = SplitPath(names[i]);
+    if (parts.size() != depth || (under_results && parts[0] != "results")) continue;
+    if (IsRowFile(parts.back())) rows.emplace(names[i], i);
+  }
+
+  std::vector<LoadedRun> runs;
+  for (const auto& [name, index] : rows) {
+    const std::string source = input + ":" + name;
+    zip_stat_t stat;
+    zip_stat_init(&stat);
+    if (zip_stat_index(archive.get(), index, 0, &stat) != 0 || !(stat.valid & ZIP_STAT_SIZE)) {
+      throw InputError(source + ": cannot stat the entry (" + zip_strerror(archive.get()) + ")");
+    }
+    std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> file(
+        zip_fopen_index(archive.get(), index, 0), zip_fclose);
+    if (!file) {
+      throw InputError(source + ": cannot open the entry (" + zip_strerror(archive.get()) + ")");
+    }
+    std::string text(stat.size, '\0');
+    // zip_fread checks the CRC once the whole entry is read, so a damaged entry fails here.
+    const zip_int64_t got = zip_fread(file.get(), text.data(), stat.size);
+    if (got < 0 || static_cast<zip_uint64_t>(got) != stat.size) {
+      throw InputError(source + ": corrupt entry (" + zip_file_strerror(file.get()) + ")");
+    }
+    runs.push_back(ParseRun(text, source));
+  }
+  if (runs.empty()) {
+    throw InputError(input + ": no run rows in the archive" + expected);
+  }
+  return runs;
+}
+
+}  // namespace
+
+std::vector<LoadedRun> LoadRuns(const std::string& input) {
+  std::error_code error;
+  const fs::file_status status = fs::status(input, error);
+  if (!fs::exists(status)) {
+    throw InputError(input + ": no such file or directory; expected a results directory or a .zip "
+                             "archive of one");
+  }
+  if (fs::is_directory(status)) return LoadDirectory(input);
+  return LoadZip(input);
+}
+
+std::vector<LoadedRun> LoadRuns(const std::vector<std::string>& inputs) {
+  std::vector<LoadedRun> runs;
+  std::map<std::tuple<std::string, std::string, std::string, std::string, int64_t>, std::string>
+      seen;
+  for (const std::string& input : inputs) {
+    for (LoadedRun& run : LoadRuns(input)) {
+      const ResultRow& r = run.row;
+      auto [it, fresh] =
+          seen.emplace(std::make_tuple(r.device, r.compiler, r.experiment, r.model, r.batch_size),
+                       run.source);
+      if (!fresh) {
+        throw InputError(run.source + " and " + it->second + " hold the same run (" + r.device +
+                         ", " + r.compiler + ", " + r.experiment + ", " + r.model + ", batch " +
+                         std::to_string(r.batch_size) +
+                         "); expected each run once: pass each results tree once, or give "
+                         "different machines different device labels");
+      }
+      runs.push_back(std::move(run));
+    }
+  }
+  return runs;
+}
+
+}  // namespace ngraphbench

@@ -1,0 +1,290 @@
+#include "ngraphbench/analysis/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+
+namespace ngraphbench {
+namespace {
+
+using RunKey = std::tuple<std::string, std::string, std::string, std::string, int64_t>;
+
+RunKey KeyOf(const std::string& device, const std::string& compiler,
+             const std::string& experiment, const std::string& model, int64_t batch_size) {
+  return {device, compiler, experiment, model, batch_size};
+}
+
+bool IsOk(const RunPoint& run) { return run.status == kStatusOk; }
+
+double OkThroughput(const RunPoint& run) {
+  if (!run.throughput_sps || !(*run.throughput_sps > 0)) {
+    throw std::invalid_argument("run " + run.model + " b" + std::to_string(run.batch_size) +
+                                " of " + run.compiler + " is ok but has no positive throughput");
+  }
+  return *run.throughput_sps;
+}
+
+std::map<RunKey, const RunPoint*> IndexRuns(const std::vector<RunPoint>& runs) {
+  std::map<RunKey, const RunPoint*> index;
+  for (const RunPoint& run : runs) {
+    RunKey key = KeyOf(run.device, run.compiler, run.experiment, run.model, run.batch_size);
+    if (!index.emplace(key, &run).second) {
+      throw std::invalid_argument("two runs of " + run.compiler + " on " + run.device + " for " +
+                                  run.experiment + "/" + run.model + " at batch size " +
+                                  std::to_string(run.batch_size));
+    }
+  }
+  return index;
+}
+
+void AppendNote(std::string& note, const std::string& reason) {
+  if (!note.empty()) note += "; ";
+  note += reason;
+}
+
+// Looks up a baseline run; returns its throughput, or nullopt and the reason in `note`.
+std::optional<double> Baseline(const std::map<RunKey, const RunPoint*>& index, const RunKey& key,
+                               const std::string& what, std::string& note) {
+  auto it = index.find(key);
+  if (it == index.end()) {
+    AppendNote(note, "no " + what);
+    return std::nullopt;
+  }
+  if (!IsOk(*it->second)) {
+    AppendNote(note, what + " ended with status " + it->second->status);
+    return std::nullopt;
+  }
+  return OkThroughput(*it->second);
+}
+
+std::string JoinOrder(std::vector<std::pair<double, std::string>> ranked) {
+  // Fastest first; equal throughputs by name so the order is deterministic.
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::string order;
+  for (const auto& [sps, model] : ranked) {
+    if (!order.empty()) order += ">";
+    order += model;
+  }
+  return order;
+}
+
+int Sign(double v) { return (v > 0) - (v < 0); }
+
+void CheckSameSize(size_t a, size_t b, const char* what) {
+  if (a != b) {
+    throw std::invalid_argument(std::string(what) + ": samples of different sizes (" +
+                                std::to_string(a) + " vs " + std::to_string(b) + ")");
+  }
+}
+
+}  // namespace
+
+RunPoint ToRunPoint(const ResultRow& row) {
+  RunPoint run;
+  run.device = row.device;
+  run.compiler = row.compiler;
+  run.experiment = row.experiment;
+  run.model = row.model;
+  run.family = row.family;
+  run.width = row.width;
+  run.depth = row.depth;
+  run.batch_size = row.batch_size;
+  run.status = row.status;
+  if (row.status == kStatusOk) run.throughput_sps = row.throughput_median_sps;
+  return run;
+}
+
+double RelativeThroughputRate(double throughput_b, double throughput_1) {
+  return throughput_b / throughput_1;
+}
+
+double AbsoluteScalingEfficiency(double throughput_b, double throughput_1, int64_t batch_size) {
+  return throughput_b / (static_cast<double>(batch_size) * throughput_1);
+}
+
+double Speedup(double throughput, double baseline_throughput) {
+  return throughput / baseline_throughput;
+}
+
+std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs) {
+  const auto index = IndexRuns(runs);
+  std::vector<ScalingRow> rows;
+  for (const RunPoint& run : runs) {
+    if (!IsOk(run)) continue;
+    ScalingRow row;
+    row.device = run.device;
+    row.compiler = run.compiler;
+    row.experiment = run.experiment;
+    row.model = run.model;
+    row.family = run.family;
+    row.width = run.width;
+    row.depth = run.depth;
+    row.batch_size = run.batch_size;
+    row.throughput_sps = OkThroughput(run);
+
+    row.batch1_throughput_sps =
+        run.batch_size == 1
+            ? std::optional<double>(row.throughput_sps)
+            : Baseline(index, KeyOf(run.device, run.compiler, run.experiment, run.model, 1),
+                       "batch-1 run of " + run.compiler, row.scaling_note);
+    if (row.batch1_throughput_sps) {
+      row.rtr = RelativeThroughputRate(row.throughput_sps, *row.batch1_throughput_sps);
+      row.ase = AbsoluteScalingEfficiency(row.throughput_sps, *row.batch1_throughput_sps,
+                                          run.batch_size);
+    }
+
+    row.identity_throughput_sps =
+        run.compiler == kBaselineCompiler
+            ? std::optional<double>(row.throughput_sps)
+            : Baseline(
+                  index,
+                  KeyOf(run.device, kBaselineCompiler, run.experiment, run.model, run.batch_size),
+                  std::string(kBaselineCompiler) + " run at this batch size", row.speedup_note);
+    if (row.identity_throughput_sps) {
+      row.speedup_vs_identity = Speedup(row.throughput_sps, *row.identity_throughput_sps);
+    }
+    rows.push_back(std::move(row));
+  }
+  std::sort(rows.begin(), rows.end(), [](const ScalingRow& a, const ScalingRow& b) {
+    return std::tie(a.device, a.experiment, a.compiler, a.width, a.depth, a.model, a.batch_size) <
+           std::tie(b.device, b.experiment, b.compiler, b.width, b.depth, b.model, b.batch_size);
+  });
+  return rows;
+}
+
+std::vector<ScalingRow> SelectBlocks(const std::vector<ScalingRow>& scaling) {
+  std::vector<ScalingRow> blocks;
+  std::copy_if(scaling.begin(), scaling.end(), std::back_inserter(blocks),
+               [](const ScalingRow& row) { return row.width && row.depth; });
+  std::sort(blocks.begin(), blocks.end(), [](const ScalingRow& a, const ScalingRow& b) {
+    return std::tie(a.device, a.experiment, a.batch_size, a.compiler, a.width, a.depth, a.model) <
+           std::tie(b.device, b.experiment, b.batch_size, b.compiler, b.width, b.depth, b.model);
+  });
+  return blocks;
+}
+
+std::optional<double> KendallTauB(const std::vector<double>& x, const std::vector<double>& y) {
+  CheckSameSize(x.size(), y.size(), "KendallTauB");
+  const size_t n = x.size();
+  int64_t concordant = 0, discordant = 0, tied_x = 0, tied_y = 0;
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = i + 1; j < n; ++j) {
+      const int sx = Sign(x[i] - x[j]);
+      const int sy = Sign(y[i] - y[j]);
+      if (sx == 0) ++tied_x;
+      if (sy == 0) ++tied_y;
+      if (sx * sy > 0) ++concordant;
+      if (sx * sy < 0) ++discordant;
+    }
+  }
+  const int64_t pairs = static_cast<int64_t>(n) * (static_cast<int64_t>(n) - 1) / 2;
+  const double denominator =
+      std::sqrt(static_cast<double>(pairs - tied_x) * static_cast<double>(pairs - tied_y));
+  if (pairs == 0 || denominator == 0) return std::nullopt;
+  return static_cast<double>(concordant - discordant) / denominator;
+}
+
+std::vector<ReversedPair> FindReversedPairs(const std::vector<std::string>& models,
+                                            const std::vector<double>& identity_sps,
+                                            const std::vector<double>& compiler_sps) {
+  CheckSameSize(models.size(), identity_sps.size(), "FindReversedPairs");
+  CheckSameSize(models.size(), compiler_sps.size(), "FindReversedPairs");
+  std::vector<ReversedPair> pairs;
+  for (size_t i = 0; i < models.size(); ++i) {
+    for (size_t j = i + 1; j < models.size(); ++j) {
+      if (Sign(identity_sps[i] - identity_sps[j]) * Sign(compiler_sps[i] - compiler_sps[j]) >= 0) {
+        continue;
+      }
+      const bool i_first = identity_sps[i] > identity_sps[j];
+      const size_t a = i_first ? i : j, b = i_first ? j : i;
+      pairs.push_back({models[a], models[b], identity_sps[a], identity_sps[b], compiler_sps[a],
+                       compiler_sps[b]});
+    }
+  }
+  std::sort(pairs.begin(), pairs.end(), [](const ReversedPair& p, const ReversedPair& q) {
+    return std::tie(p.model_a, p.model_b) < std::tie(q.model_a, q.model_b);
+  });
+  return pairs;
+}
+
+std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs) {
+  IndexRuns(runs);  // rejects duplicate runs, as ComputeScaling does
+  // (device, batch size) -> compiler -> model -> run
+  std::map<std::pair<std::string, int64_t>,
+           std::map<std::string, std::map<std::string, const RunPoint*>>>
+      groups;
+  for (const RunPoint& run : runs) {
+    if (run.experiment != kRankedExperiment) continue;
+    groups[{run.device, run.batch_size}][run.compiler][run.model] = &run;
+  }
+
+  std::vector<RankingRow> rows;
+  for (const auto& [group, by_compiler] : groups) {
+    auto baseline_it = by_compiler.find(kBaselineCompiler);
+    for (const auto& [compiler, by_model] : by_compiler) {
+      if (compiler == kBaselineCompiler) continue;
+      RankingRow row;
+      row.device = group.first;
+      row.batch_size = group.second;
+      row.compiler = compiler;
+
+      std::set<std::string> all_models;
+      for (const auto& [model, run] : by_model) all_models.insert(model);
+      if (baseline_it == by_compiler.end()) {
+        AppendNote(row.note, std::string("no ") + kBaselineCompiler + " run of " +
+                                 kRankedExperiment + " at this device and batch size");
+      } else {
+        for (const auto& [model, run] : baseline_it->second) all_models.insert(model);
+      }
+
+      std::vector<std::string> models, unranked;
+      std::vector<double> identity_sps, compiler_sps;
+      for (const std::string& model : all_models) {
+        const RunPoint* mine = by_model.count(model) ? by_model.at(model) : nullptr;
+        const RunPoint* base = baseline_it != by_compiler.end() && baseline_it->second.count(model)
+                                   ? baseline_it->second.at(model)
+                                   : nullptr;
+        if (mine && base && IsOk(*mine) && IsOk(*base)) {
+          models.push_back(model);
+          identity_sps.push_back(OkThroughput(*base));
+          compiler_sps.push_back(OkThroughput(*mine));
+        } else if (baseline_it != by_compiler.end()) {
+          unranked.push_back(model);
+        }
+      }
+
+      row.models = static_cast<int64_t>(models.size());
+      row.pairs = row.models * (row.models - 1) / 2;
+      row.kendall_tau_b = KendallTauB(identity_sps, compiler_sps);
+      row.reversals = FindReversedPairs(models, identity_sps, compiler_sps);
+      row.reversed_pairs = static_cast<int64_t>(row.reversals.size());
+      std::vector<std::pair<double, std::string>> mine_ranked, base_ranked;
+      for (size_t i = 0; i < models.size(); ++i) {
+        mine_ranked.emplace_back(compiler_sps[i], models[i]);
+        base_ranked.emplace_back(identity_sps[i], models[i]);
+      }
+      row.compiler_order = JoinOrder(std::move(mine_ranked));
+      row.identity_order = JoinOrder(std::move(base_ranked));
+
+      if (!unranked.empty()) {
+        std::string list;
+        for (const std::string& model : unranked) list += (list.empty() ? "" : ", ") + model;
+        AppendNote(row.note, "not ranked, no ok run of both compilers: " + list);
+      }
+      if (!row.kendall_tau_b && baseline_it != by_compiler.end()) {
+        AppendNote(row.note, row.models < 2 ? "fewer than 2 models ranked"
+                                            : "every throughput tied in one ranking");
+      }
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;  // std::map iteration already gives (device, batch_size, compiler) order
+}
+
+}  // namespace ngraphbench

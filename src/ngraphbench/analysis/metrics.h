@@ -1,0 +1,103 @@
+// Derived metrics over measured runs (DESIGN.md §6): batch scaling (RTR, ASE), speedup over the
+// `identity` baseline, and whether compilation reverses the throughput ranking of architectures.
+// Plain free functions over plain structs: no I/O, so every number is unit-tested by hand.
+//
+// A metric whose baseline is missing (no batch-1 run, no identity run, a baseline run that did not
+// end `ok`) is left empty (std::nullopt) and the row's `note` says why; nothing is extrapolated.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/results/row.h"
+
+namespace ngraphbench {
+
+// The baseline every speedup and ranking is measured against (DESIGN.md §1).
+inline constexpr const char* kBaselineCompiler = "identity";
+// The experiment whose models are ranked (Table IV of the paper).
+inline constexpr const char* kRankedExperiment = "architectures";
+
+// One run as the metrics see it. A run is identified by (device, compiler, experiment, model,
+// batch_size); only runs with status `ok` carry a throughput.
+struct RunPoint {
+  std::string device, compiler, experiment, model, family;
+  std::optional<int64_t> width, depth;  // set for the block experiments (Table V)
+  int64_t batch_size = 0;
+  std::string status;                   // kStatusOk, kStatusError, ...
+  std::optional<double> throughput_sps;  // throughput_median_sps of an ok run
+};
+
+RunPoint ToRunPoint(const ResultRow& row);
+
+// RTR_c(b) = T_c(b) / T_c(1): relative throughput rate.
+double RelativeThroughputRate(double throughput_b, double throughput_1);
+// ASE_c(b) = T_c(b) / (b * T_c(1)): absolute scaling efficiency; 1 = perfectly linear scaling.
+double AbsoluteScalingEfficiency(double throughput_b, double throughput_1, int64_t batch_size);
+// T_c(b) / T_identity(b).
+double Speedup(double throughput, double baseline_throughput);
+
+// One ok run with its batch-scaling metrics and its speedup over identity.
+struct ScalingRow {
+  std::string device, compiler, experiment, model, family;
+  std::optional<int64_t> width, depth;
+  int64_t batch_size = 0;
+  double throughput_sps = 0;
+  std::optional<double> batch1_throughput_sps, rtr, ase;
+  std::optional<double> identity_throughput_sps, speedup_vs_identity;
+  // Why the cells above are empty; "" when they are filled.
+  std::string scaling_note;  // batch1_throughput_sps, rtr, ase
+  std::string speedup_note;  // identity_throughput_sps, speedup_vs_identity
+};
+
+// One row per ok run in `runs`, sorted by (device, experiment, compiler, width, depth, model,
+// batch_size). RTR and ASE divide by the same compiler's batch-1 run of the same model on the same
+// device and experiment; the speedup divides by identity's run at the same device, experiment,
+// model and batch size.
+std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs);
+
+// The rows of the block experiments (width and depth both set), sorted by (device, experiment,
+// batch_size, compiler, width, depth): throughput and speedup against depth and width (Table V).
+std::vector<ScalingRow> SelectBlocks(const std::vector<ScalingRow>& scaling);
+
+// Kendall's tau-b between two paired samples (Kendall 1945):
+//   tau_b = (C - D) / sqrt((n0 - n1) * (n0 - n2)),
+// C / D = concordant / discordant pairs, n0 = n(n-1)/2, n1 / n2 = pairs tied in x / in y.
+// Without ties it equals tau-a = (C - D) / n0. tau-b is used because equal throughputs are
+// possible (identical kernels) and tau-a would then never reach +-1.
+// nullopt when fewer than 2 pairs or when either sample is entirely tied (0/0).
+// Throws std::invalid_argument when the sizes differ.
+std::optional<double> KendallTauB(const std::vector<double>& x, const std::vector<double>& y);
+
+// A pair of models whose throughput order differs between identity and a compiler.
+// model_a is the one identity runs faster; the compiler runs model_b faster.
+struct ReversedPair {
+  std::string model_a, model_b;
+  double identity_a_sps = 0, identity_b_sps = 0, compiler_a_sps = 0, compiler_b_sps = 0;
+};
+
+// Discordant pairs of (models, identity_sps, compiler_sps); ties on either side are no reversal.
+// Ordered by model_a, then model_b. Throws std::invalid_argument when the sizes differ.
+std::vector<ReversedPair> FindReversedPairs(const std::vector<std::string>& models,
+                                            const std::vector<double>& identity_sps,
+                                            const std::vector<double>& compiler_sps);
+
+// A compiler's ranking of the architectures at one device and batch size against identity's.
+struct RankingRow {
+  std::string device, compiler;
+  int64_t batch_size = 0;
+  int64_t models = 0;  // models with an ok run of both compilers: the ranked set
+  std::optional<double> kendall_tau_b;
+  int64_t pairs = 0, reversed_pairs = 0;
+  std::string compiler_order, identity_order;  // ranked set, fastest first, joined by '>'
+  std::vector<ReversedPair> reversals;
+  std::string note;
+};
+
+// Every (device, batch size, compiler other than identity) with a run of kRankedExperiment,
+// sorted by (device, batch_size, compiler).
+std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs);
+
+}  // namespace ngraphbench

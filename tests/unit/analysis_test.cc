@@ -1,0 +1,405 @@
+// Derived metrics on small hand-computed tables, and `analyze` on a results tree and on a zip.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zip.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ngraphbench/analysis/analyze.h"
+#include "ngraphbench/analysis/load.h"
+#include "ngraphbench/analysis/metrics.h"
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/results/csv.h"
+
+namespace ngraphbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+RunPoint Point(const std::string& compiler, const std::string& model, int64_t batch,
+               std::optional<double> sps, const std::string& status = kStatusOk,
+               const std::string& experiment = "conv2d") {
+  RunPoint p;
+  p.device = "cpu0";
+  p.compiler = compiler;
+  p.experiment = experiment;
+  p.model = model;
+  p.family = experiment;
+  p.batch_size = batch;
+  p.status = status;
+  p.throughput_sps = sps;
+  return p;
+}
+
+const ScalingRow& Find(const std::vector<ScalingRow>& rows, const std::string& compiler,
+                       const std::string& model, int64_t batch) {
+  for (const ScalingRow& row : rows) {
+    if (row.compiler == compiler && row.model == model && row.batch_size == batch) return row;
+  }
+  throw std::runtime_error("no row " + compiler + "/" + model + "/b" + std::to_string(batch));
+}
+
+TEST(AnalysisMetrics, RatioDefinitions) {
+  EXPECT_DOUBLE_EQ(RelativeThroughputRate(900, 150), 6.0);
+  EXPECT_DOUBLE_EQ(AbsoluteScalingEfficiency(900, 150, 8), 0.75);
+  EXPECT_DOUBLE_EQ(Speedup(900, 400), 2.25);
+}
+
+// identity: m b1=100 b8=400 b16=600; onnxruntime: m b1=150 b8=900 b16 crashed;
+// tvm: m b8=800, no b1 run; openvino: m b1 timeout, b8=500; onnxruntime: m2 b1=50 (no identity);
+// identity m3 b1 error, onnxruntime m3 b1=10.
+std::vector<RunPoint> ScalingTable() {
+  return {
+      Point("identity", "m", 1, 100),        Point("identity", "m", 8, 400),
+      Point("identity", "m", 16, 600),       Point("onnxruntime", "m", 1, 150),
+      Point("onnxruntime", "m", 8, 900),     Point("onnxruntime", "m", 16, {}, kStatusCrashed),
+      Point("tvm", "m", 8, 800),             Point("openvino", "m", 1, {}, kStatusTimeout),
+      Point("openvino", "m", 8, 500),        Point("onnxruntime", "m2", 1, 50),
+      Point("identity", "m3", 1, {}, kStatusError), Point("onnxruntime", "m3", 1, 10),
+  };
+}
+
+TEST(AnalysisMetrics, ScalingOnHandTable) {
+  const std::vector<ScalingRow> rows = ComputeScaling(ScalingTable());
+  ASSERT_EQ(rows.size(), 9u);  // the ok runs only
+
+  const ScalingRow& ort8 = Find(rows, "onnxruntime", "m", 8);
+  EXPECT_DOUBLE_EQ(ort8.throughput_sps, 900);
+  EXPECT_DOUBLE_EQ(*ort8.batch1_throughput_sps, 150);
+  EXPECT_DOUBLE_EQ(*ort8.rtr, 6.0);
+  EXPECT_DOUBLE_EQ(*ort8.ase, 0.75);
+  EXPECT_DOUBLE_EQ(*ort8.identity_throughput_sps, 400);
+  EXPECT_DOUBLE_EQ(*ort8.speedup_vs_identity, 2.25);
+  EXPECT_EQ(ort8.scaling_note, "");
+  EXPECT_EQ(ort8.speedup_note, "");
+
+  const ScalingRow& ort1 = Find(rows, "onnxruntime", "m", 1);
+  EXPECT_DOUBLE_EQ(*ort1.rtr, 1.0);
+  EXPECT_DOUBLE_EQ(*ort1.ase, 1.0);
+  EXPECT_DOUBLE_EQ(*ort1.speedup_vs_identity, 1.5);
+
+  const ScalingRow& id16 = Find(rows, "identity", "m", 16);
+  EXPECT_DOUBLE_EQ(*id16.rtr, 6.0);
+  EXPECT_DOUBLE_EQ(*id16.ase, 0.375);
+  EXPECT_DOUBLE_EQ(*id16.speedup_vs_identity, 1.0);
+}
+
+TEST(AnalysisMetrics, MissingBaselinesGiveEmptyCellsAndReasons) {
+  const std::vector<ScalingRow> rows = ComputeScaling(ScalingTable());
+
+  // No batch-1 run at all: RTR and ASE empty; the speedup is still defined.
+  const ScalingRow& tvm8 = Find(rows, "tvm", "m", 8);
+  EXPECT_FALSE(tvm8.batch1_throughput_sps);
+  EXPECT_FALSE(tvm8.rtr);
+  EXPECT_FALSE(tvm8.ase);
+  EXPECT_EQ(tvm8.scaling_note, "no batch-1 run of tvm");
+  EXPECT_DOUBLE_EQ(*tvm8.speedup_vs_identity, 2.0);
+
+  // A batch-1 run that timed out is no baseline either, and the note says so.
+  const ScalingRow& ov8 = Find(rows, "openvino", "m", 8);
+  EXPECT_FALSE(ov8.rtr);
+  EXPECT_EQ(ov8.scaling_note, "batch-1 run of openvino ended with status timeout");
+  EXPECT_DOUBLE_EQ(*ov8.speedup_vs_identity, 1.25);
+
+  // No identity run of the model.
+  const ScalingRow& m2 = Find(rows, "onnxruntime", "m2", 1);
+  EXPECT_FALSE(m2.identity_throughput_sps);
+  EXPECT_FALSE(m2.speedup_vs_identity);
+  EXPECT_EQ(m2.speedup_note, "no identity run at this batch size");
+  EXPECT_DOUBLE_EQ(*m2.rtr, 1.0);
+
+  // An identity run that failed.
+  const ScalingRow& m3 = Find(rows, "onnxruntime", "m3", 1);
+  EXPECT_FALSE(m3.speedup_vs_identity);
+  EXPECT_EQ(m3.speedup_note, "identity run at this batch size ended with status error");
+
+  // Identity's speedup at another experiment is not borrowed: the experiment is part of the key.
+  std::vector<RunPoint> other = {Point("identity", "m", 1, 100, kStatusOk, "conv2d"),
+                                 Point("tvm", "m", 1, 200, kStatusOk, "fully_connected")};
+  EXPECT_FALSE(ComputeScaling(other)[1].speedup_vs_identity);
+}
+
+TEST(AnalysisMetrics, ScalingRejectsDuplicateRuns) {
+  std::vector<RunPoint> runs = {Point("tvm", "m", 1, 100), Point("tvm", "m", 1, 120)};
+  EXPECT_THROW(ComputeScaling(runs), std::invalid_argument);
+}
+
+TEST(AnalysisMetrics, BlocksSortedByWidthThenDepth) {
+  std::vector<RunPoint> runs;
+  for (int64_t width : {128, 64}) {
+    for (int64_t depth : {8, 2}) {
+      for (const char* compiler : {"tvm", "identity"}) {
+        RunPoint p = Point(compiler, "conv_blocks_w" + std::to_string(width) + "_d" +
+                                         std::to_string(depth),
+                           1, std::string(compiler) == "tvm" ? 2.0 * depth : depth,
+                           kStatusOk, "conv_blocks");
+        p.width = width;
+        p.depth = depth;
+        runs.push_back(p);
+      }
+    }
+  }
+  runs.push_back(Point("tvm", "single", 1, 5));  // no width/depth: not a block
+  const std::vector<ScalingRow> blocks = SelectBlocks(ComputeScaling(runs));
+  ASSERT_EQ(blocks.size(), 8u);
+  EXPECT_EQ(blocks[0].compiler, "identity");
+  EXPECT_EQ(blocks[4].compiler, "tvm");
+  EXPECT_EQ(blocks[4].model, "conv_blocks_w64_d2");
+  EXPECT_EQ(blocks[5].model, "conv_blocks_w64_d8");
+  EXPECT_EQ(blocks[6].model, "conv_blocks_w128_d2");
+  EXPECT_DOUBLE_EQ(*blocks[5].speedup_vs_identity, 2.0);
+}
+
+TEST(AnalysisMetrics, KendallTauB) {
+  // One discordant pair of six: (5 - 1) / 6.
+  EXPECT_DOUBLE_EQ(*KendallTauB({4, 3, 2, 1}, {3, 4, 2, 1}), 4.0 / 6.0);
+  EXPECT_DOUBLE_EQ(*KendallTauB({1, 2, 3}, {3, 2, 1}), -1.0);
+  EXPECT_DOUBLE_EQ(*KendallTauB({1, 2, 3}, {10, 20, 30}), 1.0);
+  // One pair tied in x: C = 5, D = 0, n0 = 6, n1 = 1, n2 = 0 -> 5 / sqrt(5 * 6)
+  // (tau-a would give 5 / 6).
+  EXPECT_NEAR(*KendallTauB({1, 2, 2, 3}, {1, 3, 2, 4}), 5.0 / std::sqrt(30.0), 1e-15);
+  EXPECT_FALSE(KendallTauB({1, 1, 1}, {1, 2, 3}));  // 0/0
+  EXPECT_FALSE(KendallTauB({1}, {1}));
+  EXPECT_FALSE(KendallTauB({}, {}));
+  EXPECT_THROW(KendallTauB({1, 2}, {1}), std::invalid_argument);
+}
+
+TEST(AnalysisMetrics, ReversedPairs) {
+  const auto pairs = FindReversedPairs({"a", "b", "c", "d"}, {4, 3, 2, 1}, {3, 4, 2, 1});
+  ASSERT_EQ(pairs.size(), 1u);
+  EXPECT_EQ(pairs[0].model_a, "a");  // identity runs a faster
+  EXPECT_EQ(pairs[0].model_b, "b");  // the compiler runs b faster
+  EXPECT_EQ(pairs[0].identity_a_sps, 4);
+  EXPECT_EQ(pairs[0].identity_b_sps, 3);
+  EXPECT_EQ(pairs[0].compiler_a_sps, 3);
+  EXPECT_EQ(pairs[0].compiler_b_sps, 4);
+  // Ties are not reversals; listed in model order, model_a always identity's faster one.
+  const auto tied = FindReversedPairs({"x", "y", "z"}, {1, 1, 3}, {4, 2, 1});
+  ASSERT_EQ(tied.size(), 2u);
+  EXPECT_EQ(tied[0].model_a, "z");
+  EXPECT_EQ(tied[0].model_b, "x");
+  EXPECT_EQ(tied[1].model_a, "z");
+  EXPECT_EQ(tied[1].model_b, "y");
+}
+
+TEST(AnalysisMetrics, RankingsOfArchitectures) {
+  const std::string arch = kRankedExperiment;
+  std::vector<RunPoint> runs = {
+      Point("identity", "resnet18", 1, 300, kStatusOk, arch),
+      Point("identity", "resnet50", 1, 100, kStatusOk, arch),
+      Point("identity", "deit_tiny", 1, 80, kStatusOk, arch),
+      Point("identity", "swin_tiny", 1, {}, kStatusCrashed, arch),
+      Point("tvm", "resnet18", 1, 500, kStatusOk, arch),
+      Point("tvm", "resnet50", 1, 90, kStatusOk, arch),
+      Point("tvm", "deit_tiny", 1, 120, kStatusOk, arch),
+      Point("tvm", "swin_tiny", 1, 50, kStatusOk, arch),
+      Point("onnxruntime", "resnet18", 1, 400, kStatusOk, arch),
+      Point("tvm", "resnet18", 8, 900, kStatusOk, arch),  // no identity at batch 8
+      Point("tvm", "other", 1, 1, kStatusOk, "conv2d"),   // not an architecture
+  };
+  const std::vector<RankingRow> rows = ComputeRankings(runs);
+  ASSERT_EQ(rows.size(), 3u);
+
+  const RankingRow& ort = rows[0];
+  EXPECT_EQ(ort.compiler, "onnxruntime");
+  EXPECT_EQ(ort.models, 1);
+  EXPECT_FALSE(ort.kendall_tau_b);
+  EXPECT_EQ(ort.note,
+            "not ranked, no ok run of both compilers: deit_tiny, resnet50, swin_tiny; fewer than "
+            "2 models ranked");
+
+  const RankingRow& tvm = rows[1];
+  EXPECT_EQ(tvm.compiler, "tvm");
+  EXPECT_EQ(tvm.batch_size, 1);
+  EXPECT_EQ(tvm.models, 3);
+  EXPECT_EQ(tvm.pairs, 3);
+  // Orders: identity resnet18 > resnet50 > deit_tiny, tvm resnet18 > deit_tiny > resnet50.
+  EXPECT_DOUBLE_EQ(*tvm.kendall_tau_b, 1.0 / 3.0);
+  EXPECT_EQ(tvm.identity_order, "resnet18>resnet50>deit_tiny");
+  EXPECT_EQ(tvm.compiler_order, "resnet18>deit_tiny>resnet50");
+  ASSERT_EQ(tvm.reversed_pairs, 1);
+  EXPECT_EQ(tvm.reversals[0].model_a, "resnet50");
+  EXPECT_EQ(tvm.reversals[0].model_b, "deit_tiny");
+  EXPECT_EQ(tvm.note, "not ranked, no ok run of both compilers: swin_tiny");
+
+  const RankingRow& tvm8 = rows[2];
+  EXPECT_EQ(tvm8.batch_size, 8);
+  EXPECT_FALSE(tvm8.kendall_tau_b);
+  EXPECT_EQ(tvm8.models, 0);
+  EXPECT_EQ(tvm8.note, "no identity run of architectures at this device and batch size");
+}
+
+// ---- Loading and `analyze` end to end over real files ----
+
+class AnalyzeFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("ngb_analysis_test_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  static ResultRow Row(const std::string& compiler, const std::string& experiment,
+                       const std::string& model, int64_t batch, std::optional<double> sps,
+                       const std::string& status = kStatusOk) {
+    ResultRow row;
+    row.run_id = model + "_b" + std::to_string(batch);
+    row.experiment = experiment;
+    row.model = model;
+    row.family = experiment;
+    row.batch_size = batch;
+    row.compiler = compiler;
+    row.device = "cpu0";
+    row.precision = "fp32";
+    row.status = status;
+    row.throughput_median_sps = sps;
+    if (status != kStatusOk) row.error = "worker died\nwith signal 11";
+    return row;
+  }
+
+  // Writes rows (and a trace beside each, which analyze must skip) as results/cpu0/<compiler>/.
+  void WriteTree(const fs::path& results, const std::vector<ResultRow>& rows) {
+    for (const ResultRow& row : rows) {
+      const std::string dir = (results / row.device / row.compiler).string();
+      WriteRow(RowPath(dir, row.run_id), row);
+      WriteLatencies(LatenciesPath(dir, row.run_id), {1000, 1100, 1050});
+    }
+  }
+
+  // Zips every file under `dir` as "results/<relative path>", in reverse path order so the
+  // archive order differs from the directory walk.
+  static void Zip(const fs::path& dir, const fs::path& archive) {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+      if (entry.is_regular_file()) files.push_back(entry.path());
+    }
+    std::sort(files.rbegin(), files.rend());
+    int error = 0;
+    zip_t* zip = zip_open(archive.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
+    ASSERT_NE(zip, nullptr) << "zip_open error " << error;
+    std::vector<std::string> contents;
+    contents.reserve(files.size());  // zip_close reads the buffers: they must not move
+    for (const fs::path& file : files) {
+      contents.push_back(ReadText(file));
+      zip_source_t* source =
+          zip_source_buffer(zip, contents.back().data(), contents.back().size(), 0);
+      ASSERT_NE(source, nullptr);
+      const std::string name = "results/" + fs::relative(file, dir).generic_string();
+      ASSERT_GE(zip_file_add(zip, name.c_str(), source, ZIP_FL_ENC_UTF_8), 0) << zip_strerror(zip);
+    }
+    ASSERT_EQ(zip_close(zip), 0);
+  }
+
+  static std::string ReadText(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  // The message of the InputError that `f` throws; fails the test when none is thrown.
+  template <typename F>
+  static std::string InputErrorOf(F f) {
+    try {
+      f();
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "no InputError thrown";
+    return "";
+  }
+
+  fs::path root_;
+};
+
+TEST_F(AnalyzeFiles, DirectoryAndZipGiveByteIdenticalCsvs) {
+  const std::string arch = kRankedExperiment;
+  WriteTree(root_ / "results",
+            {Row("identity", "conv2d", "conv2d_w64", 1, 1000),
+             Row("identity", "conv2d", "conv2d_w64", 8, 4000),
+             Row("tvm", "conv2d", "conv2d_w64", 1, 1500),
+             Row("tvm", "conv2d", "conv2d_w64", 8, 12000.5),
+             Row("tvm", "conv2d", "conv2d_w64", 16, {}, kStatusCrashed),
+             Row("identity", arch, "resnet18", 1, 300), Row("identity", arch, "resnet50", 1, 100),
+             Row("identity", arch, "deit_tiny", 1, 80), Row("tvm", arch, "resnet18", 1, 500),
+             Row("tvm", arch, "resnet50", 1, 90), Row("tvm", arch, "deit_tiny", 1, 120)});
+  const fs::path archive = root_ / "results_raw.zip";
+  Zip(root_ / "results", archive);
+
+  // The repository root (holding results/), and the zip.
+  ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "from_dir").string()), kExitOk);
+  ASSERT_EQ(RunAnalyze({archive.string()}, (root_ / "from_zip").string()), kExitOk);
+  for (const char* name : {kScalingCsv, kBlocksCsv, kRankingCsv, kReversalsCsv, kFailuresCsv}) {
+    EXPECT_EQ(ReadText(root_ / "from_dir" / name), ReadText(root_ / "from_zip" / name)) << name;
+  }
+
+  // And the content is the metrics, not just equal.
+  const std::string scaling = ReadText(root_ / "from_zip" / kScalingCsv);
+  EXPECT_NE(scaling.find("cpu0,conv2d,tvm,conv2d_w64,conv2d,,,8,12000.5,1500,8.000333333333334,"
+                         "1.0000416666666667,4000,3.000125,,\n"),
+            std::string::npos)
+      << scaling;
+  EXPECT_EQ(std::count(scaling.begin(), scaling.end(), '\n'), 11);  // header + 10 ok runs
+  EXPECT_EQ(ReadText(root_ / "from_zip" / kFailuresCsv),
+            "device,experiment,compiler,model,batch_size,status,error\n"
+            "cpu0,conv2d,tvm,conv2d_w64,16,crashed,worker died with signal 11\n");
+  EXPECT_EQ(ReadText(root_ / "from_zip" / kReversalsCsv),
+            "device,batch_size,compiler,model_a,model_b,identity_a_sps,identity_b_sps,"
+            "compiler_a_sps,compiler_b_sps\n"
+            "cpu0,1,tvm,resnet50,deit_tiny,100,80,90,120\n");
+}
+
+TEST_F(AnalyzeFiles, BadInputsNameTheFile) {
+  const std::string missing = (root_ / "nope").string();
+  EXPECT_NE(InputErrorOf([&] { LoadRuns(missing); }).find(missing), std::string::npos);
+
+  fs::create_directories(root_ / "empty" / "cpu0");
+  EXPECT_NE(InputErrorOf([&] { LoadRuns((root_ / "empty").string()); }).find("not a results tree"),
+            std::string::npos);
+
+  const fs::path garbage = root_ / "garbage.zip";
+  std::ofstream(garbage) << "this is not a zip archive";
+  EXPECT_NE(InputErrorOf([&] { LoadRuns(garbage.string()); }).find(garbage.string()),
+            std::string::npos);
+
+  // A real archive cut in half.
+  WriteTree(root_ / "tree", {Row("tvm", "conv2d", "c", 1, 10), Row("tvm", "conv2d", "c", 2, 20)});
+  Zip(root_ / "tree", root_ / "whole.zip");
+  const std::string bytes = ReadText(root_ / "whole.zip");
+  const fs::path cut = root_ / "cut.zip";
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  EXPECT_NE(InputErrorOf([&] { LoadRuns(cut.string()); }).find(cut.string()), std::string::npos);
+  EXPECT_EQ(LoadRuns((root_ / "whole.zip").string()).size(), 2u);
+
+  // A row that is not a result row.
+  const fs::path bad = root_ / "tree" / "cpu0" / "tvm" / "c_b4.csv";
+  std::ofstream(bad) << "schema_version,run_id\n1,c_b4\n";
+  EXPECT_NE(InputErrorOf([&] { LoadRuns((root_ / "tree").string()); }).find(bad.string()),
+            std::string::npos);
+  fs::remove(bad);
+
+  // An ok row without a throughput.
+  WriteTree(root_ / "tree", {Row("tvm", "conv2d", "c", 4, {})});
+  const std::string message = InputErrorOf([&] { LoadRuns((root_ / "tree").string()); });
+  EXPECT_NE(message.find("c_b4.csv"), std::string::npos) << message;
+  EXPECT_NE(message.find("throughput_median_sps"), std::string::npos) << message;
+}
+
+TEST_F(AnalyzeFiles, SameRunInTwoInputsIsAnError) {
+  WriteTree(root_ / "a", {Row("tvm", "conv2d", "c", 1, 10)});
+  WriteTree(root_ / "b", {Row("tvm", "conv2d", "c", 1, 11)});
+  const std::string message =
+      InputErrorOf([&] { LoadRuns({(root_ / "a").string(), (root_ / "b").string()}); });
+  EXPECT_NE(message.find("same run"), std::string::npos) << message;
+  EXPECT_THROW(RunAnalyze({}, (root_ / "out").string()), InputError);
+}
+
+}  // namespace
+}  // namespace ngraphbench
