@@ -28,6 +28,21 @@ const std::vector<CompilerInfo>& AllCompilers() {
          "run nodes one at a time or independent nodes in parallel"}},
        "run ./setup.sh (installs the onnxruntime wheel and headers), or configure with "
        "-DNGB_ORT_LIBRARY=<libonnxruntime.so> -DNGB_ORT_INCLUDE_DIR=<headers>"},
+      {"identity", "PyTorch dynamic graph, the baseline", "LibTorch (eager ATen calls)", false,
+       {"cpu", "cuda"}, {"fp32", "bf16", "fp16"}, {"none"}, {},
+       "run ./setup.sh (scripts/setup/identity.sh installs torch==2.13.0 into .venv), or "
+       "configure with -DTorch_DIR=$(python -c 'import torch; "
+       "print(torch.utils.cmake_prefix_path)')/Torch"},
+      {"torchscript", "software-level optimization",
+       "LibTorch JIT: trace, freeze, optimize_for_inference", false, {"cpu", "cuda"},
+       {"fp32", "bf16", "fp16"}, {"default"},
+       {{"freeze", OptionType::kBool, "true", {},
+         "torch::jit::freeze: weights become constants; folds Conv+BatchNorm and similar"},
+        {"optimize_for_inference", OptionType::kBool, "true", {},
+         "torch::jit::optimize_for_inference (freezes first when freeze is false)"}},
+       "run ./setup.sh (scripts/setup/torchscript.sh installs torch==2.13.0 into .venv), or "
+       "configure with -DTorch_DIR=$(python -c 'import torch; "
+       "print(torch.utils.cmake_prefix_path)')/Torch"},
   };
   return compilers;
 }

@@ -32,6 +32,7 @@ std::string GraphBuilder::Fresh(const std::string& hint) {
 }
 
 std::string GraphBuilder::Input(const std::string& name, const Shape& shape) {
+  counters_[name] = std::max(counters_[name], 1);  // no later value may take this name
   graph_.inputs.push_back({name, shape});
   graph_.value_shapes[name] = shape;
   return name;

@@ -1,0 +1,52 @@
+// The `identity` compiler: the PyTorch eager baseline (DESIGN.md §1). It compiles nothing; it
+// runs the model IR node by node with the ATen kernel PyTorch eager would call for each node.
+#include <memory>
+
+#include "ngraphbench/compilers/compiler.h"
+#include "ngraphbench/compilers/torch_common/aten_program.h"
+#include "ngraphbench/compilers/torch_common/torch_runtime.h"
+
+namespace ngraphbench {
+namespace {
+
+using torch_common::AtenProgram;
+using torch_common::TorchExecutable;
+using torch_common::TorchSettings;
+
+class IdentityExecutable : public TorchExecutable {
+ public:
+  IdentityExecutable(const Graph& graph, const TorchSettings& settings)
+      : TorchExecutable(graph, settings),
+        program_(graph, settings.compiler, settings.device, settings.dtype) {
+    extra_settings_["ops"] = program_.OpSummary();
+  }
+
+ protected:
+  std::vector<at::Tensor> Forward(const std::vector<at::Tensor>& inputs) override {
+    return program_.Run(inputs);
+  }
+
+ private:
+  AtenProgram program_;
+};
+
+class IdentityCompiler : public Compiler {
+ public:
+  std::string Version() const override { return torch_common::TorchVersion(); }
+
+  std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
+    const TorchSettings settings = torch_common::ApplyConfig(request.config, "identity");
+    auto executable = std::make_unique<IdentityExecutable>(request.graph, settings);
+    // Every fp32 CPU kernel exists; other devices and dtypes are checked by one run here so
+    // that a missing kernel is a compile error. Eager PyTorch itself has no compile step.
+    if (settings.dtype != c10::kFloat || !settings.device.is_cpu()) executable->CheckRuns();
+    return executable;
+  }
+};
+
+}  // namespace
+}  // namespace ngraphbench
+
+extern "C" ngraphbench::Compiler* NgraphbenchCreateCompiler() {
+  return new ngraphbench::IdentityCompiler();
+}

@@ -1,0 +1,58 @@
+// AtenProgram: executes a model IR graph node by node with ATen operators, as PyTorch eager does.
+//
+// This is the `identity` baseline (DESIGN.md §1) and what `torchscript` traces. Where PyTorch
+// eager runs one kernel (Conv, BatchNorm, Linear, LayerNorm, GELU, scaled dot-product attention)
+// the program calls that one ATen kernel, never a decomposition, and it rewrites nothing at the
+// graph level: a compiler's speedup over it is the speedup over eager PyTorch.
+//
+// Everything that depends only on the graph is resolved once, in the constructor: initializers
+// become at::Tensors on the target device and dtype, every node becomes a closure over slot
+// indices and constant arguments, and the last use of every value is known so that
+// intermediates are freed when eager PyTorch would free them. Run() does no lookups by name.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/graph/ir.h"
+
+namespace ngraphbench::torch_common {
+
+class AtenProgram {
+ public:
+  // Throws CompileError naming `compiler` and the node for an operator or attribute value that
+  // is not supported, so that an unsupported model fails at compile time, never computes
+  // something wrong. Float initializers are converted to `dtype` on `device`; int64 ones
+  // (indices) keep their type.
+  AtenProgram(const Graph& graph, const std::string& compiler, c10::Device device,
+              c10::ScalarType dtype);
+
+  // Runs the graph on `inputs` (Graph::inputs order, on the program's device and dtype) and
+  // returns the outputs in Graph::outputs order. Not thread-safe: slots are reused across calls.
+  // Called under an InferenceMode or NoGradGuard by the caller; also traceable by the JIT
+  // tracer, because it calls only ATen operators with arguments fixed at construction.
+  std::vector<at::Tensor> Run(const std::vector<at::Tensor>& inputs);
+
+  // "BatchNormalization:8,Conv:8,Relu:8": the IR operators this program runs.
+  const std::string& OpSummary() const { return op_summary_; }
+
+ private:
+  // One node: reads its input slots, writes its output slot.
+  struct Step {
+    std::function<void(std::vector<at::Tensor>&)> fn;
+    std::vector<int> release;  // slots whose last use is this step
+  };
+
+  std::vector<at::Tensor> slots_;  // values by slot; constants stay filled between runs
+  std::vector<int> input_slots_;
+  std::vector<int> output_slots_;
+  std::vector<Step> steps_;
+  std::string op_summary_;
+};
+
+}  // namespace ngraphbench::torch_common

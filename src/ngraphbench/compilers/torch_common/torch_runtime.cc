@@ -1,0 +1,118 @@
+#include "ngraphbench/compilers/torch_common/torch_runtime.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <c10/core/InferenceMode.h>
+#include <c10/util/Exception.h>
+#include <torch/version.h>
+
+#include <cstring>
+
+#include "ngraphbench/core/error.h"
+
+namespace ngraphbench::torch_common {
+
+TorchSettings ApplyConfig(const CompilerConfig& config, const std::string& compiler) {
+  TorchSettings settings;
+  settings.compiler = compiler;
+  if (config.device == "cuda") {
+    if (!at::hasCUDA()) {
+      throw CompileError(compiler + ": device 'cuda' was asked for, but this LibTorch (" +
+                         TorchVersion() + ") has no CUDA or sees no GPU; use device: cpu");
+    }
+    settings.device = c10::Device(c10::kCUDA, 0);
+  } else if (config.device != "cpu") {
+    throw CompileError(compiler + ": device '" + config.device + "' is not one of cpu, cuda");
+  }
+  if (config.precision == "fp32") {
+    settings.dtype = c10::kFloat;
+  } else if (config.precision == "fp16") {
+    settings.dtype = c10::kHalf;
+  } else if (config.precision == "bf16") {
+    settings.dtype = c10::kBFloat16;
+  } else {
+    throw CompileError(compiler + ": precision '" + config.precision +
+                       "' is not one of fp32, fp16, bf16");
+  }
+  if (config.threads > 0) at::set_num_threads(config.threads);
+  return settings;
+}
+
+std::string TorchVersion() {
+  return std::string("torch ") + TORCH_VERSION + (at::hasCUDA() ? " (CUDA)" : " (CPU)");
+}
+
+at::Tensor ToDevice(const HostTensor& host, const TorchSettings& settings) {
+  auto* data = const_cast<float*>(host.data.data());
+  return at::from_blob(data, host.shape, at::kFloat)
+      .to(settings.device, settings.dtype, /*non_blocking=*/false, /*copy=*/true);
+}
+
+TorchExecutable::TorchExecutable(const Graph& graph, TorchSettings settings)
+    : settings_(std::move(settings)), input_specs_(graph.inputs) {}
+
+void TorchExecutable::SetInputs(const std::vector<HostTensor>& inputs) {
+  if (inputs.size() != input_specs_.size()) {
+    throw std::invalid_argument(settings_.compiler + ": expected " +
+                                std::to_string(input_specs_.size()) + " inputs, got " +
+                                std::to_string(inputs.size()));
+  }
+  inputs_.clear();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].shape != input_specs_[i].shape) {
+      throw std::invalid_argument(settings_.compiler + ": input '" + input_specs_[i].name +
+                                  "' has shape " + ShapeToString(inputs[i].shape) + ", expected " +
+                                  ShapeToString(input_specs_[i].shape));
+    }
+    inputs_.push_back(ToDevice(inputs[i], settings_));
+  }
+}
+
+void TorchExecutable::Run() {
+  {
+    c10::InferenceMode guard;
+    outputs_ = Forward(inputs_);
+  }
+  if (settings_.device.is_cuda()) {
+    at::detail::getCUDAHooks().deviceSynchronize(settings_.device.index());
+  }
+}
+
+std::vector<HostTensor> TorchExecutable::GetOutputs() {
+  std::vector<HostTensor> host;
+  for (const at::Tensor& out : outputs_) {
+    const at::Tensor cpu = out.to(at::kCPU, at::kFloat).contiguous();
+    HostTensor t{Shape(cpu.sizes().begin(), cpu.sizes().end()),
+                 std::vector<float>(static_cast<size_t>(cpu.numel()))};
+    std::memcpy(t.data.data(), cpu.data_ptr<float>(), t.data.size() * sizeof(float));
+    host.push_back(std::move(t));
+  }
+  return host;
+}
+
+std::map<std::string, std::string> TorchExecutable::EffectiveSettings() const {
+  std::map<std::string, std::string> out = extra_settings_;
+  out["threads"] = std::to_string(at::get_num_threads());
+  out["interop_threads"] = std::to_string(at::get_num_interop_threads());
+  out["device"] = settings_.device.str();
+  out["dtype"] = c10::toString(settings_.dtype);
+  return out;
+}
+
+void TorchExecutable::CheckRuns() {
+  std::vector<at::Tensor> zeros;
+  for (const auto& spec : input_specs_) {
+    zeros.push_back(
+        at::zeros(spec.shape, at::TensorOptions(settings_.device).dtype(settings_.dtype)));
+  }
+  try {
+    c10::InferenceMode guard;
+    Forward(zeros);
+  } catch (const c10::Error& e) {
+    throw CompileError(settings_.compiler + ": cannot run on " + settings_.device.str() + " in " +
+                       c10::toString(settings_.dtype) + ": " + e.what_without_backtrace());
+  }
+}
+
+}  // namespace ngraphbench::torch_common

@@ -1,0 +1,62 @@
+// What `identity` and `torchscript` share around their forward function: resolving the
+// config (device, precision, threads), moving inputs and outputs between host and device, and
+// the synchronous Run() the harness times.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/compilers/compiler.h"
+
+namespace ngraphbench::torch_common {
+
+struct TorchSettings {
+  std::string compiler;  // for messages
+  c10::Device device = c10::Device(c10::kCPU);
+  c10::ScalarType dtype = c10::kFloat;
+};
+
+// Validates config.device and config.precision against this LibTorch build and applies
+// config.threads (at::set_num_threads) when positive. Throws CompileError naming the setting.
+TorchSettings ApplyConfig(const CompilerConfig& config, const std::string& compiler);
+
+// "torch 2.13.0 (CPU)", from the headers the module was built against.
+std::string TorchVersion();
+
+// Converts a host tensor to the settings' device and dtype (a copy, never an alias).
+at::Tensor ToDevice(const HostTensor& host, const TorchSettings& settings);
+
+class TorchExecutable : public Executable {
+ public:
+  TorchExecutable(const Graph& graph, TorchSettings settings);
+
+  void SetInputs(const std::vector<HostTensor>& inputs) override;
+  // Forward() under c10::InferenceMode, then a device synchronization on accelerators.
+  void Run() override;
+  std::vector<HostTensor> GetOutputs() override;
+  std::map<std::string, std::string> EffectiveSettings() const override;
+
+  // Runs Forward() once on zero inputs, so that a kernel missing for this device and dtype
+  // (e.g. fp16 on an old CPU build) is a CompileError at compile time, not a failed run.
+  void CheckRuns();
+
+ protected:
+  // One batch, outputs in Graph::outputs order. Called from Run() only.
+  virtual std::vector<at::Tensor> Forward(const std::vector<at::Tensor>& inputs) = 0;
+
+  const TorchSettings& settings() const { return settings_; }
+  std::map<std::string, std::string> extra_settings_;  // reported by EffectiveSettings()
+
+ private:
+  TorchSettings settings_;
+  std::vector<TensorSpec> input_specs_;
+  std::vector<at::Tensor> inputs_;
+  std::vector<at::Tensor> outputs_;
+};
+
+}  // namespace ngraphbench::torch_common

@@ -1,0 +1,192 @@
+// What `identity` and `torchscript` promise beyond agreeing with each other (which
+// conformance_test.cc checks): unsupported operators and attribute values fail at compile time
+// naming the operator and the compiler; threads and precision are applied; freezing folds
+// BatchNorm into Conv. Both modules use the same LibTorch, so one process may load both.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/experiments/config.h"
+#include "ngraphbench/models/builder.h"
+#include "ngraphbench/models/zoo.h"
+
+namespace ngraphbench {
+namespace {
+
+using Attrs = std::map<std::string, AttrValue>;
+
+class TorchCompilerTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (!IsBuilt(GetParam())) GTEST_SKIP() << GetParam() << " is not built";
+    compiler_ = LoadCompiler(GetParam());
+  }
+
+  CompilerConfig Config() const { return DefaultCompilerConfig(FindCompiler(GetParam())); }
+
+  std::unique_ptr<Executable> Compile(const Graph& graph, const CompilerConfig& config) {
+    static const std::string kNoOnnx;
+    return compiler_->Compile({graph, kNoOnnx, config, ""});
+  }
+
+  std::vector<HostTensor> RunOnce(const Graph& graph, const CompilerConfig& config) {
+    auto exe = Compile(graph, config);
+    std::vector<HostTensor> inputs;
+    for (size_t i = 0; i < graph.inputs.size(); ++i) {
+      inputs.push_back(RandomNormal(graph.inputs[i].shape, 100 + i));
+    }
+    exe->SetInputs(inputs);
+    exe->Run();
+    return exe->GetOutputs();
+  }
+
+  // Expects Compile() to throw a CompileError whose message names the compiler and `what`.
+  void ExpectRefused(const Graph& graph, const std::string& what) {
+    try {
+      Compile(graph, Config());
+      ADD_FAILURE() << GetParam() << " compiled a graph it should refuse (" << what << ")";
+    } catch (const CompileError& e) {
+      EXPECT_NE(std::string(e.what()).find(GetParam()), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  }
+
+  std::unique_ptr<Compiler> compiler_;
+};
+
+Graph OneNode(const std::string& op, Attrs attrs) {
+  GraphBuilder g("one_node");
+  std::string x = g.Input("input", {2, 3, 8, 8});
+  g.Output(g.AddNode(op, {x}, {2, 3, 4, 4}, std::move(attrs)));
+  return g.Finish();
+}
+
+Graph ConvBlocks(int64_t depth) {
+  ModelSpec spec{"conv_block", "conv_blocks_w16_d" + std::to_string(depth), 16, depth};
+  return BuildModel(spec, 2);
+}
+
+TEST_P(TorchCompilerTest, RefusesAnUnsupportedOperatorAtCompileTime) {
+  ExpectRefused(OneNode("LeakyRelu", {}), "LeakyRelu");
+}
+
+TEST_P(TorchCompilerTest, RefusesUnsupportedAttributeValues) {
+  const Attrs pool = {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                      {"strides", std::vector<int64_t>{2, 2}}};
+  Attrs storage_order = pool;
+  storage_order["storage_order"] = int64_t{1};
+  ExpectRefused(OneNode("MaxPool", storage_order), "storage_order");
+  Attrs asymmetric = pool;
+  asymmetric["pads"] = std::vector<int64_t>{0, 0, 1, 1};
+  ExpectRefused(OneNode("MaxPool", asymmetric), "asymmetric pads");
+  Attrs unknown = pool;
+  unknown["auto_pad"] = std::string("SOMETIMES");
+  ExpectRefused(OneNode("AveragePool", unknown), "SOMETIMES");
+  // An attribute the op does not know could change the result: refused, not ignored.
+  Attrs extra = pool;
+  extra["sparsity"] = int64_t{1};
+  ExpectRefused(OneNode("MaxPool", extra), "sparsity");
+}
+
+TEST_P(TorchCompilerTest, RefusesADeviceThisBuildLacks) {
+  if (compiler_->Version().find("(CPU)") == std::string::npos) GTEST_SKIP() << "CUDA build";
+  CompilerConfig config = Config();
+  config.device = "cuda";
+  try {
+    Compile(ConvBlocks(1), config);
+    ADD_FAILURE() << "compiled for cuda on a CPU-only LibTorch";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("cuda"), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(TorchCompilerTest, AppliesAndReportsThreads) {
+  for (int threads : {1, 2}) {
+    CompilerConfig config = Config();
+    config.threads = threads;
+    auto exe = Compile(ConvBlocks(1), config);
+    EXPECT_EQ(exe->EffectiveSettings().at("threads"), std::to_string(threads));
+  }
+}
+
+TEST_P(TorchCompilerTest, ReducedPrecisionStaysCloseToFp32) {
+  const Graph graph = ConvBlocks(2);
+  const std::vector<HostTensor> fp32 = RunOnce(graph, Config());
+  // bf16 keeps 8 mantissa bits (relative step 2^-8 ~ 0.4%), fp16 11 bits; two conv layers of
+  // 144-term sums stay within a few steps of the fp32 result.
+  for (const auto& [precision, tolerance] : {std::pair<std::string, double>{"bf16", 5e-2},
+                                             std::pair<std::string, double>{"fp16", 1e-2}}) {
+    CompilerConfig config = Config();
+    config.precision = precision;
+    const std::vector<HostTensor> low = RunOnce(graph, config);
+    ASSERT_EQ(low.at(0).shape, fp32.at(0).shape);
+    double max_ref = 0, max_diff = 0;
+    for (size_t i = 0; i < fp32[0].data.size(); ++i) {
+      max_ref = std::max(max_ref, std::fabs(static_cast<double>(fp32[0].data[i])));
+      max_diff =
+          std::max(max_diff, std::fabs(static_cast<double>(low[0].data[i]) - fp32[0].data[i]));
+    }
+    EXPECT_GT(max_diff, 0.0) << precision << " gave bit-identical fp32 results: not applied";
+    EXPECT_LE(max_diff, tolerance * std::max(1.0, max_ref)) << precision;
+  }
+}
+
+TEST_P(TorchCompilerTest, HandlesSeveralOutputsIncludingAGraphInput) {
+  GraphBuilder g("two_outputs");
+  std::string x = g.Input("input", {2, 5});
+  g.Output(g.Unary("Relu", x));
+  g.Output(g.Unary("Sigmoid", x));
+  g.Output(x);
+  const Graph graph = g.Finish();
+  auto exe = Compile(graph, Config());
+  const HostTensor in = RandomNormal({2, 5}, 3);
+  exe->SetInputs({in});
+  exe->Run();
+  exe->Run();
+  const std::vector<HostTensor> out = exe->GetOutputs();
+  ASSERT_EQ(out.size(), 3u);
+  for (size_t i = 0; i < in.data.size(); ++i) {
+    EXPECT_FLOAT_EQ(out[0].data[i], std::max(0.0f, in.data[i]));
+    EXPECT_NEAR(out[1].data[i], 1.0f / (1.0f + std::exp(-in.data[i])), 1e-6f);
+    EXPECT_EQ(out[2].data[i], in.data[i]);
+  }
+}
+
+TEST_P(TorchCompilerTest, RejectsInputsOfTheWrongShape) {
+  auto exe = Compile(ConvBlocks(1), Config());
+  EXPECT_THROW(exe->SetInputs({RandomNormal({1, 16, 56, 56}, 1)}), std::invalid_argument);
+}
+
+INSTANTIATE_TEST_SUITE_P(LibTorch, TorchCompilerTest, ::testing::Values("identity", "torchscript"),
+                         [](const auto& info) { return info.param; });
+
+// Eager PyTorch runs Conv, BatchNorm and ReLU as three kernels per block; freezing folds the
+// BatchNorm into the convolution's weights (DESIGN.md §8).
+TEST(TorchScript, FreezingFoldsBatchNormIntoConv) {
+  if (!IsBuilt("identity") || !IsBuilt("torchscript")) GTEST_SKIP() << "needs both modules";
+  const Graph graph = ConvBlocks(2);
+  static const std::string kNoOnnx;
+  auto identity = LoadCompiler("identity");
+  auto eager =
+      identity->Compile({graph, kNoOnnx, DefaultCompilerConfig(FindCompiler("identity")), ""});
+  EXPECT_EQ(eager->EffectiveSettings().at("ops"), "BatchNormalization:2,Conv:2,Relu:2");
+
+  auto torchscript = LoadCompiler("torchscript");
+  CompilerConfig config = DefaultCompilerConfig(FindCompiler("torchscript"));
+  config.options = Options({{"freeze", "false"}, {"optimize_for_inference", "false"}});
+  auto traced = torchscript->Compile({graph, kNoOnnx, config, ""});
+  EXPECT_NE(traced->EffectiveSettings().at("ops").find("aten::batch_norm:2"), std::string::npos)
+      << traced->EffectiveSettings().at("ops");
+
+  config.options = Options({{"freeze", "true"}, {"optimize_for_inference", "false"}});
+  auto frozen = torchscript->Compile({graph, kNoOnnx, config, ""});
+  const std::string ops = frozen->EffectiveSettings().at("ops");
+  EXPECT_EQ(ops.find("batch_norm"), std::string::npos) << ops;
+  EXPECT_NE(ops.find("aten::_convolution:2"), std::string::npos) << ops;
+}
+
+}  // namespace
+}  // namespace ngraphbench
