@@ -67,7 +67,8 @@ for script in scripts/setup/*.sh; do
   # shellcheck source=/dev/null
   source "$script"
   declare -F "setup_$name" >/dev/null || continue
-  if [ -n "$want" ] && [[ ",$want," != *",$name,"* ]]; then
+  # report.sh (the report's plotting library) is not a compiler: always installed.
+  if [ "$name" != report ] && [ -n "$want" ] && [[ ",$want," != *",$name,"* ]]; then
     continue
   fi
   if "setup_$name"; then built+=("$name"); else say "skipping $name (not available on this device)"; fi

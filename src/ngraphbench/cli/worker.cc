@@ -120,11 +120,14 @@ int CmdWorker(const WorkerArgs& args) {
     options.repeats = run.repeats;
     options.boundary = ParseTimingBoundary(run.timing_boundary);
     options.sample_period = std::chrono::milliseconds(args.run.sample_ms);
+    options.max_time = std::chrono::duration<double>(run.max_time_s);
     Measurement m = Measure(*executable, inputs, options);
     latencies = std::move(m.latencies_ns);
 
     const LatencyStats s = Summarize(latencies, run.batch_size);
     row.first_run_ms = m.first_run_ms;
+    row.warmup = m.warmup_runs;
+    row.repeats = static_cast<int64_t>(latencies.size());
     row.latency_mean_ms = s.mean_ms;
     row.latency_std_ms = s.std_ms;
     row.latency_min_ms = s.min_ms;

@@ -22,6 +22,7 @@ struct ExperimentConfig {
   int64_t warmup = 10;
   int64_t repeats = 100;
   double timeout_s = 600;
+  double max_time_s = 60;  // cap on the warmup and on the timed runs, each (0 = none)
   std::string timing_boundary = "compute";  // or "end_to_end"
 };
 

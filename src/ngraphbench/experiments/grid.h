@@ -17,6 +17,7 @@ struct RunSpec {
   int64_t warmup = 10;
   int64_t repeats = 100;
   double timeout_s = 600;
+  double max_time_s = 60;
   std::string timing_boundary;
 };
 

@@ -1,5 +1,7 @@
 #include "ngraphbench/measure/harness.h"
 
+#include <algorithm>
+
 #include "ngraphbench/core/error.h"
 
 namespace ngraphbench {
@@ -41,14 +43,25 @@ Measurement Measure(Executable& executable, const std::vector<HostTensor>& input
   Measurement m;
   executable.SetInputs(inputs);
   m.first_run_ms = static_cast<double>(TimedIteration(executable, inputs, options.boundary)) / 1e6;
-  for (int64_t i = 0; i < options.warmup; ++i) {
+  const bool capped = options.max_time.count() > 0;
+  auto over_time = [&](Clock::time_point phase_start) {
+    return capped && Clock::now() - phase_start >= options.max_time;
+  };
+  const auto warmup_start = Clock::now();
+  while (m.warmup_runs < options.warmup && !over_time(warmup_start)) {
     TimedIteration(executable, inputs, options.boundary);
+    ++m.warmup_runs;
   }
-  m.latencies_ns.resize(static_cast<size_t>(options.repeats));
+  m.latencies_ns.reserve(static_cast<size_t>(options.repeats));
+  const int64_t min_repeats = std::min(options.repeats, kMinTimedRepeats);
   SystemSampler sampler(options.sample_period);
   sampler.Start();
-  for (auto& latency : m.latencies_ns) {
-    latency = TimedIteration(executable, inputs, options.boundary);
+  const auto timed_start = Clock::now();
+  while (static_cast<int64_t>(m.latencies_ns.size()) < options.repeats) {
+    m.latencies_ns.push_back(TimedIteration(executable, inputs, options.boundary));
+    if (static_cast<int64_t>(m.latencies_ns.size()) >= min_repeats && over_time(timed_start)) {
+      break;
+    }
   }
   m.system = sampler.Stop();
   return m;

@@ -25,10 +25,18 @@ struct MeasureOptions {
   int64_t repeats = 100;
   TimingBoundary boundary = TimingBoundary::kCompute;
   std::chrono::milliseconds sample_period{10};  // 0 turns the sampler thread off
+  // Time cap on the warmup and, separately, on the timed runs (0 = none): a phase stops early
+  // once it has run this long, the timed phase only after kMinTimedRepeats runs. Keeps the
+  // largest models from taking hours at 100 repeats, as benchmark_app's -t does.
+  std::chrono::duration<double> max_time{0};
 };
+
+// The fewest timed runs a time cap may leave (fewer only if `repeats` asks for fewer).
+constexpr int64_t kMinTimedRepeats = 10;
 
 struct Measurement {
   double first_run_ms = 0;             // the first Run() after compilation, not in the stats
+  int64_t warmup_runs = 0;             // warmup runs done (fewer than asked under max_time)
   std::vector<int64_t> latencies_ns;   // one per timed repeat, raw
   SystemStats system;                  // over the timed repeats only
 };

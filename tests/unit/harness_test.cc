@@ -1,0 +1,96 @@
+#include "ngraphbench/measure/harness.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "ngraphbench/core/error.h"
+
+namespace ngraphbench {
+namespace {
+
+// Counts calls; each Run() sleeps for `run_time`.
+class CountingExecutable : public Executable {
+ public:
+  explicit CountingExecutable(std::chrono::microseconds run_time) : run_time_(run_time) {}
+  void SetInputs(const std::vector<HostTensor>&) override { ++set_inputs; }
+  void Run() override {
+    ++runs;
+    std::this_thread::sleep_for(run_time_);
+  }
+  std::vector<HostTensor> GetOutputs() override {
+    ++get_outputs;
+    return {};
+  }
+  int set_inputs = 0, runs = 0, get_outputs = 0;
+
+ private:
+  std::chrono::microseconds run_time_;
+};
+
+TEST(Harness, RunsFirstWarmupAndRepeatsInsideTheComputeBoundary) {
+  CountingExecutable exe(std::chrono::microseconds(0));
+  MeasureOptions options;
+  options.warmup = 3;
+  options.repeats = 7;
+  const Measurement m = Measure(exe, {}, options);
+  EXPECT_EQ(exe.runs, 1 + 3 + 7);
+  EXPECT_EQ(exe.set_inputs, 1);  // placed once, outside the clock
+  EXPECT_EQ(exe.get_outputs, 0);
+  EXPECT_EQ(m.warmup_runs, 3);
+  EXPECT_EQ(m.latencies_ns.size(), 7u);
+}
+
+TEST(Harness, EndToEndBoundaryCopiesEveryIteration) {
+  CountingExecutable exe(std::chrono::microseconds(0));
+  MeasureOptions options;
+  options.warmup = 2;
+  options.repeats = 5;
+  options.boundary = TimingBoundary::kEndToEnd;
+  Measure(exe, {}, options);
+  EXPECT_EQ(exe.set_inputs, 1 + 1 + 2 + 5);
+  EXPECT_EQ(exe.get_outputs, 1 + 2 + 5);
+}
+
+TEST(Harness, LatenciesAreWallTimeOfRun) {
+  CountingExecutable exe(std::chrono::microseconds(2000));
+  MeasureOptions options;
+  options.warmup = 0;
+  options.repeats = 5;
+  const Measurement m = Measure(exe, {}, options);
+  for (int64_t ns : m.latencies_ns) EXPECT_GE(ns, 2000000);
+  EXPECT_GE(m.first_run_ms, 2.0);
+}
+
+TEST(Harness, TimeCapStopsWarmupAndTimedRunsEarly) {
+  CountingExecutable exe(std::chrono::microseconds(5000));
+  MeasureOptions options;
+  options.warmup = 1000;
+  options.repeats = 1000;
+  options.max_time = std::chrono::milliseconds(60);
+  const Measurement m = Measure(exe, {}, options);
+  EXPECT_GE(m.warmup_runs, 1);
+  EXPECT_LE(m.warmup_runs, 13);  // 60 ms of 5 ms runs
+  EXPECT_GE(m.latencies_ns.size(), static_cast<size_t>(kMinTimedRepeats));
+  EXPECT_LE(m.latencies_ns.size(), 13u);
+}
+
+TEST(Harness, TimeCapKeepsTheMinimumTimedRuns) {
+  CountingExecutable exe(std::chrono::microseconds(3000));
+  MeasureOptions options;
+  options.warmup = 0;
+  options.repeats = 50;
+  options.max_time = std::chrono::microseconds(1);  // every run is over the cap
+  EXPECT_EQ(Measure(exe, {}, options).latencies_ns.size(), static_cast<size_t>(kMinTimedRepeats));
+  options.repeats = 4;  // asking for fewer than the minimum gets what was asked
+  EXPECT_EQ(Measure(exe, {}, options).latencies_ns.size(), 4u);
+}
+
+TEST(Harness, TimingBoundaryNames) {
+  EXPECT_EQ(ParseTimingBoundary("compute"), TimingBoundary::kCompute);
+  EXPECT_EQ(ParseTimingBoundary("end_to_end"), TimingBoundary::kEndToEnd);
+  EXPECT_THROW(ParseTimingBoundary("wall"), InputError);
+}
+
+}  // namespace
+}  // namespace ngraphbench
