@@ -43,6 +43,18 @@ const std::vector<CompilerInfo>& AllCompilers() {
        "run ./setup.sh (scripts/setup/torchscript.sh installs torch==2.13.0 into .venv), or "
        "configure with -DTorch_DIR=$(python -c 'import torch; "
        "print(torch.utils.cmake_prefix_path)')/Torch"},
+      {"openvino", "vendor-specific (Intel CPU)", "OpenVINO C++ API", true, {"cpu", "gpu", "auto"},
+       {"fp32", "bf16", "fp16"}, {"default"},
+       {{"performance_hint", OptionType::kString, "LATENCY", {"LATENCY", "THROUGHPUT"},
+         "ov::hint::performance_mode: LATENCY (one stream) or THROUGHPUT (parallel streams)"},
+        {"num_streams", OptionType::kInt, "0", {},
+         "ov::num_streams; 0 = as performance_hint decides"},
+        {"cache_dir", OptionType::kString, "", {},
+         "ov::cache_dir for compiled-model blobs (compile_s then measures a cache load); "
+         "empty = no cache"}},
+       "run ./setup.sh (scripts/setup/openvino.sh installs the openvino wheel), or configure "
+       "with -DOpenVINO_DIR=$(python -c 'from openvino.utils import get_cmake_path; "
+       "print(get_cmake_path())')"},
   };
   return compilers;
 }

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# ngraphbench's openvino module against OpenVINO's own benchmark_app on the same model, with the
+# same performance hint, threads, streams and inference precision, one synchronous request each.
+# Prints both median latencies and their ratio; a ratio far from 1 means the module adds overhead
+# (or saves some) that OpenVINO's reference tool does not.
+#
+#   bench/openvino_vs_benchmark_app.sh <experiment> <run_id> [options]
+#     --hint LATENCY|THROUGHPUT   (default LATENCY)
+#     --threads N                 (default: every available core, as ngraphbench's default)
+#     --streams N                 (default 0 = as the hint decides)
+#     --precision fp32|bf16|fp16  (default fp32)
+#     --warmup N --repeats N      (default 10 and 200; benchmark_app runs warmup+repeats
+#                                  iterations after its own first inference)
+#     --rounds N                  (default 4: the two tools alternate N times, so that a change
+#                                  in machine load hits both; the medians of the rounds are compared)
+#     --build DIR                 (default build)
+# Run ids: `build/ngraphbench expand <experiment>`.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ $# -ge 2 ]] || usage
+experiment=$1 run_id=$2
+shift 2
+hint=LATENCY threads=$(nproc) streams=0 precision=fp32 warmup=10 repeats=200 rounds=4
+build=$root/build
+while [[ $# -gt 1 ]]; do
+  case $1 in
+    --hint) hint=$2 ;;
+    --threads) threads=$2 ;;
+    --streams) streams=$2 ;;
+    --precision) precision=$2 ;;
+    --warmup) warmup=$2 ;;
+    --repeats) repeats=$2 ;;
+    --rounds) rounds=$2 ;;
+    --build) build=$(cd "$2" && pwd) ;;
+    *) usage ;;
+  esac
+  shift 2
+done
+[[ $# -eq 0 ]] || usage
+case $precision in fp32) ov_precision=f32 ;; bf16) ov_precision=bf16 ;; fp16) ov_precision=f16 ;;
+  *) usage ;; esac
+
+ngb=$build/ngraphbench
+benchmark_app=$root/.venv/bin/benchmark_app
+[[ -x $ngb ]] || { echo "no $ngb: run ./setup.sh first" >&2; exit 2; }
+[[ -x $benchmark_app ]] || { echo "no $benchmark_app: run ./setup.sh (openvino wheel)" >&2; exit 2; }
+
+work=$(mktemp -d /tmp/ov_vs_bapp.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# The exact model of the run.
+"$ngb" export "$experiment" "$run_id" --configs "$root/configs" -o "$work/model.onnx" >&2
+
+# ngraphbench reads configs/openvino.yaml; a copy of configs/ carries the settings above.
+cp -r "$root/configs" "$work/configs"
+cat > "$work/configs/openvino.yaml" <<EOF
+device: cpu
+precision: $precision
+threads: $threads
+options:
+  performance_hint: $hint
+  num_streams: $streams
+EOF
+
+# benchmark_app's UI refuses -nthreads/-nstreams together with -hint, so the same properties
+# go in through -load_config; -api sync = one request, like Executable::Run().
+streams_json=""
+[[ $streams -gt 0 ]] && streams_json=", \"NUM_STREAMS\": \"$streams\""
+cat > "$work/bapp.json" <<EOF
+{"CPU": {"PERFORMANCE_HINT": "$hint", "INFERENCE_NUM_THREADS": "$threads",
+         "INFERENCE_PRECISION_HINT": "$ov_precision"$streams_json}}
+EOF
+
+run_ngraphbench() {
+  "$ngb" worker "$experiment" openvino "$run_id" --configs "$work/configs" \
+    --results "$work/results$1" --device bench --warmup "$warmup" --repeats "$repeats" \
+    --sample-ms 0 >&2
+}
+run_benchmark_app() {
+  "$benchmark_app" -m "$work/model.onnx" -d CPU -load_config "$work/bapp.json" -api sync \
+    -niter $((warmup + repeats)) -report_type no_counters -report_folder "$work" \
+    > "$work/bapp$1.log" 2>&1 || { cat "$work/bapp$1.log" >&2; exit 1; }
+}
+# The order alternates (ABBA...), so that neither tool always runs in the other's wake.
+for ((round = 1; round <= rounds; round++)); do
+  echo "round $round/$rounds" >&2
+  if ((round % 2)); then
+    run_ngraphbench $round; run_benchmark_app $round
+  else
+    run_benchmark_app $round; run_ngraphbench $round
+  fi
+done
+
+python3 - "$work" "$run_id" "$rounds" <<'EOF'
+import csv, re, statistics, sys
+work, run_id, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+ngb, bapp, ngb_min, bapp_min = [], [], [], []
+for r in range(1, rounds + 1):
+    row = next(csv.DictReader(open(f"{work}/results{r}/bench/openvino/{run_id}.csv")))
+    if row["status"] != "ok":
+        sys.exit(f"ngraphbench run failed: {row['status']}: {row['error']}")
+    ngb.append(float(row["latency_p50_ms"]))
+    ngb_min.append(float(row["latency_min_ms"]))
+    log = open(f"{work}/bapp{r}.log").read()
+    for stat, into in (("Median", bapp), ("Min", bapp_min)):
+        m = re.search(stat + r":\s+([\d.]+)\s+(ms|us)", log)
+        if not m:
+            sys.exit(f"no {stat} latency in benchmark_app's output:\n" + log[-2000:])
+        into.append(float(m.group(1)) / (1000.0 if m.group(2) == "us" else 1.0))
+props = dict(re.findall(r"\[ INFO \]\s+(NUM_STREAMS|INFERENCE_NUM_THREADS|PERFORMANCE_HINT|"
+                        r"INFERENCE_PRECISION_HINT|ENABLE_CPU_PINNING): (.*)", log))
+fmt = lambda xs: " ".join(f"{x:.4f}" for x in xs)
+print(f"model                  {row['model']} batch {row['batch_size']} "
+      f"input {row['input_shape']} ({row['run_id']})")
+print(f"openvino               {row['compiler_version']}")
+print(f"ngraphbench settings   {row['compiler_settings']}")
+print("benchmark_app settings " + ", ".join(f"{k}={v}" for k, v in props.items()))
+print(f"median latency ms per round   ngraphbench {fmt(ngb)}   benchmark_app {fmt(bapp)}")
+n, b = statistics.median(ngb), statistics.median(bapp)
+print(f"median of rounds ms           ngraphbench {n:.4f}   benchmark_app {b:.4f}")
+print(f"ratio ngraphbench/benchmark_app  {n / b:.3f}   (per round: "
+      + " ".join(f"{x / y:.3f}" for x, y in zip(ngb, bapp)) + ")")
+# The minimum is the run least disturbed by other processes: on a busy machine it shows the
+# module's own overhead better than the median does.
+print(f"min latency ms                ngraphbench {min(ngb_min):.4f}   benchmark_app "
+      f"{min(bapp_min):.4f}   ratio {min(ngb_min) / min(bapp_min):.3f}")
+EOF

@@ -1,0 +1,192 @@
+// The openvino module through its real entry point: what the generic conformance suite does not
+// check — that configs/openvino.yaml maps onto the OpenVINO properties the compiled model reports,
+// and that a wrong request fails as a CompileError naming what was wrong.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/experiments/config.h"
+#include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/models/builder.h"
+
+namespace ngraphbench {
+namespace {
+
+// Y = relu(X · Wᵀ + B): small enough to check against a loop here.
+Graph LinearRelu() {
+  GraphBuilder b("openvino_test_linear");
+  std::string y = b.Linear(b.Input("input", {4, 32}), 16);
+  b.Output(b.Unary("Relu", y));
+  return b.Finish();
+}
+
+HostTensor Reference(const Graph& graph, const HostTensor& x) {
+  const Node& linear = graph.nodes.front();
+  const HostTensor& w = graph.FindInitializer(linear.inputs[1])->tensor;
+  const HostTensor& bias = graph.FindInitializer(linear.inputs[2])->tensor;
+  const int64_t rows = x.shape[0], in = x.shape[1], out = w.shape[0];
+  HostTensor y{{rows, out}, std::vector<float>(rows * out)};
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t o = 0; o < out; ++o) {
+      double sum = bias.data[o];
+      for (int64_t i = 0; i < in; ++i) sum += double(x.data[r * in + i]) * w.data[o * in + i];
+      y.data[r * out + o] = sum > 0 ? static_cast<float>(sum) : 0.0f;
+    }
+  }
+  return y;
+}
+
+float MaxAbsDiff(const HostTensor& a, const HostTensor& b) {
+  EXPECT_EQ(a.shape, b.shape);
+  float diff = 0;
+  for (size_t i = 0; i < a.data.size() && i < b.data.size(); ++i) {
+    diff = std::max(diff, std::fabs(a.data[i] - b.data[i]));
+  }
+  return diff;
+}
+
+class OpenVinoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    compiler_ = LoadCompiler("openvino");
+    config_ = DefaultCompilerConfig(FindCompiler("openvino"));
+    onnx_ = ExportOnnx(graph_);
+    x_ = RandomNormal({4, 32}, 7);
+  }
+
+  std::unique_ptr<Executable> Compile() {
+    return compiler_->Compile({graph_, onnx_, config_, ""});
+  }
+
+  // Runs once and returns the largest deviation from Reference().
+  float RunError(Executable& executable) {
+    executable.SetInputs({x_});
+    executable.Run();
+    return MaxAbsDiff(executable.GetOutputs().at(0), Reference(graph_, x_));
+  }
+
+  void SetOption(const std::string& key, const std::string& value) {
+    auto values = config_.options.values();
+    values[key] = value;
+    config_.options = Options(values);
+  }
+
+  std::unique_ptr<Compiler> compiler_;
+  const Graph graph_ = LinearRelu();
+  CompilerConfig config_;
+  std::string onnx_;
+  HostTensor x_;
+};
+
+TEST_F(OpenVinoTest, ConfigFileMatchesTheRegistrySchema) {
+  CompilerConfig config = LoadCompilerConfig(std::string(NGB_SOURCE_DIR) + "/configs/openvino.yaml",
+                                             FindCompiler("openvino"));
+  EXPECT_EQ(config.device, "cpu");
+  EXPECT_EQ(config.precision, "fp32");
+  EXPECT_EQ(config.options.String("performance_hint"), "LATENCY");
+  EXPECT_EQ(config.options.Int("num_streams"), 0);
+  EXPECT_EQ(config.options.String("cache_dir"), "");
+}
+
+TEST_F(OpenVinoTest, VersionNamesTheSdk) {
+  EXPECT_EQ(compiler_->Version().rfind("openvino 20", 0), 0u) << compiler_->Version();
+}
+
+// On CPUs with AMX or AVX512_BF16, OpenVINO's default for fp32 models is bf16; fp32 must mean f32.
+TEST_F(OpenVinoTest, Fp32RunsInF32AndMatchesTheReference) {
+  config_.threads = 1;
+  auto executable = Compile();
+  EXPECT_LT(RunError(*executable), 1e-5f);
+  const auto settings = executable->EffectiveSettings();
+  EXPECT_EQ(settings.at("inference_precision"), "f32");
+  EXPECT_EQ(settings.at("threads"), "1");
+  EXPECT_EQ(settings.at("performance_hint"), "LATENCY");
+  EXPECT_EQ(settings.at("num_streams"), "1");
+  EXPECT_EQ(settings.at("execution_devices"), "CPU");
+}
+
+TEST_F(OpenVinoTest, RepeatedRunsGiveTheSameOutput) {
+  auto executable = Compile();
+  executable->SetInputs({x_});
+  executable->Run();
+  const HostTensor first = executable->GetOutputs().at(0);
+  executable->Run();
+  EXPECT_EQ(executable->GetOutputs().at(0).data, first.data);
+}
+
+TEST_F(OpenVinoTest, ThroughputHintAndStreamsAreApplied) {
+  config_.threads = 2;
+  SetOption("performance_hint", "THROUGHPUT");
+  SetOption("num_streams", "2");
+  auto executable = Compile();
+  EXPECT_LT(RunError(*executable), 1e-5f);
+  const auto settings = executable->EffectiveSettings();
+  EXPECT_EQ(settings.at("performance_hint"), "THROUGHPUT");
+  EXPECT_EQ(settings.at("num_streams"), "2");
+  EXPECT_EQ(settings.at("threads"), "2");
+}
+
+TEST_F(OpenVinoTest, AutoDeviceReportsThePickedDevicesSettings) {
+  config_.device = "auto";
+  config_.threads = 1;
+  auto executable = Compile();
+  EXPECT_LT(RunError(*executable), 1e-5f);
+  const auto settings = executable->EffectiveSettings();
+  EXPECT_EQ(settings.at("inference_precision"), "f32");
+  EXPECT_EQ(settings.at("threads"), "1");
+}
+
+// bf16 either runs in bf16 (within bf16 rounding of an fp32 reference) or, on a CPU without
+// bf16 arithmetic, fails naming the precision; never a silent fp32 run labelled bf16.
+TEST_F(OpenVinoTest, Bf16RunsInBf16OrFailsClearly) {
+  config_.precision = "bf16";
+  std::unique_ptr<Executable> executable;
+  try {
+    executable = Compile();
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("bf16"), std::string::npos) << e.what();
+    return;
+  }
+  EXPECT_EQ(executable->EffectiveSettings().at("inference_precision"), "bf16");
+  const float error = RunError(*executable);
+  EXPECT_LT(error, 0.1f);
+  EXPECT_GT(error, 1e-5f) << "bf16 should round the 32-term dot products";
+}
+
+TEST_F(OpenVinoTest, CacheDirReceivesTheCompiledModel) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("ngb_openvino_cache_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  SetOption("cache_dir", dir.string());
+  EXPECT_LT(RunError(*Compile()), 1e-5f);
+  ASSERT_TRUE(std::filesystem::exists(dir));
+  EXPECT_FALSE(std::filesystem::is_empty(dir));
+  EXPECT_LT(RunError(*Compile()), 1e-5f);  // now loaded from the cache
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(OpenVinoTest, UnreadableOnnxIsACompileError) {
+  onnx_ = "not an onnx model";
+  EXPECT_THROW(Compile(), CompileError);
+  onnx_.clear();
+  EXPECT_THROW(Compile(), CompileError);
+}
+
+TEST_F(OpenVinoTest, MissingDeviceIsACompileErrorNamingIt) {
+  config_.device = "gpu";
+  try {
+    Compile();
+    GTEST_SKIP() << "this machine has an OpenVINO GPU device";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("GPU"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ngraphbench
