@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""Turns the CSVs of `ngraphbench analyze` into a Markdown report with PNG figures.
+
+    python/report.py [ANALYSIS_DIR] [--name NAME] [--reports-dir DIR]
+
+reads ANALYSIS_DIR (default reports/analysis) and writes DIR/NAME/report.md (default
+reports/report/report.md) with its figures in DIR/NAME/figures/. Every number comes from the
+analysis CSVs; cells they leave empty (a missing baseline) stay empty here, with the reason shown.
+Needs only the standard library and matplotlib (pinned in scripts/setup/report.sh).
+"""
+
+import argparse
+import csv
+import math
+import os
+import sys
+from collections import OrderedDict, defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display on benchmark machines
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import ticker  # noqa: E402
+
+BASELINE = "identity"
+TABLES = ("scaling.csv", "blocks.csv", "ranking.csv", "rank_reversals.csv", "failures.csv")
+
+
+def read_table(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def num(text):
+    return float(text) if text not in ("", None) else None
+
+
+def fmt(value, digits=3):
+    if value is None:
+        return ""
+    return f"{value:.{digits}g}"
+
+
+def md_table(header, rows):
+    def cell(v):
+        return str(v).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def group_by(rows, *keys):
+    """Groups rows by the given columns, keeping first-seen order (the CSVs are sorted)."""
+    groups = OrderedDict()
+    for row in rows:
+        groups.setdefault(tuple(row[k] for k in keys), []).append(row)
+    return groups
+
+
+def compiler_styles(compilers):
+    """One colour per compiler across every figure; the baseline is black and dashed."""
+    palette = plt.get_cmap("tab10").colors
+    others = sorted(c for c in compilers if c != BASELINE)
+    styles = {c: dict(color=palette[i % len(palette)], linestyle="-") for i, c in enumerate(others)}
+    styles[BASELINE] = dict(color="black", linestyle="--")
+    return styles
+
+
+def small_multiples(count):
+    cols = min(4, count)
+    rows = math.ceil(count / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.8 * rows), squeeze=False)
+    for ax in axes.flat[count:]:
+        ax.set_visible(False)
+    return fig, list(axes.flat)[:count]
+
+
+def log2_axis(ax, xs, label):
+    """Log2 x axis ticked at the measured values, written as plain numbers."""
+    ticks = sorted(set(xs))
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([str(t) for t in ticks])
+    ax.minorticks_off()
+    ax.set_xlabel(label, fontsize=8)
+
+
+def log_y_axis(ax):
+    """Log y axis ticked at 1, 2 and 5 per decade, written as plain numbers."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+
+
+def finish(fig, axes, title, path):
+    """One legend for all panels, right of them, then the PNG."""
+    handles = {}
+    for ax in axes:
+        ax.tick_params(labelsize=7)
+        ax.grid(True, alpha=0.3)
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    fig.legend(handles.values(), handles.keys(), loc="center right", fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    width = fig.get_size_inches()[0]
+    fig.tight_layout(rect=(0, 0, 1 - 1.4 / width, 1))
+    # No "Software" stamp: the same CSVs give the same PNG bytes across matplotlib builds.
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+
+
+def safe(text):
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+
+
+def plot_batch_scaling(rows, column, ylabel, log_y, styles, path, title):
+    """One panel per model, one line per compiler, batch size on a log2 axis."""
+    models = group_by(rows, "model")
+    fig, axes = small_multiples(len(models))
+    for ax, ((model,), model_rows) in zip(axes, models.items()):
+        for (compiler,), points in sorted(group_by(model_rows, "compiler").items()):
+            xy = sorted((int(p["batch_size"]), num(p[column])) for p in points
+                        if num(p[column]) is not None)
+            if xy:
+                ax.plot(*zip(*xy), marker="o", markersize=3, label=compiler, **styles[compiler])
+        log2_axis(ax, [int(r["batch_size"]) for r in model_rows], "batch size")
+        if log_y:
+            log_y_axis(ax)
+        ax.set_title(model, fontsize=9)
+        ax.set_ylabel(ylabel, fontsize=8)
+    finish(fig, axes, title, path)
+
+
+def plot_vs_depth(rows, column, ylabel, speedup, styles, path, title):
+    """One panel per width, one line per compiler, depth on a log2 axis, values on a log axis (a
+    speedup of 2 and one of 1/2 lie equally far from 1). For speedups identity is the line at 1."""
+    widths = sorted(group_by(rows, "width").items(), key=lambda kv: int(kv[0][0]))
+    fig, axes = small_multiples(len(widths))
+    for ax, ((width,), width_rows) in zip(axes, widths):
+        for (compiler,), points in sorted(group_by(width_rows, "compiler").items()):
+            if speedup and compiler == BASELINE:
+                continue
+            xy = sorted((int(p["depth"]), num(p[column])) for p in points
+                        if num(p[column]) is not None)
+            if xy:
+                ax.plot(*zip(*xy), marker="o", markersize=3, label=compiler, **styles[compiler])
+        if speedup:
+            ax.axhline(1.0, label=BASELINE, **styles[BASELINE])
+        log_y_axis(ax)
+        log2_axis(ax, [int(r["depth"]) for r in width_rows], "depth")
+        ax.set_title(f"width {width}", fontsize=9)
+        ax.set_ylabel(ylabel, fontsize=8)
+    finish(fig, axes, title, path)
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def speedup_summary(scaling):
+    """Geometric-mean speedup over identity per (device, experiment, batch size) and compiler."""
+    out = []
+    compilers = sorted({r["compiler"] for r in scaling if r["compiler"] != BASELINE})
+    for (device, experiment, batch), rows in sorted(
+            group_by(scaling, "device", "experiment", "batch_size").items(),
+            key=lambda kv: (kv[0][0], kv[0][1], int(kv[0][2]))):
+        cells = []
+        for compiler in compilers:
+            values = [num(r["speedup_vs_identity"]) for r in rows if r["compiler"] == compiler
+                      and num(r["speedup_vs_identity"]) is not None]
+            cells.append(f"{fmt(geomean(values))} ({len(values)})" if values else "")
+        if any(cells):
+            out.append([device, experiment, batch] + cells)
+    return compilers, out
+
+
+def write_report(analysis_dir, out_dir):
+    missing = [t for t in TABLES if not os.path.exists(os.path.join(analysis_dir, t))]
+    if missing:
+        sys.exit(f"report.py: {analysis_dir} lacks {', '.join(missing)}; expected the output "
+                 f"directory of `ngraphbench analyze` (default reports/analysis)")
+    scaling, blocks, ranking, reversals, failures = (
+        read_table(os.path.join(analysis_dir, t)) for t in TABLES)
+
+    fig_dir = os.path.join(out_dir, "figures")
+    os.makedirs(fig_dir, exist_ok=True)
+    styles = compiler_styles({r["compiler"] for r in scaling})
+    md = ["# ngraphbench report\n",
+          f"From `{analysis_dir}`: {len(scaling)} runs ok, {len(failures)} not ok. "
+          f"Devices: {', '.join(sorted({r['device'] for r in scaling})) or '-'}. "
+          f"Compilers: {', '.join(sorted({r['compiler'] for r in scaling})) or '-'}.\n",
+          "Throughput T is the median-latency throughput in samples/s. "
+          "RTR(b) = T(b)/T(1); ASE(b) = T(b)/(b·T(1)) (1 = linear scaling); speedup = "
+          "T_compiler(b)/T_identity(b) at the same device, experiment, model and batch size. "
+          "Kendall's tau-b compares a compiler's ranking of the architectures by throughput with "
+          "identity's (1 = same order, -1 = reversed). A cell is empty where its baseline run is "
+          "missing or did not end ok.\n"]
+
+    compilers, summary = speedup_summary(scaling)
+    md.append("## Speedup over identity\n")
+    if summary:
+        md.append("Geometric mean over the models with a speedup (number of models in "
+                  "brackets).\n")
+        md.append(md_table(["device", "experiment", "batch size"] + compilers, summary))
+    else:
+        md.append("No speedups: no compiler has a run with a matching identity run.\n")
+
+    md.append("## Batch scaling\n")
+    for (device, experiment), rows in group_by(scaling, "device", "experiment").items():
+        if len({r["batch_size"] for r in rows}) < 2:
+            continue  # one batch size: nothing scales
+        stem = safe(f"{device}_{experiment}")
+        md.append(f"### {experiment} on {device}\n")
+        for column, label, log_y, what in (
+                ("throughput_median_sps", "throughput (samples/s)", True, "throughput"),
+                ("ase", "ASE", False, "ase")):
+            name = f"{stem}_{what}_vs_batch.png"
+            plot_batch_scaling(rows, column, label, log_y, styles, os.path.join(fig_dir, name),
+                               f"{experiment} on {device}: {label} against batch size")
+            md.append(f"![{what} against batch size, {experiment} on {device}](figures/{name})\n")
+
+    md.append("## Blocks: throughput and speedup against depth and width\n")
+    if not blocks:
+        md.append("No block experiment runs.\n")
+    for (device, experiment, batch), rows in group_by(blocks, "device", "experiment",
+                                                      "batch_size").items():
+        md.append(f"### {experiment} on {device}, batch size {batch}\n")
+        stem = safe(f"{device}_{experiment}_b{batch}")
+        plot_vs_depth(rows, "throughput_median_sps", "throughput (samples/s)", False, styles,
+                      os.path.join(fig_dir, f"{stem}_throughput_vs_depth.png"),
+                      f"{experiment} on {device}, batch {batch}: throughput against depth")
+        md.append(f"![throughput against depth](figures/{stem}_throughput_vs_depth.png)\n")
+        if any(num(r["speedup_vs_identity"]) is not None for r in rows
+               if r["compiler"] != BASELINE):
+            plot_vs_depth(rows, "speedup_vs_identity", "speedup over identity", True, styles,
+                          os.path.join(fig_dir, f"{stem}_speedup_vs_depth.png"),
+                          f"{experiment} on {device}, batch {batch}: speedup against depth")
+            md.append(f"![speedup against depth](figures/{stem}_speedup_vs_depth.png)\n")
+        else:
+            md.append("No speedup figure: no compiler has a matching identity run.\n")
+
+    md.append("## Architecture ranking: does compilation reverse it?\n")
+    if ranking:
+        md.append(md_table(
+            ["device", "batch size", "compiler", "models", "Kendall tau-b", "reversed pairs",
+             "note"],
+            [[r["device"], r["batch_size"], r["compiler"], r["models_ranked"],
+              fmt(num(r["kendall_tau_b"])), f"{r['reversed_pairs']} of {r['pairs']}", r["note"]]
+             for r in ranking]))
+    else:
+        md.append("No runs of the architectures experiment.\n")
+    if reversals:
+        md.append("\nReversed pairs: identity runs model A faster, the compiler runs model B "
+                  "faster (samples/s).\n")
+        md.append(md_table(
+            ["device", "batch size", "compiler", "A", "B", "identity A", "identity B",
+             "compiler A", "compiler B"],
+            [[r["device"], r["batch_size"], r["compiler"], r["model_a"], r["model_b"],
+              fmt(num(r["identity_a_sps"]), 4), fmt(num(r["identity_b_sps"]), 4),
+              fmt(num(r["compiler_a_sps"]), 4), fmt(num(r["compiler_b_sps"]), 4)]
+             for r in reversals]))
+
+    md.append("## Runs that did not end ok\n")
+    if failures:
+        md.append(md_table(
+            ["device", "experiment", "compiler", "model", "batch size", "status", "error"],
+            [[r["device"], r["experiment"], r["compiler"], r["model"], r["batch_size"],
+              r["status"], (r["error"][:160] + "…") if len(r["error"]) > 160 else r["error"]]
+             for r in failures]))
+    else:
+        md.append("None.\n")
+
+    notes = defaultdict(int)
+    for r in scaling:
+        for column in ("scaling_note", "speedup_note"):
+            if r[column]:
+                notes[r[column]] += 1
+    md.append("## Empty cells and why\n")
+    if notes:
+        md.append(md_table(["reason", "rows"], sorted(notes.items())))
+    else:
+        md.append("Every baseline was present.\n")
+
+    path = os.path.join(out_dir, "report.md")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(md))
+    return path
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("analysis_dir", nargs="?", default="reports/analysis",
+                        help="output directory of `ngraphbench analyze`")
+    parser.add_argument("--name", default="report", help="report folder name")
+    parser.add_argument("--reports-dir", default="reports", help="parent of the report folder")
+    args = parser.parse_args(argv)
+    path = write_report(args.analysis_dir, os.path.join(args.reports_dir, args.name))
+    print(path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Produces the released traces: quick grids (the experiments' quick_batch_sizes) of the synthetic
+# experiments with every built compiler, into a temporary results tree, zipped as
+# results/<device>/<compiler>/<run_id>{.csv,.latencies.csv}. `ngraphbench analyze` reads the zip
+# as it reads the tree.
+#
+#   scripts/make_traces.sh [--device LABEL] [--compilers a,b] [--experiments a,b] [--out PATH]
+#                          [--configs DIR] [--repeats N]
+#
+# Defaults: device `local`, every compiler module in build/ except `null` (a test double),
+# experiments conv_blocks,mha_blocks,conv2d,fully_connected,self_attention,
+# out resources/traces/results_raw.zip, configs/ and each experiment's repeats. Runs that fail are
+# kept: they are rows with a status.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BIN=$ROOT/build/ngraphbench
+
+device=local
+compilers=""
+experiments=conv_blocks,mha_blocks,conv2d,fully_connected,self_attention
+out=$ROOT/resources/traces/results_raw.zip
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --device) device=${2:?--device needs a label}; shift 2 ;;
+    --compilers) compilers=${2:?--compilers needs a comma-separated list}; shift 2 ;;
+    --experiments) experiments=${2:?--experiments needs a comma-separated list}; shift 2 ;;
+    --out) out=${2:?--out needs a path}; shift 2 ;;
+    --configs) extra+=(--configs "${2:?--configs needs a directory}"); shift 2 ;;
+    --repeats) extra+=(--repeats "${2:?--repeats needs a number}"); shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "make_traces.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+case "$out" in /*) ;; *) out=$ROOT/$out ;; esac
+
+[ -x "$BIN" ] || { echo "make_traces.sh: $BIN is missing; run ./setup.sh first" >&2; exit 2; }
+command -v zip >/dev/null ||
+  { echo "make_traces.sh: needs zip (apt-get install -y zip)" >&2; exit 2; }
+
+if [ -z "$compilers" ]; then
+  found=()
+  for module in "$ROOT"/build/libngraphbench_*.so; do
+    [ -e "$module" ] || continue
+    name=${module##*/libngraphbench_}
+    name=${name%.so}
+    [ "$name" = null ] || found+=("$name")
+  done
+  [ ${#found[@]} -gt 0 ] || { echo "make_traces.sh: no compiler modules in build/" >&2; exit 2; }
+  compilers=$(IFS=,; echo "${found[*]}")
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "make_traces: device $device, compilers $compilers, experiments $experiments" >&2
+IFS=, read -r -a experiment_list <<<"$experiments"
+IFS=, read -r -a compiler_list <<<"$compilers"
+for experiment in "${experiment_list[@]}"; do
+  for compiler in "${compiler_list[@]}"; do
+    rc=0
+    "$BIN" run "$experiment" "$compiler" --quick --device "$device" --results "$tmp/results" \
+      "${extra[@]}" || rc=$?
+    # 1 = the sweep finished but some runs are not ok: those rows belong in the traces too.
+    if [ "$rc" -gt 1 ]; then
+      echo "make_traces: '$experiment' with '$compiler' failed (exit $rc)" >&2
+      exit "$rc"
+    fi
+  done
+done
+
+# The traces must load: analyze them once before publishing.
+"$BIN" analyze "$tmp/results" -o "$tmp/analysis"
+
+mkdir -p "$(dirname "$out")"
+rm -f "$out.tmp"
+(cd "$tmp" && zip -qr -X "$out.tmp" results)
+mv "$out.tmp" "$out"
+echo "make_traces: wrote $out ($(unzip -Z1 "$out" | grep -vc '\.latencies\.csv$\|/$') runs)" >&2
