@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -72,6 +73,17 @@ class ProgramBuilder {
     }
     if (slot_of_.count(n.outputs[0])) Fail(n, "output '" + n.outputs[0] + "' is defined twice");
     return NewSlot(n.outputs[0], at::Tensor());
+  }
+
+  // The slots of every output of a multi-output node (Split); each must be named.
+  std::vector<int> Outs(const Node& n) {
+    std::vector<int> outs;
+    for (const auto& value : n.outputs) {
+      if (value.empty()) Fail(n, "has an unnamed output");
+      if (slot_of_.count(value)) Fail(n, "output '" + value + "' is defined twice");
+      outs.push_back(NewSlot(value, at::Tensor()));
+    }
+    return outs;
   }
 
   const Shape& ShapeOfInput(const Node& n, size_t i) const {
@@ -524,6 +536,38 @@ StepFn MakeConcat(ProgramBuilder& b, const Node& n) {
   };
 }
 
+// ONNX Split (opset 13-17): sizes from the constant `split` input, else equal parts. PyTorch
+// eager's chunk/unbind/split are the same views.
+StepFn MakeSplit(ProgramBuilder& b, const Node& n) {
+  b.AllowAttrs(n, {"axis"});
+  const Shape& in = b.ShapeOfInput(n, 0);
+  const int64_t axis = NormalizeAxis(b, n, n.IntAttr("axis", 0), in.size());
+  const int64_t dim = in[static_cast<size_t>(axis)];
+  const int64_t parts = static_cast<int64_t>(n.outputs.size());
+  Ints sizes;
+  if (b.IsConstant(n, 1)) {
+    sizes = b.ConstInts(n, 1);
+  } else if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
+    b.Fail(n, "split sizes must be a constant");
+  } else {
+    if (parts == 0 || dim % parts != 0) {
+      b.Fail(n, "cannot split " + std::to_string(dim) + " into " + std::to_string(parts) +
+                    " equal parts");
+    }
+    sizes.assign(static_cast<size_t>(parts), dim / parts);
+  }
+  if (static_cast<int64_t>(sizes.size()) != parts ||
+      std::accumulate(sizes.begin(), sizes.end(), int64_t{0}) != dim) {
+    b.Fail(n, "split sizes do not add up to the axis length " + std::to_string(dim));
+  }
+  const int x = b.In(n, 0);
+  const std::vector<int> outs = b.Outs(n);
+  return [=](Slots& s) {
+    std::vector<at::Tensor> pieces = at::split_with_sizes(s[x], sizes, axis);
+    for (size_t i = 0; i < outs.size(); ++i) s[outs[i]] = std::move(pieces[i]);
+  };
+}
+
 StepFn MakeSlice(ProgramBuilder& b, const Node& n) {
   b.AllowAttrs(n, {});
   const Shape& in = b.ShapeOfInput(n, 0);
@@ -743,6 +787,7 @@ const std::map<std::string, Maker>& Makers() {
       {"ScaledDotProductAttention", MakeAttention},
       {"Sigmoid", unary([](const at::Tensor& a) { return at::sigmoid(a); })},
       {"Slice", MakeSlice},
+      {"Split", MakeSplit},
       {"Softmax", MakeSoftmax},
       {"Sqrt", unary([](const at::Tensor& a) { return at::sqrt(a); })},
       {"Squeeze", MakeSqueeze},
