@@ -55,6 +55,16 @@ const std::vector<CompilerInfo>& AllCompilers() {
        "run ./setup.sh (scripts/setup/openvino.sh installs the openvino wheel), or configure "
        "with -DOpenVINO_DIR=$(python -c 'from openvino.utils import get_cmake_path; "
        "print(get_cmake_path())')"},
+      {"tvm", "vendor-agnostic, with auto-tuning", "Apache TVM (Relax) + MetaSchedule", true,
+       {"cpu"}, {"fp32"}, {"default"},
+       {{"target", OptionType::kString, "host", {},
+         "TVM target: host (LLVM's detection of this CPU), a kind (llvm) or a JSON target"},
+        {"tuning_trials", OptionType::kInt, "0", {},
+         "MetaSchedule trials per model; 0 = untuned (--quick never tunes)"},
+        {"tuning_timeout_s", OptionType::kInt, "480", {},
+         "tuning budget in seconds; over it the untuned build is used (tuning=failed:...)"}},
+       "run ./setup.sh (scripts/setup/tvm.sh installs apache-tvm and apache-tvm-ffi into "
+       ".venv), or configure with -DNGB_TVM_PYTHON=<python with those wheels>"},
   };
   return compilers;
 }

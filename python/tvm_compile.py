@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""Compiles an ONNX model with Apache TVM (Relax) into a library the C++ `tvm` module loads.
+
+Called by src/ngraphbench/compilers/tvm/tvm_compiler.cc as a subprocess: TVM's frontends, its
+compiler and MetaSchedule exist only in Python. The timed execution happens in C++ (tvm-ffi and
+the Relax VM), never here.
+
+    tvm_compile.py --onnx M.onnx --out-dir DIR --target host --trials 64 --tuning-timeout-s 600 \
+        --tuning-db TUNEDIR --threads 2
+
+Writes DIR/model.so and then DIR/meta.json (last, atomically: its presence marks a complete
+cache entry). With --trials 0 the model is built untuned with TVM's default Relax pipeline.
+With --trials N > 0 MetaSchedule tunes the model's TIR tasks in a child process under a
+wall-clock budget; a failed or over-budget tuning falls back to the untuned build, and the
+reason is recorded in meta.json ("tuning": "failed:<reason>"), never dropped silently.
+
+Tuning records are shared per (target, TVM version, trial budget) in TUNEDIR: a TIR task that an
+earlier compile already tuned there (the same workload, found by structural hash, e.g. the same
+Conv layer in a deeper stack) is not tuned again, so a rerun or a larger model of the same width
+reuses what it can. A batch size is part of every workload's shape, so other batch sizes tune
+their own tasks.
+"""
+
+import argparse
+import contextlib
+import fcntl
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+
+def log(message):
+    print(f"tvm_compile: {message}", file=sys.stderr, flush=True)
+
+
+# Tensor intrinsics for other architectures. Importing tvm.s_tir.tensor_intrin (which
+# MetaSchedule's CPU rules and its candidate builder do) registers all of them and takes ~35 s,
+# mostly CUDA's; every builder process of every tuning round pays it again. A CPU target uses only
+# its own architecture's intrinsics, so the others are left unregistered.
+_FOREIGN_INTRINSICS = {
+    "x86_64": ("cuda", "rocm", "hexagon", "arm_cpu", "riscv_cpu"),
+    "aarch64": ("cuda", "rocm", "hexagon", "x86", "riscv_cpu"),
+}
+
+
+def skip_foreign_intrinsics():
+    """Runs first in the tuning process and in each MetaSchedule builder/runner process."""
+    import platform  # pylint: disable=import-outside-toplevel
+    import types  # pylint: disable=import-outside-toplevel
+
+    for name in _FOREIGN_INTRINSICS.get(platform.machine(), ()):
+        module = f"tvm.s_tir.tensor_intrin.{name}"
+        sys.modules.setdefault(module, types.ModuleType(module))
+
+
+def resolve_target(spec, threads):
+    """The TVM target: 'host' (LLVM's view of this CPU), a kind ('llvm') or a JSON dict."""
+    import tvm  # pylint: disable=import-outside-toplevel
+
+    # "host" asks LLVM for this CPU (e.g. mcpu=skylake-avx512), so that tuning and codegen use its
+    # real vector width.
+    if spec in ("", "host"):
+        config = dict(tvm.target.Target.from_device("cpu").export())
+    elif spec.lstrip().startswith("{"):
+        config = json.loads(spec)
+    else:
+        config = dict(tvm.target.Target(spec).export())
+    # MetaSchedule sizes parallel loops by the target's core count: the thread pool we run with.
+    config.setdefault("num-cores", threads)
+    return tvm.target.Target(config)
+
+
+def describe_target(target):
+    """A short form for the result row, e.g. "llvm -mcpu=rocketlake -num-cores=2"."""
+    attrs = target.attrs
+    parts = [str(target.kind.name)]
+    for key in ("mcpu", "mattr", "num-cores"):
+        if key in attrs and attrs[key]:
+            value = attrs[key]
+            value = ",".join(value) if key == "mattr" else value
+            parts.append(f"-{key}={value}")
+    return " ".join(parts)
+
+
+def import_onnx(onnx_path):
+    import onnx  # pylint: disable=import-outside-toplevel
+    from tvm import relax  # pylint: disable=import-outside-toplevel
+    from tvm.relax.frontend.onnx import from_onnx  # pylint: disable=import-outside-toplevel
+
+    model = onnx.load(onnx_path)
+    # Weights become constants of the compiled library, as in every other compiler here.
+    mod = from_onnx(model, keep_params_in_input=False)
+    # BatchNormalization in inference form (scale and shift), as TVM's own tuning pipeline does.
+    return relax.transform.DecomposeOpsForInference()(mod)
+
+
+def write_json_atomic(path, data):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+    os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def locked(directory):
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, ".lock"), "w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def open_database(directory):
+    from tvm.s_tir import meta_schedule as ms  # pylint: disable=import-outside-toplevel
+
+    os.makedirs(directory, exist_ok=True)
+    return ms.database.JSONDatabase(work_dir=directory, module_equality="structural")
+
+
+def fused(mod, target):
+    """The module as MetaSchedule's compile_relax sees it before applying the database: the same
+    passes, so that the workloads tuned here are the ones it looks up."""
+    import tvm  # pylint: disable=import-outside-toplevel
+    from tvm import relax  # pylint: disable=import-outside-toplevel
+
+    passes = [
+        *relax.pipeline.library_dispatch_passes(target),
+        relax.transform.LegalizeOps(),
+        relax.transform.AnnotateTIROpPattern(),
+        relax.transform.FoldConstant(),
+        relax.transform.FuseOps(),
+        relax.transform.FuseTIR(),
+    ]
+    with target, tvm.transform.PassContext(opt_level=3):
+        return tvm.transform.Sequential(passes)(mod)
+
+
+def untuned_tasks(mod, target, db_dir):
+    """The model's tuning tasks, and those of them that have no record in the shared database."""
+    from tvm.s_tir import meta_schedule as ms  # pylint: disable=import-outside-toplevel
+
+    tasks = ms.relax_integration.extract_tasks(fused(mod, target), target)
+    if not tasks:
+        raise RuntimeError("MetaSchedule extracted no tuning tasks from the model")
+    db = open_database(db_dir)
+    todo = []
+    for task in tasks:
+        record = db.query_tuning_record(task.dispatched[0], target, task.task_name)
+        if record is None:
+            todo.append(task)
+    return tasks, todo
+
+
+def tune_child(args):
+    """Runs in its own process (--tune-child); a failure's last line goes to error.txt."""
+    try:
+        tune_missing(args)
+    except Exception as e:  # pylint: disable=broad-except
+        traceback.print_exc()
+        with open(os.path.join(args.scratch, "error.txt"), "w", encoding="utf-8") as f:
+            f.write(f"{type(e).__name__}: {last_line(str(e))}")
+        sys.exit(1)
+
+
+def last_line(text):
+    """One line of an error for the row's settings, which are ';'-separated key=value pairs."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return (lines[-1].strip() if lines else "").replace(";", ",")[:300]
+
+
+def tune_missing(args):
+    """Tunes the model's tasks that have no record in the shared database yet."""
+    from tvm.s_tir import meta_schedule as ms  # pylint: disable=import-outside-toplevel
+
+    target = resolve_target(args.target, args.threads)
+    mod = import_onnx(args.onnx)
+    tasks, todo = untuned_tasks(mod, target, args.tuning_db)
+    result = {"tasks": len(tasks), "tasks_tuned": len(todo), "trials": 0}
+    if todo:
+        # The budget is per model; tasks tuned before keep their records, so only the share of the
+        # budget that belongs to the remaining tasks is spent.
+        budget = max(1, math.ceil(args.trials * len(todo) / len(tasks)))
+        work_dir = os.path.join(args.scratch, "work")
+        contexts, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(
+            todo, work_dir=work_dir, seed=args.seed
+        )
+        db = ms.tune.tune_tasks(
+            tasks=contexts,
+            task_weights=weights,
+            work_dir=work_dir,
+            max_trials_global=budget,
+            num_trials_per_iter=min(64, budget),
+            # Generous timeouts: on a small, busy machine a candidate's build alone can take
+            # longer than the default 30 s, and a timed-out candidate is simply lost.
+            builder=ms.builder.LocalBuilder(timeout_sec=120, initializer=skip_foreign_intrinsics),
+            runner=ms.runner.LocalRunner(timeout_sec=60, initializer=skip_foreign_intrinsics),
+            database=open_database(os.path.join(args.scratch, "db")),
+        )
+        result["trials"] = len(db.get_all_tuning_records())
+    write_json_atomic(os.path.join(args.scratch, "tuned.json"), result)
+
+
+def merge_records(src_dir, dst_dir):
+    """Commits the records of a completed tuning run into the shared database."""
+    from tvm.s_tir import meta_schedule as ms  # pylint: disable=import-outside-toplevel
+
+    src, dst = open_database(src_dir), open_database(dst_dir)
+    for r in src.get_all_tuning_records():
+        workload = dst.commit_workload(r.workload.mod)
+        dst.commit_tuning_record(
+            ms.database.TuningRecord(r.trace, workload, r.run_secs, r.target, r.args_info)
+        )
+
+
+def die_with_parent():
+    import ctypes  # pylint: disable=import-outside-toplevel
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+def kill_tree(pid):
+    """Kills a process and everything it started (MetaSchedule's builder and runner pools)."""
+    import psutil  # pylint: disable=import-outside-toplevel
+
+    try:
+        root = psutil.Process(pid)
+        procs = root.children(recursive=True) + [root]
+    except psutil.NoSuchProcess:
+        return
+    for p in procs:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            p.kill()
+
+
+def run_tuning(args, scratch):
+    """Tunes in a child process under a wall-clock budget. Returns (status, info)."""
+    cmd = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--tune-child",
+        "--onnx", args.onnx,
+        "--target", args.target,
+        "--trials", str(args.trials),
+        "--tuning-db", args.tuning_db,
+        "--scratch", scratch,
+        "--seed", str(args.seed),
+        "--threads", str(args.threads),
+        "--out-dir", args.out_dir,
+    ]
+    # The child stays in our process group, so that the scheduler's kill of a timed-out worker
+    # reaches it; it also dies with us.
+    child = subprocess.Popen(cmd, preexec_fn=die_with_parent)  # pylint: disable=consider-using-with
+    try:
+        rc = child.wait(timeout=args.tuning_timeout_s if args.tuning_timeout_s > 0 else None)
+    except subprocess.TimeoutExpired:
+        kill_tree(child.pid)
+        child.wait()
+        return f"failed:timeout after {args.tuning_timeout_s:g}s", None
+    result_path = os.path.join(scratch, "tuned.json")
+    if rc != 0 or not os.path.exists(result_path):
+        error_path = os.path.join(scratch, "error.txt")
+        if os.path.exists(error_path):
+            with open(error_path, encoding="utf-8") as f:
+                return f"failed:{f.read()}", None
+        return f"failed:tuning process exited with status {rc}", None
+    with open(result_path, encoding="utf-8") as f:
+        info = json.load(f)
+    if info["tasks_tuned"] and not info["trials"]:
+        return "failed:no candidate built and ran (0 valid trials)", info
+    return "ok", info
+
+
+def build(args, target, database):
+    import tvm  # pylint: disable=import-outside-toplevel
+    from tvm.s_tir import meta_schedule as ms  # pylint: disable=import-outside-toplevel
+
+    mod = import_onnx(args.onnx)
+    if database is None:
+        executable = tvm.compile(mod, target=target)
+    else:
+        executable = ms.relax_integration.compile_relax(database, mod, target, params=None)
+    tmp = os.path.join(args.out_dir, "model.so.tmp.so")
+    executable.export_library(tmp)
+    os.replace(tmp, os.path.join(args.out_dir, "model.so"))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--onnx", required=True, help="the model (ONNX ModelProto file)")
+    parser.add_argument("--out-dir", required=True, help="cache entry: model.so and meta.json")
+    parser.add_argument("--target", default="host", help="TVM target; 'host' = detected CPU")
+    parser.add_argument("--trials", type=int, default=0, help="MetaSchedule trials; 0 = untuned")
+    parser.add_argument("--tuning-timeout-s", type=float, default=0, help="0 = no limit")
+    parser.add_argument("--tuning-db", default="", help="shared MetaSchedule database directory")
+    parser.add_argument("--threads", type=int, default=os.cpu_count(), help="runtime threads")
+    parser.add_argument("--seed", type=int, default=0, help="MetaSchedule random seed")
+    parser.add_argument("--tune-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--scratch", default="", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.tune_child:
+        skip_foreign_intrinsics()
+        tune_child(args)
+        return 0
+
+    skip_foreign_intrinsics()
+    import tvm  # pylint: disable=import-outside-toplevel
+
+    os.makedirs(args.out_dir, exist_ok=True)
+    target = resolve_target(args.target, args.threads)
+    meta = {
+        "tvm_version": tvm.__version__,
+        "target": describe_target(target),
+        "target_json": str(target),
+        "trials_requested": args.trials,
+        "tuned": False,
+        "trials": 0,
+        "tuning": "none",
+        "tuning_s": 0.0,
+    }
+    database = None
+    if args.trials > 0:
+        if not args.tuning_db:
+            parser.error("--trials > 0 needs --tuning-db")
+        start = time.monotonic()
+        with locked(args.tuning_db), tempfile.TemporaryDirectory(dir=args.out_dir) as scratch:
+            try:
+                status, info = run_tuning(args, scratch)
+                if status == "ok" and info["trials"]:
+                    merge_records(os.path.join(scratch, "db"), args.tuning_db)
+            except Exception as e:  # pylint: disable=broad-except
+                traceback.print_exc()
+                status, info = f"failed:{type(e).__name__}: {last_line(str(e))}", None
+        meta["tuning_s"] = time.monotonic() - start
+        meta["tuning"] = status
+        if info:
+            meta.update(tasks=info["tasks"], tasks_tuned=info["tasks_tuned"], trials=info["trials"])
+        if status == "ok":
+            meta["tuned"] = True
+            database = open_database(args.tuning_db)
+        else:
+            log(f"tuning {status}; building untuned")
+
+    start = time.monotonic()
+    build(args, target, database)
+    meta["build_s"] = time.monotonic() - start
+    write_json_atomic(os.path.join(args.out_dir, "meta.json"), meta)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Exception as e:  # pylint: disable=broad-except
+        traceback.print_exc()
+        # The last stderr line is what the C++ module quotes in its CompileError.
+        log(f"error: {type(e).__name__}: {last_line(str(e))}")
+        sys.exit(1)

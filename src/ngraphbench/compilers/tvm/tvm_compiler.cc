@@ -1,0 +1,375 @@
+// The `tvm` compiler: Apache TVM (Relax) with optional MetaSchedule auto-tuning (DESIGN.md §8).
+//
+// Compilation needs TVM's Python stack (ONNX frontend, MetaSchedule, LLVM codegen), so it runs
+// python/tvm_compile.py as a subprocess that exports a shared library. The timed part runs here:
+// the library is loaded through tvm-ffi and executed by the Relax VM, with no Python in the
+// worker process.
+//
+// Compiled libraries are cached under <cache_dir>/tvm/<key>/ where the key hashes everything the
+// library depends on: the ONNX bytes, the target (and, for the detected host target, this CPU's
+// model and flags), the TVM version, the tuning settings and the compile script itself. A rerun,
+// or a second batch size of a model compiled before, then costs a library load instead of a
+// compile. Tuning records live in <cache_dir>/tvm/tuning/<key>/ shared by every model tuned
+// with the same target, TVM version and settings (see python/tvm_compile.py).
+#include <dlpack/dlpack.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <tvm/ffi/extra/module.h>
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/function.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "ngraphbench/compilers/compiler.h"
+#include "ngraphbench/core/error.h"
+
+extern char** environ;
+
+namespace ngraphbench {
+namespace {
+
+namespace ffi = tvm::ffi;
+namespace fs = std::filesystem;
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// FNV-1a, 128 bits: a stable content hash (std::hash may change between library versions, and
+// the cache outlives the binary). Collisions are not a security concern here.
+class Fnv128 {
+ public:
+  Fnv128& Add(const std::string& bytes) {
+    // Each part is length-prefixed so that ("ab","c") and ("a","bc") differ.
+    const std::string len = std::to_string(bytes.size()) + ":";
+    Mix(len.data(), len.size());
+    Mix(bytes.data(), bytes.size());
+    return *this;
+  }
+
+  std::string Hex() const {
+    char buf[33];
+    std::snprintf(buf, sizeof(buf), "%016llx%016llx",
+                  static_cast<unsigned long long>(state_ >> 64),
+                  static_cast<unsigned long long>(state_));
+    return buf;
+  }
+
+ private:
+  void Mix(const char* data, size_t n) {
+    constexpr unsigned __int128 kPrime =
+        (static_cast<unsigned __int128>(1) << 88) | static_cast<unsigned __int128>(0x13b);
+    for (size_t i = 0; i < n; ++i) {
+      state_ ^= static_cast<unsigned char>(data[i]);
+      state_ *= kPrime;
+    }
+  }
+
+  unsigned __int128 state_ = (static_cast<unsigned __int128>(0x6c62272e07bb0142ULL) << 64) |
+                             0x62b821756295c58dULL;
+};
+
+// What LLVM's host detection depends on: code compiled for this CPU must not be reused on
+// another one that shares the cache directory.
+std::string HostCpuIdentity() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model, flags;
+  while (std::getline(in, line) && (model.empty() || flags.empty())) {
+    if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+    if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
+  }
+  return model + "\n" + flags;
+}
+
+// The last non-empty line of a log: what the compile script says went wrong.
+std::string LastLine(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  }
+  return last;
+}
+
+// Runs argv with stdout and stderr appended to `log`; returns the exit status (or -signal).
+int RunProcess(const std::vector<std::string>& argv, const fs::path& log) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  pid_t pid;
+  const int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (err != 0) {
+    throw CompileError("tvm: cannot start " + argv[0] + ": " + std::strerror(err) +
+                       " (set NGRAPHBENCH_TVM_PYTHON to a python with apache-tvm)");
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+std::string Bool(bool b) { return b ? "true" : "false"; }
+
+// Host buffers aligned as TVM's own allocator aligns them (kAllocAlignment): generated kernels
+// may assume it for vector loads.
+struct AlignedHostAlloc {
+  static constexpr size_t kAlignment = 64;
+  void AllocData(DLTensor* t) {
+    const size_t bytes = ffi::GetDataSize(*t);
+    t->data = std::aligned_alloc(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+    if (!t->data) throw std::bad_alloc();
+  }
+  void FreeData(DLTensor* t) { std::free(t->data); }
+};
+
+// Relax VM allocator kinds (tvm/runtime/memory/memory_manager.h, whose headers the wheel does not
+// ship complete): kNaive = 1, kPooled = 2.
+constexpr int kPooledAllocator = 2;
+
+class TvmExecutable : public Executable {
+ public:
+  TvmExecutable(const fs::path& library, const Graph& graph,
+                std::map<std::string, std::string> settings)
+      : library_(ffi::Module::LoadFromFile(library.string())),
+        vm_(LoadVm(library_, library.string())),
+        outputs_spec_(graph.outputs),
+        settings_(std::move(settings)) {
+    const DLDevice cpu{kDLCPU, 0};
+    // One device; the pooled allocator recycles the VM's intermediate and output buffers, so
+    // a Run() after the first allocates no fresh memory.
+    vm_->GetFunction("vm_initialization")
+        .value()(static_cast<int>(cpu.device_type), cpu.device_id, kPooledAllocator);
+    main_ = vm_->GetFunction("main").value();
+    for (const auto& spec : graph.inputs) {
+      inputs_.push_back(ffi::Tensor::FromNDAlloc(AlignedHostAlloc(), ffi::Shape(spec.shape),
+                                                 DLDataType{kDLFloat, 32, 1}, cpu));
+    }
+    for (const auto& t : inputs_) args_.emplace_back(t);
+  }
+
+  void SetInputs(const std::vector<HostTensor>& inputs) override {
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      const HostTensor& in = inputs.at(i);
+      if (static_cast<int64_t>(in.data.size()) != inputs_[i].numel()) {
+        throw InputError("tvm: input " + std::to_string(i) + " has " +
+                         std::to_string(in.data.size()) + " values, the model expects " +
+                         std::to_string(inputs_[i].numel()));
+      }
+      std::memcpy(inputs_[i].data_ptr(), in.data.data(), in.data.size() * sizeof(float));
+    }
+  }
+
+  // CPU kernels run to completion in the calling thread's parallel region: synchronous.
+  void Run() override {
+    result_ = ffi::Any();  // returns the previous outputs to the pool before the next call
+    main_.CallPacked(args_.data(), static_cast<int32_t>(args_.size()), &result_);
+  }
+
+  std::vector<HostTensor> GetOutputs() override {
+    std::vector<ffi::Tensor> tensors;
+    if (auto single = result_.try_cast<ffi::Tensor>()) {
+      tensors.push_back(*single);
+    } else if (auto tuple = result_.try_cast<ffi::Array<ffi::Tensor>>()) {
+      tensors.assign(tuple->begin(), tuple->end());
+    } else {
+      throw CompileError("tvm: main() returned " + result_.GetTypeKey() + ", not tensors");
+    }
+    if (tensors.size() != outputs_spec_.size()) {
+      throw CompileError("tvm: main() returned " + std::to_string(tensors.size()) +
+                         " outputs, the model has " + std::to_string(outputs_spec_.size()));
+    }
+    std::vector<HostTensor> out;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      HostTensor h{outputs_spec_[i].shape,
+                   std::vector<float>(static_cast<size_t>(NumElements(outputs_spec_[i].shape)))};
+      const Shape got(tensors[i].shape().begin(), tensors[i].shape().end());
+      if (got != h.shape) {
+        throw CompileError("tvm: output " + outputs_spec_[i].name + " has shape " +
+                           ShapeToString(got) + ", expected " + ShapeToString(h.shape));
+      }
+      const DLDataType dtype = tensors[i].dtype();
+      if (tensors[i].device().device_type != kDLCPU || !tensors[i].IsContiguous() ||
+          dtype.code != kDLFloat || dtype.bits != 32) {
+        throw CompileError("tvm: output " + outputs_spec_[i].name +
+                           " is not a contiguous float32 host tensor");
+      }
+      std::memcpy(h.data.data(), tensors[i].data_ptr(), h.data.size() * sizeof(float));
+      out.push_back(std::move(h));
+    }
+    return out;
+  }
+
+  std::map<std::string, std::string> EffectiveSettings() const override { return settings_; }
+
+ private:
+  static ffi::Module LoadVm(const ffi::Module& library, const std::string& path) {
+    auto load = library->GetFunction("vm_load_executable");
+    if (!load) throw CompileError("tvm: " + path + " holds no Relax VM executable");
+    return (*load)().cast<ffi::Module>();
+  }
+
+  ffi::Module library_;
+  ffi::Module vm_;
+  ffi::Function main_{nullptr};
+  std::vector<ffi::Tensor> inputs_;
+  std::vector<ffi::AnyView> args_;  // views of inputs_, built once
+  ffi::Any result_;
+  std::vector<TensorSpec> outputs_spec_;
+  std::map<std::string, std::string> settings_;
+};
+
+class TvmCompiler : public Compiler {
+ public:
+  std::string Version() const override {
+    TVMFFIVersion v;
+    TVMFFIGetVersion(&v);
+    return "tvm " NGB_TVM_VERSION " (tvm-ffi " + std::to_string(v.major) + "." +
+           std::to_string(v.minor) + "." + std::to_string(v.patch) + ")";
+  }
+
+  std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
+    const CompilerConfig& config = request.config;
+    if (config.device != "cpu") {
+      throw CompileError("tvm: device '" + config.device + "' is not supported; use cpu");
+    }
+    if (config.precision != "fp32") {
+      throw CompileError("tvm: precision '" + config.precision + "' is not supported; use fp32");
+    }
+    if (request.onnx.empty()) throw CompileError("tvm: needs the model as ONNX bytes");
+
+    // TVM's thread pool reads TVM_NUM_THREADS when it starts, i.e. at the first parallel kernel
+    // or NumThreads() below; without it TVM would use half the cores. The compile script
+    // inherits it, so that tuning measures candidates with the same pool.
+    const int threads = config.threads > 0 ? config.threads : AvailableCores();
+    ::setenv("TVM_NUM_THREADS", std::to_string(threads).c_str(), 1);
+
+    const std::string target = config.options.String("target");
+    // --quick skips auto-tuning (CompileRequest::quick), as DESIGN.md's "quick" grid intends.
+    const int64_t configured_trials = config.options.Int("tuning_trials");
+    const int64_t trials = request.quick ? 0 : configured_trials;
+    const std::string timeout = std::to_string(config.options.Int("tuning_timeout_s"));
+    const std::string script_path = EnvOr("NGRAPHBENCH_TVM_COMPILE_SCRIPT", NGB_TVM_SCRIPT);
+    const std::string script = ReadFile(script_path);
+    if (script.empty()) {
+      throw CompileError("tvm: cannot read the compile script " + script_path +
+                         " (set NGRAPHBENCH_TVM_COMPILE_SCRIPT)");
+    }
+
+    Fnv128 setting_key;
+    setting_key.Add("ngraphbench-tvm-v1").Add(NGB_TVM_VERSION).Add(target);
+    if (target == "host") setting_key.Add(HostCpuIdentity());
+    Fnv128 tuning_key = setting_key;
+    // Tuning measures candidates on the thread pool: its records depend on the thread count.
+    tuning_key.Add(std::to_string(trials)).Add(std::to_string(threads));
+    Fnv128 entry_key = setting_key;
+    entry_key.Add(request.onnx).Add(script).Add(std::to_string(trials));
+    if (trials > 0) entry_key.Add(std::to_string(threads));
+
+    const bool cached = !request.cache_dir.empty();
+    const fs::path root = cached ? fs::path(request.cache_dir) / "tvm"
+                                 : fs::temp_directory_path() / ("ngraphbench-tvm-" +
+                                                                std::to_string(::getpid()));
+    const fs::path entry = root / entry_key.Hex();
+    const fs::path meta_path = entry / "meta.json";
+    nlohmann::json meta;
+    bool hit = false;
+    if (cached && fs::exists(meta_path) && fs::exists(entry / "model.so")) {
+      meta = nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
+      // A build whose tuning failed is not reused: the next run tries tuning again.
+      hit = meta.is_object() && meta.value("tuning", "").rfind("failed:", 0) != 0;
+    }
+    if (!hit) {
+      fs::create_directories(entry);
+      const fs::path onnx_path = entry / "model.onnx";
+      std::ofstream(onnx_path, std::ios::binary) << request.onnx;
+      const fs::path log = entry / "compile.log";
+      fs::remove(log);
+      const std::vector<std::string> argv = {
+          EnvOr("NGRAPHBENCH_TVM_PYTHON", NGB_TVM_PYTHON),
+          script_path,
+          "--onnx", onnx_path.string(),
+          "--out-dir", entry.string(),
+          "--target", target,
+          "--trials", std::to_string(trials),
+          "--tuning-timeout-s", timeout,
+          "--threads", std::to_string(threads),
+          "--tuning-db", (root / "tuning" / tuning_key.Hex()).string()};
+      const int rc = RunProcess(argv, log);
+      fs::remove(onnx_path);  // the key already covers it; it would only double the cache size
+      if (rc != 0 || !fs::exists(meta_path)) {
+        const std::string text = ReadFile(log);
+        std::cerr << text;  // the whole Python traceback, for the worker's log
+        if (!cached) fs::remove_all(root);
+        const std::string why = LastLine(text);
+        throw CompileError("tvm: compiling failed (" +
+                           (why.empty() ? "exit status " + std::to_string(rc) : why) + ")");
+      }
+      meta = nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
+      if (!meta.is_object()) throw CompileError("tvm: unreadable " + meta_path.string());
+    }
+
+    std::map<std::string, std::string> settings = {
+        {"cache_hit", Bool(hit)},
+        {"tuned", Bool(meta.value("tuned", false))},
+        {"trials", std::to_string(meta.value("trials", 0))},
+        {"trials_requested", std::to_string(configured_trials)},
+        {"tuning", request.quick && configured_trials > 0 ? "skipped:quick"
+                                                          : meta.value("tuning", "none")},
+        // On a hit, what the original compile spent: the row's compile_s is the load time.
+        {"tuning_s", std::to_string(meta.value("tuning_s", 0.0))},
+        {"codegen_s", std::to_string(meta.value("build_s", 0.0))},
+        {"target", meta.value("target", target)},
+        {"cache_key", entry_key.Hex()}};
+    if (meta.contains("tasks")) {
+      settings["tasks"] = std::to_string(meta.value("tasks", 0));
+      settings["tasks_tuned"] = std::to_string(meta.value("tasks_tuned", 0));
+    }
+
+    std::unique_ptr<TvmExecutable> exe;
+    try {
+      // Read back what the runtime's pool really uses (this starts the pool).
+      settings["threads"] = std::to_string(
+          ffi::Function::GetGlobalRequired("runtime.NumThreads")().cast<int32_t>());
+      exe = std::make_unique<TvmExecutable>(entry / "model.so", request.graph, settings);
+    } catch (const ffi::Error& e) {
+      throw CompileError(std::string("tvm: loading ") + (entry / "model.so").string() + ": " +
+                         e.what());
+    }
+    // Linux keeps a loaded library mapped after its file is gone.
+    if (!cached) fs::remove_all(root);
+    return exe;
+  }
+};
+
+}  // namespace
+}  // namespace ngraphbench
+
+// The module is built with hidden visibility (tvm-ffi's inline templates stay private to it).
+extern "C" __attribute__((visibility("default"))) ngraphbench::Compiler*
+NgraphbenchCreateCompiler() {
+  return new ngraphbench::TvmCompiler();
+}

@@ -1,0 +1,183 @@
+// The tvm module, loaded as a worker loads it: outputs against onnxruntime, the compile cache,
+// --quick and the fallback when tuning runs out of time.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/models/zoo.h"
+
+namespace ngraphbench {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct Compiled {
+  std::vector<HostTensor> outputs;
+  std::map<std::string, std::string> settings;
+  double compile_s = 0;
+};
+
+class Tvm : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!IsBuilt("tvm")) GTEST_SKIP() << "tvm module not built";
+    tvm_ = LoadCompiler("tvm");
+    char dir[] = "/tmp/ngb_tvm_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    cache_dir_ = dir;
+  }
+
+  void TearDown() override {
+    if (!cache_dir_.empty()) fs::remove_all(cache_dir_);
+  }
+
+  static CompilerConfig Config(const std::string& compiler, Options options) {
+    CompilerConfig config;
+    config.compiler = compiler;
+    config.threads = 1;
+    config.opt_level = compiler == "tvm" ? "default" : "all";
+    config.options = std::move(options);
+    return config;
+  }
+
+  static Options TvmOptions(int64_t trials, int64_t timeout_s) {
+    return Options({{"target", "host"},
+                    {"tuning_trials", std::to_string(trials)},
+                    {"tuning_timeout_s", std::to_string(timeout_s)}});
+  }
+
+  static Compiled Run(Compiler& compiler, const CompilerConfig& config, const Graph& graph,
+                      const std::vector<HostTensor>& inputs, const std::string& cache_dir,
+                      bool quick = false) {
+    const std::string onnx = ExportOnnx(graph);
+    const auto start = Clock::now();
+    auto exe = compiler.Compile(CompileRequest{graph, onnx, config, cache_dir, quick});
+    Compiled c;
+    c.compile_s = std::chrono::duration<double>(Clock::now() - start).count();
+    exe->SetInputs(inputs);
+    exe->Run();
+    c.outputs = exe->GetOutputs();
+    c.settings = exe->EffectiveSettings();
+    return c;
+  }
+
+  Compiled RunTvm(const Graph& graph, const std::vector<HostTensor>& inputs,
+                  int64_t trials = 0, int64_t timeout_s = 480, bool quick = false) {
+    return Run(*tvm_, Config("tvm", TvmOptions(trials, timeout_s)), graph, inputs, cache_dir_,
+               quick);
+  }
+
+  static ModelSpec Spec(const std::string& family, int64_t width, int64_t depth) {
+    ModelSpec s;
+    s.family = family;
+    s.name = family + "_w" + std::to_string(width) + "_d" + std::to_string(depth);
+    s.width = width;
+    s.depth = depth;
+    return s;
+  }
+
+  static std::vector<HostTensor> Inputs(const Graph& graph) {
+    std::vector<HostTensor> inputs;
+    for (size_t i = 0; i < graph.inputs.size(); ++i) {
+      inputs.push_back(RandomNormal(graph.inputs[i].shape, 100 + i));
+    }
+    return inputs;
+  }
+
+  // max |got - want| <= 1e-4 * max(1, max |want|), the conformance suite's fp32 tolerance.
+  static void ExpectClose(const std::vector<HostTensor>& got, const std::vector<HostTensor>& want,
+                          const std::string& what) {
+    ASSERT_EQ(got.size(), want.size()) << what;
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].shape, want[i].shape) << what;
+      double max_ref = 0, max_err = 0;
+      for (size_t j = 0; j < want[i].data.size(); ++j) {
+        max_ref = std::max(max_ref, std::fabs(double(want[i].data[j])));
+        max_err = std::max(max_err, std::fabs(double(got[i].data[j]) - want[i].data[j]));
+      }
+      EXPECT_GT(max_ref, 1e-3) << what << ": a reference of zeros proves nothing";
+      EXPECT_LE(max_err, 1e-4 * std::max(1.0, max_ref)) << what << " output " << i;
+    }
+  }
+
+  std::unique_ptr<Compiler> tvm_;
+  std::string cache_dir_;
+};
+
+TEST_F(Tvm, VersionNamesTvmAndFfi) {
+  EXPECT_EQ(tvm_->Version().rfind("tvm 0.", 0), 0u) << tvm_->Version();
+  EXPECT_NE(tvm_->Version().find("tvm-ffi"), std::string::npos) << tvm_->Version();
+}
+
+TEST_F(Tvm, BlocksMatchOnnxRuntime) {
+  if (!IsBuilt("onnxruntime")) GTEST_SKIP() << "onnxruntime module not built (the reference)";
+  auto ort = LoadCompiler("onnxruntime");
+  const CompilerConfig ort_config =
+      Config("onnxruntime",
+             Options({{"inter_op_threads", "1"}, {"execution_mode", "sequential"}}));
+  for (const auto& [family, width] : {std::make_pair("conv_block", 16),
+                                      std::make_pair("mha_block", 64)}) {
+    const Graph graph = BuildModel(Spec(family, width, 2), 2);
+    const auto inputs = Inputs(graph);
+    const Compiled tvm = RunTvm(graph, inputs);
+    const Compiled ref = Run(*ort, ort_config, graph, inputs, "");
+    ExpectClose(tvm.outputs, ref.outputs, family);
+    EXPECT_EQ(tvm.settings.at("tuned"), "false");
+    EXPECT_EQ(tvm.settings.at("threads"), "1");
+    EXPECT_EQ(tvm.settings.at("target").rfind("llvm", 0), 0u) << tvm.settings.at("target");
+  }
+}
+
+TEST_F(Tvm, SecondCompileLoadsTheCachedLibrary) {
+  const Graph graph = BuildModel(Spec("conv_block", 16, 1), 1);
+  const auto inputs = Inputs(graph);
+  const Compiled first = RunTvm(graph, inputs);
+  const Compiled second = RunTvm(graph, inputs);
+  EXPECT_EQ(first.settings.at("cache_hit"), "false");
+  EXPECT_EQ(second.settings.at("cache_hit"), "true");
+  EXPECT_EQ(first.settings.at("cache_key"), second.settings.at("cache_key"));
+  // The first compile runs TVM's Python compiler (seconds); the second only loads a library.
+  EXPECT_LT(second.compile_s * 10, first.compile_s)
+      << "first " << first.compile_s << " s, second " << second.compile_s << " s";
+  EXPECT_EQ(first.outputs[0].data, second.outputs[0].data);
+
+  // Another batch size is another model: its own entry, not the cached one.
+  const Graph batch2 = BuildModel(Spec("conv_block", 16, 1), 2);
+  const Compiled other = RunTvm(batch2, Inputs(batch2));
+  EXPECT_EQ(other.settings.at("cache_hit"), "false");
+  EXPECT_NE(other.settings.at("cache_key"), first.settings.at("cache_key"));
+}
+
+TEST_F(Tvm, QuickRunsNeverTune) {
+  const Graph graph = BuildModel(Spec("conv_block", 16, 1), 1);
+  const Compiled c = RunTvm(graph, Inputs(graph), /*trials=*/64, 480, /*quick=*/true);
+  EXPECT_EQ(c.settings.at("tuning"), "skipped:quick");
+  EXPECT_EQ(c.settings.at("tuned"), "false");
+  EXPECT_EQ(c.settings.at("trials"), "0");
+  EXPECT_EQ(c.settings.at("trials_requested"), "64");
+}
+
+// Tuning that cannot finish in its budget falls back to the untuned build and says so.
+TEST_F(Tvm, TuningOverBudgetFallsBackToTheUntunedBuild) {
+  const Graph graph = BuildModel(Spec("conv_block", 16, 1), 1);
+  const auto inputs = Inputs(graph);
+  const Compiled untuned = RunTvm(graph, inputs);
+  const Compiled c = RunTvm(graph, inputs, /*trials=*/64, /*timeout_s=*/1);
+  EXPECT_EQ(c.settings.at("tuning").rfind("failed:timeout", 0), 0u) << c.settings.at("tuning");
+  EXPECT_EQ(c.settings.at("tuned"), "false");
+  EXPECT_EQ(c.settings.at("cache_hit"), "false");
+  EXPECT_EQ(c.outputs[0].data, untuned.outputs[0].data);
+  // A failed tuning is not cached: the next compile tries again.
+  const Compiled again = RunTvm(graph, inputs, 64, 1);
+  EXPECT_EQ(again.settings.at("cache_hit"), "false");
+}
+
+}  // namespace
+}  // namespace ngraphbench
