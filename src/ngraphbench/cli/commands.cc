@@ -39,9 +39,7 @@ ExperimentConfig ResolveExperiment(const GridArgs& args) {
   ExperimentConfig e;
   if (EndsWith(args.experiment, ".onnx")) {
     // An external model named on the command line: one-model experiment with the defaults.
-    if (!FileExists(args.experiment)) {
-      throw InputError("ONNX file '" + args.experiment + "' does not exist");
-    }
+    // Its file is checked below, with every external model.
     e = file.defaults;
     e.name = "onnx";
     e.family = "onnx";
