@@ -55,6 +55,8 @@ TEST(Grid, CarriesRunSettings) {
   e.repeats = 7;
   e.timeout_s = 9;
   e.timing_boundary = "end_to_end";
+  e.max_time_s = 30;
+  e.quick_max_time_s = 2;
   const auto runs = ExpandGrid(e, false);
   ASSERT_EQ(runs.size(), 4u);
   EXPECT_EQ(runs[0].run_id, "fc_w3_b4");  // batch sizes keep the listed order
@@ -62,7 +64,11 @@ TEST(Grid, CarriesRunSettings) {
   EXPECT_EQ(runs[3].run_id, "fc_w5_b2");
   EXPECT_EQ(runs[3].repeats, 7);
   EXPECT_EQ(runs[3].timing_boundary, "end_to_end");
-  EXPECT_EQ(ExpandGrid(e, true).size(), 2u);
+  EXPECT_EQ(runs[3].max_time_s, 30);
+  const auto quick = ExpandGrid(e, true);
+  ASSERT_EQ(quick.size(), 2u);
+  EXPECT_EQ(quick[0].max_time_s, 2);  // --quick is a smoke run: a shorter cap
+  EXPECT_EQ(quick[0].repeats, 7);
 }
 
 }  // namespace

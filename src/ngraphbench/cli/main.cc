@@ -14,7 +14,7 @@ void AddGridOptions(CLI::App* cmd, ngraphbench::GridArgs& grid) {
   cmd->add_option("experiment", grid.experiment,
                   "experiment in configs/experiments.yaml, or a path to an .onnx model")
       ->required();
-  cmd->add_flag("--quick", grid.quick, "quick grid: the experiment's quick_batch_sizes (1 and 8)");
+  cmd->add_flag("--quick", grid.quick, "smoke run: the experiment's quick_batch_sizes (1 and 8) and quick_max_time_s (5 s)");
   cmd->add_option("--configs", grid.configs_dir, "directory with experiments.yaml and "
                   "<compiler>.yaml")->capture_default_str();
   cmd->add_option("--warmup", grid.warmup, "override the warmup runs")->check(CLI::NonNegativeNumber);

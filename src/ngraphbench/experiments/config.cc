@@ -119,6 +119,9 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
   if (map["repeats"]) e.repeats = ToInt(map["repeats"], where / "repeats", 1);
   if (map["timeout_s"]) e.timeout_s = ToDouble(map["timeout_s"], where / "timeout_s", 0);
   if (map["max_time_s"]) e.max_time_s = ToDouble(map["max_time_s"], where / "max_time_s", -1);
+  if (map["quick_max_time_s"]) {
+    e.quick_max_time_s = ToDouble(map["quick_max_time_s"], where / "quick_max_time_s", -1);
+  }
   if (map["timing_boundary"]) {
     e.timing_boundary =
         ToString(map["timing_boundary"], where / "timing_boundary", {"compute", "end_to_end"});
@@ -127,7 +130,7 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
 
 const std::vector<std::string> kRunSettingKeys = {"batch_sizes", "quick_batch_sizes", "warmup",
                                                   "repeats",     "timeout_s",
-                                                  "max_time_s",
+                                                  "max_time_s",  "quick_max_time_s",
                                                   "timing_boundary"};
 
 }  // namespace

@@ -23,6 +23,7 @@ struct ExperimentConfig {
   int64_t repeats = 100;
   double timeout_s = 600;
   double max_time_s = 60;  // cap on the warmup and on the timed runs, each (0 = none)
+  double quick_max_time_s = 5;  // the same cap under --quick (a smoke run)
   std::string timing_boundary = "compute";  // or "end_to_end"
 };
 

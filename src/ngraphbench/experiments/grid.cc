@@ -72,7 +72,7 @@ std::vector<RunSpec> ExpandGrid(const ExperimentConfig& e, bool quick) {
       run.warmup = e.warmup;
       run.repeats = e.repeats;
       run.timeout_s = e.timeout_s;
-      run.max_time_s = e.max_time_s;
+      run.max_time_s = quick ? e.quick_max_time_s : e.max_time_s;
       run.timing_boundary = e.timing_boundary;
       runs.push_back(run);
     }
