@@ -1,15 +1,19 @@
-"""Times the models of ngraphbench result rows in Python PyTorch and prints both side by side.
+"""Times the models of ngraphbench result rows in Python PyTorch; prints both side by side.
 
-Reads the rows that bench/torch_vs_python.sh had `ngraphbench run` write, rebuilds each model
-as torch.nn modules with the same shapes (conv_block, mha_block; see src/ngraphbench/models/
-synthetic.h), and times eager PyTorch against `identity` rows and traced + frozen +
-optimize_for_inference TorchScript against `torchscript` rows. Weights differ (latency does not
-depend on their values); shapes, threads, warmup and repeats are the same.
+`time` reads the rows that bench/torch_vs_python.sh had `ngraphbench run` write in one round,
+rebuilds each model as torch.nn modules with the same shapes (conv_block, mha_block; see
+src/ngraphbench/models/synthetic.h), and times eager PyTorch (against `identity`) and traced +
+frozen + optimize_for_inference TorchScript (against `torchscript`), with this process's minor
+page faults per timed iteration. `report` prints the medians over rounds and their ratios.
+Weights differ (latency does not depend on their values); shapes, threads, warmup and repeats
+are the same.
 """
 import argparse
 import csv
 import glob
+import json
 import os
+import resource
 import statistics
 import time
 
@@ -20,6 +24,7 @@ from torch import nn
 SPATIAL = 56    # kConvSpatial
 SEQUENCE = 197  # kSequenceLength
 HEAD_DIM = 64   # kHeadDim
+PAIRS = (("identity", "eager"), ("torchscript", "torch.jit"))
 
 
 class MhaBlock(nn.Module):
@@ -57,16 +62,19 @@ def torchscript(model, x):
     return torch.jit.optimize_for_inference(torch.jit.freeze(traced))
 
 
-def median_ms(fn, x, warmup, repeats):
+def time_ms(fn, x, warmup, repeats):
+    """Median latency in ms and minor page faults per timed iteration."""
     with torch.inference_mode():
         for _ in range(warmup):
             fn(x)
         times = []
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         for _ in range(repeats):
             start = time.perf_counter_ns()
             fn(x)
             times.append(time.perf_counter_ns() - start)
-    return statistics.median(times) / 1e6
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
+    return statistics.median(times) / 1e6, faults / repeats
 
 
 def read_rows(results):
@@ -80,41 +88,77 @@ def read_rows(results):
     return rows
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--results", required=True, help="results/<device> directory")
-    parser.add_argument("--threads", type=int, required=True)
-    parser.add_argument("--warmup", type=int, default=10)
-    parser.add_argument("--repeats", type=int, default=50)
-    args = parser.parse_args()
+def time_round(args):
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-
     rows = read_rows(args.results)
     if not rows:
         raise SystemExit(f"no result rows under {args.results}")
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, warmup {args.warmup}, "
-          f"repeats {args.repeats}; ratio = ngraphbench / Python (1.00 = same cost)")
-    header = (f"{'model':<22} {'batch':>5} | {'identity':>10} {'eager':>10} {'ratio':>6} | "
-              f"{'torchscript':>11} {'torch.jit':>10} {'ratio':>6}")
-    print(header)
-    print("-" * len(header))
+    out = []
     for model, batch in sorted({(m, b) for m, b, _ in rows}):
         any_row = next(r for (m, b, _), r in rows.items() if m == model and b == batch)
         net, x = build(any_row["family"], int(any_row["width"]), int(any_row["depth"]), batch)
-        cells = []
-        for compiler, make in (("identity", lambda: net), ("torchscript", lambda: torchscript(net, x))):
+        for compiler, python in PAIRS:
             row = rows.get((model, batch, compiler))
             if row is None or row["status"] != "ok":
-                cells.append((float("nan"), float("nan"), row["status"] if row else "no row"))
-                continue
+                raise SystemExit(f"{model} b{batch} {compiler}: "
+                                 f"{row['error'] if row else 'no row'}")
             if row["threads"] != str(args.threads):
-                print(f"warning: {compiler} row ran with {row['threads']} threads")
-            ours = float(row["latency_p50_ms"])
-            theirs = median_ms(make(), x, args.warmup, args.repeats)
-            cells.append((ours, theirs, f"{ours / theirs:6.2f}"))
-        (a, b, r1), (c, d, r2) = cells
-        print(f"{model:<22} {batch:>5} | {a:10.3f} {b:10.3f} {r1:>6} | {c:11.3f} {d:10.3f} {r2:>6}")
+                raise SystemExit(f"{compiler} row ran with {row['threads']} threads, "
+                                 f"not {args.threads}")
+            fn = net if compiler == "identity" else torchscript(net, x)
+            ms, faults = time_ms(fn, x, args.warmup, args.repeats)
+            out.append({"model": model, "batch": batch, "compiler": compiler, "python": python,
+                        "ngraphbench_ms": float(row["latency_p50_ms"]), "python_ms": ms,
+                        "python_faults_per_iter": faults})
+    with open(args.out, "w") as f:
+        json.dump(out, f)
+
+
+def report(args):
+    print(f"torch {torch.__version__}, {args.threads} threads, warmup {args.warmup}, repeats "
+          f"{args.repeats}; medians over rounds; ratio = ngraphbench / Python (1.00 = same cost); "
+          f"faults = Python's minor page faults per iteration")
+    for malloc in ("glibc", "pinned"):
+        cells = {}
+        for path in sorted(glob.glob(os.path.join(args.dir, malloc, "round*", "python.json"))):
+            for c in json.load(open(path)):
+                cells.setdefault((c["model"], c["batch"], c["compiler"]), []).append(c)
+        if not cells:
+            continue
+        rounds = len(next(iter(cells.values())))
+        print(f"\nmalloc: {malloc} ({rounds} rounds)")
+        header = (f"{'model':<22} {'batch':>5} | {'identity':>9} {'eager':>9} {'ratio':>6} "
+                  f"{'faults':>7} | {'torchscript':>11} {'torch.jit':>9} {'ratio':>6} {'faults':>7}")
+        print(header)
+        print("-" * len(header))
+        for model, batch in sorted({(m, b) for m, b, _ in cells}):
+            line = f"{model:<22} {batch:>5}"
+            for compiler, _ in PAIRS:
+                c = cells[(model, batch, compiler)]
+                ours = statistics.median(x["ngraphbench_ms"] for x in c)
+                theirs = statistics.median(x["python_ms"] for x in c)
+                faults = statistics.median(x["python_faults_per_iter"] for x in c)
+                width = 9 if compiler == "identity" else 11
+                line += (f" | {ours:{width}.3f} {theirs:9.3f} {ours / theirs:6.2f} "
+                         f"{faults:7.0f}")
+            print(line)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("time", help="time one round in Python next to its ngraphbench rows")
+    t.add_argument("--results", required=True, help="results/<device> directory of the round")
+    t.add_argument("--out", required=True, help="JSON file to write")
+    r = sub.add_parser("report", help="print the rounds side by side")
+    r.add_argument("--dir", required=True, help="the bench's directory of rounds")
+    for p in (t, r):
+        p.add_argument("--threads", type=int, required=True)
+        p.add_argument("--warmup", type=int, default=10)
+        p.add_argument("--repeats", type=int, default=50)
+    args = parser.parse_args()
+    time_round(args) if args.command == "time" else report(args)
 
 
 if __name__ == "__main__":

@@ -3,9 +3,19 @@
 #   identity     vs  eager torch.nn modules under torch.inference_mode()
 #   torchscript  vs  torch.jit.trace + torch.jit.freeze + torch.jit.optimize_for_inference
 # on conv_blocks (width 64, depth 8) and mha_blocks (width 256, depth 4), batch 1 and 8, with the
-# same thread count. A ratio near 1 says the C++ baseline costs what PyTorch costs.
+# same thread count, interleaved over rounds (medians over rounds). A ratio near 1 says the C++
+# baseline costs what PyTorch costs.
+#
+# Each round runs twice, once per malloc setting, both sides alike:
+#   glibc   glibc's defaults. Its mmap and trim thresholds adapt to what the process allocated
+#           and freed before, so two processes running the same kernels can differ in how often
+#           each op's output buffer is fresh memory that page-faults on first touch.
+#   pinned  MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_ fixed high: buffers are reused
+#           from the heap in every process, so only the kernels and the per-op overhead differ.
+# The Python side also prints its minor page faults per iteration, which shows that difference.
 #
 # Usage: bench/torch_vs_python.sh [--build DIR] [--threads N] [--warmup N] [--repeats N]
+#                                 [--rounds N]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,12 +23,14 @@ BUILD=$ROOT/build
 THREADS=$(nproc)
 WARMUP=10
 REPEATS=50
+ROUNDS=3
 while [ $# -gt 0 ]; do
   case $1 in
     --build) BUILD=$2; shift 2 ;;
     --threads) THREADS=$2; shift 2 ;;
     --warmup) WARMUP=$2; shift 2 ;;
     --repeats) REPEATS=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
     *) echo "unknown argument '$1'; see the usage line in $0" >&2; exit 2 ;;
   esac
 done
@@ -37,6 +49,7 @@ defaults:
   quick_batch_sizes: [1, 8]
   warmup: $WARMUP
   repeats: $REPEATS
+  max_time_s: 0
   timeout_s: 900
   timing_boundary: compute
 experiments:
@@ -55,12 +68,25 @@ for compiler in identity torchscript; do
   sed "s/^threads:.*/threads: $THREADS/" "$ROOT/configs/$compiler.yaml" >"$TMP/configs/$compiler.yaml"
 done
 
-for experiment in conv_blocks mha_blocks; do
-  for compiler in identity torchscript; do
-    "$BIN" run "$experiment" "$compiler" --configs "$TMP/configs" --results "$TMP/results" \
-      --device bench >&2
+for round in $(seq "$ROUNDS"); do
+  for malloc in glibc pinned; do
+    env=()
+    if [ "$malloc" = pinned ]; then
+      env=(MALLOC_MMAP_THRESHOLD_=268435456 MALLOC_TRIM_THRESHOLD_=1073741824)
+    fi
+    out=$TMP/$malloc/round$round
+    for experiment in conv_blocks mha_blocks; do
+      for compiler in identity torchscript; do
+        env "${env[@]}" "$BIN" run "$experiment" "$compiler" --configs "$TMP/configs" \
+          --results "$out" --device bench >/dev/null 2>&1 ||
+          { echo "ngraphbench run $experiment $compiler failed; rows in $out" >&2; exit 1; }
+      done
+    done
+    env "${env[@]}" "$PY" "$ROOT/bench/torch_vs_python.py" time --results "$out/bench" \
+      --threads "$THREADS" --warmup "$WARMUP" --repeats "$REPEATS" --out "$out/python.json"
+    echo "round $round ($malloc) done" >&2
   done
 done
 
-"$PY" "$ROOT/bench/torch_vs_python.py" --results "$TMP/results/bench" --threads "$THREADS" \
+"$PY" "$ROOT/bench/torch_vs_python.py" report --dir "$TMP" --threads "$THREADS" \
   --warmup "$WARMUP" --repeats "$REPEATS"
