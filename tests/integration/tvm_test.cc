@@ -130,6 +130,8 @@ TEST_F(Tvm, BlocksMatchOnnxRuntime) {
     const Compiled ref = Run(*ort, ort_config, graph, inputs, "");
     ExpectClose(tvm.outputs, ref.outputs, family);
     EXPECT_EQ(tvm.settings.at("tuned"), "false");
+    // Every function got the default CPU schedule, none kept TVM's plain loops.
+    EXPECT_EQ(tvm.settings.at("schedule"), "default") << family;
     EXPECT_EQ(tvm.settings.at("threads"), "1");
     EXPECT_EQ(tvm.settings.at("target").rfind("llvm", 0), 0u) << tvm.settings.at("target");
   }

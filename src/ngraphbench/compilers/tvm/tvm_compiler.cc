@@ -342,6 +342,9 @@ class TvmCompiler : public Compiler {
         // On a hit, what the original compile spent: the row's compile_s is the load time.
         {"tuning_s", std::to_string(meta.value("tuning_s", 0.0))},
         {"codegen_s", std::to_string(meta.value("build_s", 0.0))},
+        // "default": functions without a tuning record got python/tvm_compile.py's default CPU
+        // schedule; "default:N_unscheduled" or "loops:<why>" where TVM's plain loops remain.
+        {"schedule", meta.value("schedule", "unknown")},
         {"target", meta.value("target", target)},
         {"cache_key", entry_key.Hex()}};
     if (meta.contains("tasks")) {
