@@ -118,7 +118,8 @@ def time_round(args):
 def report(args):
     print(f"torch {torch.__version__}, {args.threads} threads, warmup {args.warmup}, repeats "
           f"{args.repeats}; medians over rounds; ratio = ngraphbench / Python (1.00 = same cost); "
-          f"faults = Python's minor page faults per iteration")
+          f"faults = Python's minor page faults per iteration; ngraphbench's workers fix their "
+          f"heap (measure/heap.h), malloc below is the Python side's")
     for malloc in ("glibc", "pinned"):
         cells = {}
         for path in sorted(glob.glob(os.path.join(args.dir, malloc, "round*", "python.json"))):

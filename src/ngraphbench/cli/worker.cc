@@ -11,6 +11,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/measure/harness.h"
+#include "ngraphbench/measure/heap.h"
 #include "ngraphbench/measure/stats.h"
 #include "ngraphbench/models/zoo.h"
 #include "ngraphbench/results/csv.h"
@@ -93,6 +94,8 @@ int CmdWorker(const WorkerArgs& args) {
   const std::string dir = RunDirectory(args.run);
 
   ResultRow row = BaseRow(run, args.run, config);
+  // Before anything is allocated for the run: every run's heap behaves the same (heap.h).
+  const std::string heap = PinHeapThresholds();
   std::vector<int64_t> latencies;
   try {
     auto start = Clock::now();
@@ -143,7 +146,8 @@ int CmdWorker(const WorkerArgs& args) {
     row.cpu_util_norm_pct = m.system.cpu_util_norm_pct;
     row.rss_start_mb = m.system.rss_start_mb;
     row.rss_peak_mb = m.system.rss_peak_mb;
-    const auto settings = executable->EffectiveSettings();
+    auto settings = executable->EffectiveSettings();
+    settings["heap"] = heap;
     row.compiler_settings = JoinSettings(settings);
     if (auto it = settings.find("threads"); it != settings.end()) {
       row.threads = std::stoll(it->second);
