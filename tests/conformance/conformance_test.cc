@@ -63,11 +63,9 @@ std::vector<Case> ModelCases() {
   for (const auto& e : file.experiments) {
     const ModelFamily& family = FindFamily(e.family);
     if (family.uses_models || !family.uses_width) continue;  // only the synthetic families
-    ModelSpec spec;
-    spec.family = e.family;
-    spec.width = *std::min_element(e.widths.begin(), e.widths.end());
-    spec.depth = e.depths.empty() ? 1 : *std::min_element(e.depths.begin(), e.depths.end());
-    spec.name = e.name + "_w" + std::to_string(spec.width) + "_d" + std::to_string(spec.depth);
+    const ModelSpec spec =
+        SyntheticSpec(e.family, e.name, *std::min_element(e.widths.begin(), e.widths.end()),
+                      e.depths.empty() ? 1 : *std::min_element(e.depths.begin(), e.depths.end()));
     cases.push_back({spec.name, BuildModel(spec, kBatch), /*model=*/true, {}, {}});
   }
   return cases;

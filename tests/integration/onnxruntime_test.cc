@@ -32,15 +32,6 @@ class OnnxRuntime : public ::testing::Test {
     return outputs.at(0);
   }
 
-  static ModelSpec Spec(const std::string& family, int64_t width, int64_t depth) {
-    ModelSpec s;
-    s.family = family;
-    s.name = family + "_w" + std::to_string(width) + "_d" + std::to_string(depth);
-    s.width = width;
-    s.depth = depth;
-    return s;
-  }
-
   std::unique_ptr<Compiler> compiler_;
   CompilerConfig config_;
 };
@@ -50,7 +41,7 @@ TEST_F(OnnxRuntime, VersionComesFromTheLibrary) {
 }
 
 TEST_F(OnnxRuntime, FullyConnectedMatchesHandComputedProduct) {
-  const Graph g = BuildModel(Spec("linear", 64, 0), 3);
+  const Graph g = BuildModel(SyntheticSpec("linear", "linear", 64, 0), 3);
   const HostTensor x = RandomNormal({3, 64}, 7);
   const HostTensor y = RunModel(g, x);
   const auto& w = g.initializers[0].tensor.data;  // [out, in]
@@ -66,7 +57,7 @@ TEST_F(OnnxRuntime, FullyConnectedMatchesHandComputedProduct) {
 }
 
 TEST_F(OnnxRuntime, Conv2dMatchesDirectConvolution) {
-  const Graph g = BuildModel(Spec("conv2d", 16, 0), 2);
+  const Graph g = BuildModel(SyntheticSpec("conv2d", "conv2d", 16, 0), 2);
   const HostTensor x = RandomNormal({2, 16, 56, 56}, 11);
   const HostTensor y = RunModel(g, x);
   const auto& w = g.initializers[0].tensor.data;  // [16, 16, 3, 3]
@@ -101,7 +92,8 @@ TEST_F(OnnxRuntime, DeepStacksStayFiniteAndNonZero) {
        {std::make_tuple("conv_block", 16, Shape{1, 16, 56, 56}),
         std::make_tuple("mha_block", 64, Shape{1, 197, 64}),
         std::make_tuple("mha_block", 768, Shape{1, 197, 768})}) {
-    const HostTensor y = RunModel(BuildModel(Spec(family, width, 16), 1), RandomNormal(shape, 3));
+    const HostTensor y =
+        RunModel(BuildModel(SyntheticSpec(family, family, width, 16), 1), RandomNormal(shape, 3));
     double sum = 0, sum_sq = 0;
     for (float v : y.data) {
       ASSERT_TRUE(std::isfinite(v)) << family;
@@ -116,7 +108,7 @@ TEST_F(OnnxRuntime, DeepStacksStayFiniteAndNonZero) {
 }
 
 TEST_F(OnnxRuntime, ImportedModelComputesTheSameAsTheBuiltOne) {
-  const Graph built = BuildModel(Spec("mha_block", 64, 2), 2);
+  const Graph built = BuildModel(SyntheticSpec("mha_block", "mha_block", 64, 2), 2);
   const Graph imported = ImportOnnx(ExportOnnx(built), "mem");
   const HostTensor x = RandomNormal({2, 197, 64}, 5);
   EXPECT_EQ(RunModel(built, x).data, RunModel(imported, x).data);

@@ -74,15 +74,6 @@ class Tvm : public ::testing::Test {
                quick);
   }
 
-  static ModelSpec Spec(const std::string& family, int64_t width, int64_t depth) {
-    ModelSpec s;
-    s.family = family;
-    s.name = family + "_w" + std::to_string(width) + "_d" + std::to_string(depth);
-    s.width = width;
-    s.depth = depth;
-    return s;
-  }
-
   static std::vector<HostTensor> Inputs(const Graph& graph) {
     std::vector<HostTensor> inputs;
     for (size_t i = 0; i < graph.inputs.size(); ++i) {
@@ -124,7 +115,7 @@ TEST_F(Tvm, BlocksMatchOnnxRuntime) {
              Options({{"inter_op_threads", "1"}, {"execution_mode", "sequential"}}));
   for (const auto& [family, width] : {std::make_pair("conv_block", 16),
                                       std::make_pair("mha_block", 64)}) {
-    const Graph graph = BuildModel(Spec(family, width, 2), 2);
+    const Graph graph = BuildModel(SyntheticSpec(family, family, width, 2), 2);
     const auto inputs = Inputs(graph);
     const Compiled tvm = RunTvm(graph, inputs);
     const Compiled ref = Run(*ort, ort_config, graph, inputs, "");
@@ -138,7 +129,7 @@ TEST_F(Tvm, BlocksMatchOnnxRuntime) {
 }
 
 TEST_F(Tvm, SecondCompileLoadsTheCachedLibrary) {
-  const Graph graph = BuildModel(Spec("conv_block", 16, 1), 1);
+  const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 1);
   const auto inputs = Inputs(graph);
   const Compiled first = RunTvm(graph, inputs);
   const Compiled second = RunTvm(graph, inputs);
@@ -151,14 +142,14 @@ TEST_F(Tvm, SecondCompileLoadsTheCachedLibrary) {
   EXPECT_EQ(first.outputs[0].data, second.outputs[0].data);
 
   // Another batch size is another model: its own entry, not the cached one.
-  const Graph batch2 = BuildModel(Spec("conv_block", 16, 1), 2);
+  const Graph batch2 = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 2);
   const Compiled other = RunTvm(batch2, Inputs(batch2));
   EXPECT_EQ(other.settings.at("cache_hit"), "false");
   EXPECT_NE(other.settings.at("cache_key"), first.settings.at("cache_key"));
 }
 
 TEST_F(Tvm, QuickRunsNeverTune) {
-  const Graph graph = BuildModel(Spec("conv_block", 16, 1), 1);
+  const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 1);
   const Compiled c = RunTvm(graph, Inputs(graph), /*trials=*/64, 480, /*quick=*/true);
   EXPECT_EQ(c.settings.at("tuning"), "skipped:quick");
   EXPECT_EQ(c.settings.at("tuned"), "false");
@@ -168,7 +159,7 @@ TEST_F(Tvm, QuickRunsNeverTune) {
 
 // Tuning that cannot finish in its budget falls back to the untuned build and says so.
 TEST_F(Tvm, TuningOverBudgetFallsBackToTheUntunedBuild) {
-  const Graph graph = BuildModel(Spec("conv_block", 16, 1), 1);
+  const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 1);
   const auto inputs = Inputs(graph);
   const Compiled untuned = RunTvm(graph, inputs);
   const Compiled c = RunTvm(graph, inputs, /*trials=*/64, /*timeout_s=*/1);

@@ -21,12 +21,7 @@ std::map<std::string, int> OpCounts(const Graph& g) {
 }
 
 ModelSpec Spec(const std::string& family, int64_t width, int64_t depth) {
-  ModelSpec s;
-  s.family = family;
-  s.name = family + "_test";
-  s.width = width;
-  s.depth = depth;
-  return s;
+  return SyntheticSpec(family, family, width, depth);
 }
 
 class RoundTrip : public ::testing::TestWithParam<std::tuple<std::string, int64_t, int64_t>> {};

@@ -46,13 +46,7 @@ std::vector<ModelSpec> Models(const ExperimentConfig& e) {
   const std::vector<int64_t> depths = e.depths.empty() ? std::vector<int64_t>{0} : e.depths;
   for (int64_t width : e.widths) {
     for (int64_t depth : depths) {
-      ModelSpec spec;
-      spec.family = e.family;
-      spec.width = width;
-      spec.depth = depth;
-      spec.name = e.name + "_w" + std::to_string(width);
-      if (depth > 0) spec.name += "_d" + std::to_string(depth);
-      models.push_back(spec);
+      models.push_back(SyntheticSpec(e.family, e.name, width, depth));
     }
   }
   return models;

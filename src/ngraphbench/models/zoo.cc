@@ -46,6 +46,17 @@ const ModelFamily& FindFamily(const std::string& name) {
   throw InputError("unknown model family '" + name + "'; known families: " + known);
 }
 
+ModelSpec SyntheticSpec(const std::string& family, const std::string& prefix, int64_t width,
+                        int64_t depth) {
+  ModelSpec spec;
+  spec.family = family;
+  spec.width = width;
+  spec.depth = depth;
+  spec.name = prefix + "_w" + std::to_string(width);
+  if (depth > 0) spec.name += "_d" + std::to_string(depth);
+  return spec;
+}
+
 Graph BuildModel(const ModelSpec& spec, int64_t batch_size) {
   return FindFamily(spec.family).build(spec, batch_size);
 }

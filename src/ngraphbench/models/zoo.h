@@ -37,6 +37,11 @@ const std::vector<ModelFamily>& ModelFamilies();
 // Throws InputError naming the known families.
 const ModelFamily& FindFamily(const std::string& name);
 
+// A synthetic model's spec, named "<prefix>_w<width>_d<depth>" ("_d<depth>" only when depth > 0),
+// as grid expansion names them with the experiment as the prefix.
+ModelSpec SyntheticSpec(const std::string& family, const std::string& prefix, int64_t width,
+                        int64_t depth);
+
 // Builds the graph for one batch size. Weights come from a generator seeded by the model name,
 // so every compiler and every batch size sees the same weights.
 Graph BuildModel(const ModelSpec& spec, int64_t batch_size);
