@@ -60,6 +60,9 @@ pip_install numpy==2.4.6
 mkdir -p "$DEPS"
 
 # 3. Compiler SDKs: one script per compiler in scripts/setup/.
+# A compiler whose SDK was set up is passed as -DNGB_WITH_<NAME>=ON: CMake then fails if it
+# cannot build it, and the tests fail rather than skip without it. Every other compiler is
+# passed as AUTO, so that an ON left in build/'s cache by an earlier run does not outlive it.
 CMAKE_ARGS=()
 built=()
 for script in scripts/setup/*.sh; do
@@ -67,11 +70,17 @@ for script in scripts/setup/*.sh; do
   # shellcheck source=/dev/null
   source "$script"
   declare -F "setup_$name" >/dev/null || continue
+  compiler=0; [ -d "src/ngraphbench/compilers/$name" ] && compiler=1
+  with=AUTO
   # report.sh (the report's plotting library) is not a compiler: always installed.
   if [ "$name" != report ] && [ -n "$want" ] && [[ ",$want," != *",$name,"* ]]; then
-    continue
+    :
+  elif "setup_$name"; then
+    built+=("$name"); with=ON
+  else
+    say "skipping $name (not available on this device)"
   fi
-  if "setup_$name"; then built+=("$name"); else say "skipping $name (not available on this device)"; fi
+  [ "$compiler" -eq 0 ] || CMAKE_ARGS+=("-DNGB_WITH_${name^^}=$with")
 done
 
 # 4. Configure and build.

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # ngraphbench's openvino module against OpenVINO's own benchmark_app on the same model, with the
-# same performance hint, threads, streams and inference precision, one synchronous request each.
-# Prints both median latencies and their ratio; a ratio far from 1 means the module adds overhead
-# (or saves some) that OpenVINO's reference tool does not.
+# same threads, streams and inference precision, the LATENCY hint and one synchronous request
+# each. Prints both median latencies and their ratio; a ratio far from 1 means the module adds
+# overhead (or saves some) that OpenVINO's reference tool does not. ngraphbench refuses
+# THROUGHPUT and more than one stream (one synchronous request cannot use them); for throughput
+# mode run benchmark_app alone (-hint throughput).
 #
 #   bench/openvino_vs_benchmark_app.sh <experiment> <run_id> [options]
-#     --hint LATENCY|THROUGHPUT   (default LATENCY)
 #     --threads N                 (default: every available core, as ngraphbench's default)
-#     --streams N                 (default 0 = as the hint decides)
+#     --streams 0|1               (default 0 = as the LATENCY hint decides: one)
 #     --precision fp32|bf16|fp16  (default fp32)
 #     --warmup N --repeats N      (default 10 and 200; benchmark_app runs warmup+repeats
 #                                  iterations after its own first inference)
@@ -18,15 +19,14 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 experiment=$1 run_id=$2
 shift 2
-hint=LATENCY threads=$(nproc) streams=0 precision=fp32 warmup=10 repeats=200 rounds=4
+threads=$(nproc) streams=0 precision=fp32 warmup=10 repeats=200 rounds=4
 build=$root/build
 while [[ $# -gt 1 ]]; do
   case $1 in
-    --hint) hint=$2 ;;
     --threads) threads=$2 ;;
     --streams) streams=$2 ;;
     --precision) precision=$2 ;;
@@ -39,6 +39,7 @@ while [[ $# -gt 1 ]]; do
   shift 2
 done
 [[ $# -eq 0 ]] || usage
+[[ $streams == 0 || $streams == 1 ]] || usage
 case $precision in fp32) ov_precision=f32 ;; bf16) ov_precision=bf16 ;; fp16) ov_precision=f16 ;;
   *) usage ;; esac
 
@@ -60,7 +61,7 @@ device: cpu
 precision: $precision
 threads: $threads
 options:
-  performance_hint: $hint
+  performance_hint: LATENCY
   num_streams: $streams
 EOF
 
@@ -69,7 +70,7 @@ EOF
 streams_json=""
 [[ $streams -gt 0 ]] && streams_json=", \"NUM_STREAMS\": \"$streams\""
 cat > "$work/bapp.json" <<EOF
-{"CPU": {"PERFORMANCE_HINT": "$hint", "INFERENCE_NUM_THREADS": "$threads",
+{"CPU": {"PERFORMANCE_HINT": "LATENCY", "INFERENCE_NUM_THREADS": "$threads",
          "INFERENCE_PRECISION_HINT": "$ov_precision"$streams_json}}
 EOF
 

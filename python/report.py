@@ -6,6 +6,7 @@
 reads ANALYSIS_DIR (default reports/analysis) and writes DIR/NAME/report.md (default
 reports/report/report.md) with its figures in DIR/NAME/figures/. Every number comes from the
 analysis CSVs; cells they leave empty (a missing baseline) stay empty here, with the reason shown.
+Runs marked invalid are counted and listed from invalid.csv (absent in older analysis dirs).
 Needs only the standard library and matplotlib (pinned in scripts/setup/report.sh).
 """
 
@@ -24,6 +25,7 @@ from matplotlib import ticker  # noqa: E402
 
 BASELINE = "identity"
 TABLES = ("scaling.csv", "blocks.csv", "ranking.csv", "rank_reversals.csv", "failures.csv")
+INVALID = "invalid.csv"  # written by analyze since result schema 2
 
 
 def read_table(path):
@@ -115,8 +117,11 @@ def safe(text):
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
 
 
-def plot_batch_scaling(rows, column, ylabel, log_y, styles, path, title):
-    """One panel per model, one line per compiler, batch size on a log2 axis."""
+def plot_batch_scaling(rows, column, ylabel, styles, path, title, ase_bounds=False):
+    """One panel per model, one line per compiler, batch size on a log2 axis, values on a log
+    axis (ASE spans 1/b to 1). ase_bounds draws
+    the two reference readings of ASE: 1 (the batch takes as long as one sample: perfect scaling)
+    and 1/b (the batch takes b times as long: batching gains nothing)."""
     models = group_by(rows, "model")
     fig, axes = small_multiples(len(models))
     for ax, ((model,), model_rows) in zip(axes, models.items()):
@@ -125,9 +130,14 @@ def plot_batch_scaling(rows, column, ylabel, log_y, styles, path, title):
                         if num(p[column]) is not None)
             if xy:
                 ax.plot(*zip(*xy), marker="o", markersize=3, label=compiler, **styles[compiler])
-        log2_axis(ax, [int(r["batch_size"]) for r in model_rows], "batch size")
-        if log_y:
-            log_y_axis(ax)
+        batches = sorted({int(r["batch_size"]) for r in model_rows})
+        if ase_bounds:
+            ax.plot(batches, [1.0] * len(batches), color="grey", linestyle=":",
+                    label="1 = perfect")
+            ax.plot(batches, [1.0 / b for b in batches], color="grey", linestyle="-.",
+                    label="1/b = no gain")
+        log2_axis(ax, batches, "batch size")
+        log_y_axis(ax)
         ax.set_title(model, fontsize=9)
         ax.set_ylabel(ylabel, fontsize=8)
     finish(fig, axes, title, path)
@@ -176,6 +186,33 @@ def speedup_summary(scaling):
     return compilers, out
 
 
+def invalid_summary(invalid):
+    """The sentence on runs marked invalid; invalid is None for analysis dirs without the file."""
+    if invalid is None:
+        return (f"No `{INVALID}` (an analysis from before result schema 2): runs marked invalid "
+                "are not known.")
+    if not invalid:
+        return "No run was marked invalid."
+    left_out = sum(1 for r in invalid if left_out_of_numbers(r))
+    kept = len(invalid) - left_out
+    text = ""
+    if left_out:
+        text = (f"{left_out} ok runs left out of every number as invalid (listed under \"Runs "
+                "marked invalid\"; `ngraphbench analyze --include-invalid` keeps them).")
+    if kept:
+        text += (" " if text else "") + (f"{kept} runs marked invalid were kept in the numbers "
+                                         "(`--include-invalid`).")
+    return text
+
+
+def left_out_of_numbers(invalid_row):
+    return invalid_row.get("left_out", "true") == "true"
+
+
+def clip(text, length=160):
+    return (text[:length] + "…") if len(text) > length else text
+
+
 def write_report(analysis_dir, out_dir):
     missing = [t for t in TABLES if not os.path.exists(os.path.join(analysis_dir, t))]
     if missing:
@@ -183,20 +220,27 @@ def write_report(analysis_dir, out_dir):
                  f"directory of `ngraphbench analyze` (default reports/analysis)")
     scaling, blocks, ranking, reversals, failures = (
         read_table(os.path.join(analysis_dir, t)) for t in TABLES)
+    invalid_path = os.path.join(analysis_dir, INVALID)
+    invalid = read_table(invalid_path) if os.path.exists(invalid_path) else None
 
     fig_dir = os.path.join(out_dir, "figures")
     os.makedirs(fig_dir, exist_ok=True)
     styles = compiler_styles({r["compiler"] for r in scaling})
     md = ["# ngraphbench report\n",
-          f"From `{analysis_dir}`: {len(scaling)} runs ok, {len(failures)} not ok. "
+          f"From `{analysis_dir}`: {len(scaling)} runs measured, {len(failures)} not ok. "
+          f"{invalid_summary(invalid)} "
           f"Devices: {', '.join(sorted({r['device'] for r in scaling})) or '-'}. "
           f"Compilers: {', '.join(sorted({r['compiler'] for r in scaling})) or '-'}.\n",
-          "Throughput T is the median-latency throughput in samples/s. "
-          "RTR(b) = T(b)/T(1); ASE(b) = T(b)/(b·T(1)) (1 = linear scaling); speedup = "
+          "Throughput T is the median-latency throughput in samples/s, L the latency of one "
+          "batch. RTR(b) = T(b)/T(1). ASE(b) = T(b)/(b·T(1)) = L(1)/L(b): 1 means the whole "
+          "batch of b takes as long as one sample alone (throughput grows linearly with b: "
+          "perfect scaling); 1/b means batching gains nothing (the batch takes b times as long); "
+          "above 1 is an anomaly (a batch faster than one sample) worth investigating. Speedup = "
           "T_compiler(b)/T_identity(b) at the same device, experiment, model and batch size. "
           "Kendall's tau-b compares a compiler's ranking of the architectures by throughput with "
-          "identity's (1 = same order, -1 = reversed). A cell is empty where its baseline run is "
-          "missing or did not end ok.\n"]
+          "identity's (1 = same order, -1 = reversed). Two runs are compared only when their "
+          "threads, precision, timing boundary and compute device agree. A cell is empty where "
+          "its baseline run is missing, did not end ok, is invalid or ran with other settings.\n"]
 
     compilers, summary = speedup_summary(scaling)
     md.append("## Speedup over identity\n")
@@ -213,13 +257,17 @@ def write_report(analysis_dir, out_dir):
             continue  # one batch size: nothing scales
         stem = safe(f"{device}_{experiment}")
         md.append(f"### {experiment} on {device}\n")
-        for column, label, log_y, what in (
-                ("throughput_median_sps", "throughput (samples/s)", True, "throughput"),
-                ("ase", "ASE", False, "ase")):
+        for column, label, what in (
+                ("throughput_median_sps", "throughput (samples/s)", "throughput"),
+                ("ase", "ASE = L(1)/L(b)", "ase")):
             name = f"{stem}_{what}_vs_batch.png"
-            plot_batch_scaling(rows, column, label, log_y, styles, os.path.join(fig_dir, name),
-                               f"{experiment} on {device}: {label} against batch size")
+            plot_batch_scaling(rows, column, label, styles, os.path.join(fig_dir, name),
+                               f"{experiment} on {device}: {label} against batch size",
+                               ase_bounds=what == "ase")
             md.append(f"![{what} against batch size, {experiment} on {device}](figures/{name})\n")
+        md.append("ASE between the grey lines: at 1 (dotted) the batch takes as long as one "
+                  "sample (perfect scaling), at 1/b (dash-dotted) it takes b times as long "
+                  "(batching gains nothing); above 1 is an anomaly to investigate.\n")
 
     md.append("## Blocks: throughput and speedup against depth and width\n")
     if not blocks:
@@ -267,10 +315,19 @@ def write_report(analysis_dir, out_dir):
         md.append(md_table(
             ["device", "experiment", "compiler", "model", "batch size", "status", "error"],
             [[r["device"], r["experiment"], r["compiler"], r["model"], r["batch_size"],
-              r["status"], (r["error"][:160] + "…") if len(r["error"]) > 160 else r["error"]]
+              r["status"], clip(r["error"])]
              for r in failures]))
     else:
         md.append("None.\n")
+
+    md.append("## Runs marked invalid\n")
+    md.append(invalid_summary(invalid) + "\n")
+    if invalid:
+        md.append(md_table(
+            ["device", "experiment", "compiler", "run", "left out", "reason"],
+            [[r["device"], r["experiment"], r["compiler"], r["run_id"],
+              "yes" if left_out_of_numbers(r) else "no", clip(r["invalid_reason"])]
+             for r in invalid]))
 
     notes = defaultdict(int)
     for r in scaling:

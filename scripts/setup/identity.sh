@@ -22,6 +22,5 @@ setup_libtorch() {
 }
 
 setup_identity() {
-  setup_libtorch || return 1
-  CMAKE_ARGS+=(-DNGB_WITH_IDENTITY=ON)
+  setup_libtorch
 }

@@ -14,6 +14,6 @@ setup_openvino() {
     echo "openvino: the wheel in $VENV has no CMake config (openvino.utils.get_cmake_path)" >&2
     return 1
   }
-  # NGB_WITH_OPENVINO turns a wheel that CMake cannot use into a configure error, not a skip.
-  CMAKE_ARGS+=(-DOpenVINO_DIR="$cmake_dir" -DNGB_WITH_OPENVINO=ON)
+  # setup.sh adds -DNGB_WITH_OPENVINO=ON: a wheel that CMake cannot use is a configure error.
+  CMAKE_ARGS+=(-DOpenVINO_DIR="$cmake_dir")
 }

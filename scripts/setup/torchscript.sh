@@ -4,6 +4,5 @@ if ! declare -F setup_libtorch >/dev/null; then
 fi
 
 setup_torchscript() {
-  setup_libtorch || return 1
-  CMAKE_ARGS+=(-DNGB_WITH_TORCHSCRIPT=ON)
+  setup_libtorch
 }

@@ -1,6 +1,7 @@
 # Sourced by setup.sh. Apache TVM (Relax) from PyPI: the apache-tvm wheel holds the Python
 # compiler stack and libtvm_runtime.so, apache-tvm-ffi the C++ headers and libtvm_ffi.so.
-# Uses $PY; appends to CMAKE_ARGS; returns 1 when this device cannot have TVM.
+# Uses $PY; appends to CMAKE_ARGS; returns 1 when this device cannot have TVM (setup.sh then
+# passes NGB_WITH_TVM=AUTO instead of ON).
 
 TVM_VERSION=0.27.0.post1
 # apache-tvm 0.27.0.post1 accepts apache-tvm-ffi>=0.1.14.post0, but with 0.1.15.x
@@ -17,6 +18,6 @@ setup_tvm() {
   pip_install "apache-tvm==$TVM_VERSION" "apache-tvm-ffi==$TVM_FFI_VERSION" \
     xgboost-cpu==3.2.0 scipy==1.17.1 psutil==7.2.2 cloudpickle==3.1.2 onnx==1.23.2 ||
     { echo "tvm: pip install apache-tvm==$TVM_VERSION into $VENV failed" >&2; return 1; }
-  # NGB_WITH_TVM=ON makes a wheel that CMake cannot use a configure error, not a silent skip.
-  CMAKE_ARGS+=("-DNGB_TVM_PYTHON=$PY" "-DNGB_WITH_TVM=ON")
+  # setup.sh adds -DNGB_WITH_TVM=ON: a wheel that CMake cannot use is a configure error.
+  CMAKE_ARGS+=("-DNGB_TVM_PYTHON=$PY")
 }

@@ -32,6 +32,7 @@
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/builder.h"
 #include "ngraphbench/models/zoo.h"
+#include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
@@ -476,12 +477,13 @@ std::string Compare(const std::vector<HostTensor>& ref, const std::vector<HostTe
   return "";
 }
 
+// Every built compiler but null; a test failure for each one this build requires but lacks.
 std::vector<std::string> BuiltCompilers() {
   std::vector<std::string> names;
   for (const auto& info : AllCompilers()) {
-    if (info.name != "null" && IsBuilt(info.name)) names.push_back(info.name);
+    if (info.name != "null") names.push_back(info.name);
   }
-  return names;
+  return test_support::BuiltAmong(names);
 }
 
 std::string PickReference(const std::vector<std::string>& built) {
@@ -555,8 +557,10 @@ void ExpectAgreement(std::vector<Case> cases, const std::vector<std::string>& co
 
 TEST(Conformance, EveryBuiltCompilerMatchesTheReference) {
   const std::vector<std::string> built = BuiltCompilers();
+  if (HasFailure()) return;  // a required compiler is missing
   if (built.size() < 2) {
-    GTEST_SKIP() << "needs two built compilers besides null; built: " << built.size();
+    GTEST_SKIP() << "needs two built compilers besides null; built: " << built.size()
+                 << ", required: " << NGB_REQUIRED_COMPILERS;
   }
   std::vector<Case> cases = ModelCases();
   ASSERT_FALSE(cases.empty()) << "no synthetic experiment in configs/experiments.yaml";
@@ -568,12 +572,12 @@ TEST(Conformance, EveryBuiltCompilerMatchesTheReference) {
 // identity. Other compilers are covered by the synthetic cases above; these graphs are large
 // (TVM alone would spend minutes compiling them), so they are kept to the compilers issue 5 names.
 TEST(Conformance, ArchitecturesMatchIdentity) {
-  std::vector<std::string> compilers;
-  for (const std::string name : {"identity", "onnxruntime", "openvino"}) {
-    if (IsBuilt(name)) compilers.push_back(name);
-  }
+  const std::vector<std::string> compilers =
+      test_support::BuiltAmong({"identity", "onnxruntime", "openvino"});
+  if (HasFailure()) return;  // a required compiler is missing
   if (compilers.size() < 2 || compilers.front() != "identity") {
-    GTEST_SKIP() << "needs identity and onnxruntime or openvino built";
+    GTEST_SKIP() << "needs identity and onnxruntime or openvino built; required: "
+                 << NGB_REQUIRED_COMPILERS;
   }
   std::vector<Case> cases;
   for (const std::string& name : FindFamily("architecture").variants) {
@@ -594,6 +598,7 @@ TEST(Conformance, ExternalTimmModelsMatchTheReference) {
   const std::string command = python + " " + NGB_SOURCE_DIR +
                               "/python/export_timm.py export resnet18 deit_tiny_patch16_224 "
                               "--batch-size 2 -o " + dir + " > /dev/null 2>&1";
+  if (HasFailure()) return;  // a required compiler is missing
   if (built.size() < 2) GTEST_SKIP() << "needs two built compilers besides null";
   const std::string probe = python + " -c \"import sys; sys.path.insert(0, '" + NGB_SOURCE_DIR +
                             "/python'); import export_timm, onnx; export_timm.import_timm()\"" +

@@ -12,6 +12,7 @@
 #include "ngraphbench/experiments/config.h"
 #include "ngraphbench/models/builder.h"
 #include "ngraphbench/models/zoo.h"
+#include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
@@ -21,7 +22,7 @@ using Attrs = std::map<std::string, AttrValue>;
 class TorchCompilerTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    if (!IsBuilt(GetParam())) GTEST_SKIP() << GetParam() << " is not built";
+    NGB_REQUIRE_BUILT(GetParam());
     compiler_ = LoadCompiler(GetParam());
   }
 
@@ -166,7 +167,8 @@ INSTANTIATE_TEST_SUITE_P(LibTorch, TorchCompilerTest, ::testing::Values("identit
 // Eager PyTorch runs Conv, BatchNorm and ReLU as three kernels per block; freezing folds the
 // BatchNorm into the convolution's weights (DESIGN.md §8).
 TEST(TorchScript, FreezingFoldsBatchNormIntoConv) {
-  if (!IsBuilt("identity") || !IsBuilt("torchscript")) GTEST_SKIP() << "needs both modules";
+  NGB_REQUIRE_BUILT("identity");
+  NGB_REQUIRE_BUILT("torchscript");
   const Graph graph = ConvBlocks(2);
   static const std::string kNoOnnx;
   auto identity = LoadCompiler("identity");

@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/zoo.h"
+#include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
@@ -13,7 +16,7 @@ namespace {
 class OnnxRuntime : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!IsBuilt("onnxruntime")) GTEST_SKIP() << "onnxruntime module not built";
+    NGB_REQUIRE_BUILT("onnxruntime");
     compiler_ = LoadCompiler("onnxruntime");
     config_.compiler = "onnxruntime";
     config_.threads = 1;
@@ -28,8 +31,12 @@ class OnnxRuntime : public ::testing::Test {
     exe->Run();
     auto outputs = exe->GetOutputs();
     EXPECT_EQ(outputs.size(), 1u);
-    EXPECT_EQ(exe->EffectiveSettings().at("threads"), "1");
     return outputs.at(0);
+  }
+
+  std::map<std::string, std::string> Settings(const Graph& graph) {
+    const std::string onnx = ExportOnnx(graph);
+    return compiler_->Compile(CompileRequest{graph, onnx, config_, ""})->EffectiveSettings();
   }
 
   std::unique_ptr<Compiler> compiler_;
@@ -38,6 +45,28 @@ class OnnxRuntime : public ::testing::Test {
 
 TEST_F(OnnxRuntime, VersionComesFromTheLibrary) {
   EXPECT_EQ(compiler_->Version().rfind("onnxruntime 1.", 0), 0u) << compiler_->Version();
+}
+
+// `threads` is the intra-op pool ORT actually started (its worker threads plus the caller),
+// not the configured value echoed back.
+TEST_F(OnnxRuntime, ThreadsAreTheIntraOpPoolOrtStarted) {
+  const Graph g = BuildModel(SyntheticSpec("linear", "linear", 64, 0), 1);
+  for (int threads : {1, 2}) {
+    config_.threads = threads;
+    const auto settings = Settings(g);
+    EXPECT_EQ(settings.at("threads"), std::to_string(threads));
+    EXPECT_EQ(settings.at("threads_started"), std::to_string(threads - 1));
+  }
+  // 0 leaves the size to ORT (one thread per physical core): an echo would say 0.
+  config_.threads = 0;
+  EXPECT_GE(std::stoi(Settings(g).at("threads")), 1);
+  // The inter-op pool of the parallel mode starts threads too, which cannot be told apart from
+  // the intra-op pool's: then there is no "threads" at all.
+  config_.threads = 2;
+  config_.options = Options({{"inter_op_threads", "3"}, {"execution_mode", "parallel"}});
+  const auto parallel = Settings(g);
+  EXPECT_EQ(parallel.count("threads"), 0u);
+  EXPECT_EQ(parallel.at("threads_started"), "3");  // (2 - 1) + (3 - 1)
 }
 
 TEST_F(OnnxRuntime, FullyConnectedMatchesHandComputedProduct) {

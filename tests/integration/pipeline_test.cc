@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -65,6 +66,7 @@ class Pipeline : public ::testing::Test {
     std::ofstream(root_ / "configs" / "experiments.yaml")
         << "defaults:\n  batch_sizes: [1, 2, 4]\n  quick_batch_sizes: [1]\n  warmup: 2\n"
         << "  repeats: " << repeats << "\n  timeout_s: " << timeout_s << "\n"
+        << "  min_time_s: " << min_time_s_ << "\n" << extra_defaults_
         << "experiments:\n  tiny:\n    family: linear\n    widths: [8, 16]\n"
         << "  many:\n    family: linear\n    widths: [4, 5, 6, 7, 8, 9, 10, 11]\n";
   }
@@ -91,6 +93,8 @@ class Pipeline : public ::testing::Test {
   }
 
   fs::path root_;
+  std::string extra_defaults_;  // more lines for the `defaults` section
+  double min_time_s_ = 0;       // 0: exactly `repeats` timed runs
 };
 
 TEST_F(Pipeline, OneOkRowPerExpandedRunAndResumeRunsNothing) {
@@ -148,15 +152,118 @@ TEST_F(Pipeline, CrashHangAndFailureEachLeaveARowAndTheSweepCompletes) {
   }
   EXPECT_NE(r.output.find("reproduce: "), std::string::npos);
 
-  // Resume keeps failed rows; --retry-failed reruns them once the cause is gone.
-  WriteNull("");
-  const Result resume = Ngb("run tiny null " + Common());
+  // Resume keeps failed rows; --retry-failed reruns them (with the same settings they fail
+  // again); once the cause is gone the settings differ, and --replace-changed measures anew.
+  const Result resume = Ngb("run tiny null --timeout 2 " + Common());
   EXPECT_NE(resume.output.find("0 to run, 6 skipped (0 ok, 6 failed"), std::string::npos)
       << resume.output;
-  const Result retry = Ngb("run tiny null --retry-failed " + Common());
-  EXPECT_EQ(retry.code, 0) << retry.output;
+  const Result retry = Ngb("run tiny null --timeout 2 --retry-failed " + Common());
+  EXPECT_EQ(retry.code, 1) << retry.output;
+  EXPECT_NE(retry.output.find("6 to run"), std::string::npos) << retry.output;
+  WriteNull("");
+  const Result fixed = Ngb("run tiny null --replace-changed " + Common());
+  EXPECT_EQ(fixed.code, 0) << fixed.output;
   EXPECT_EQ(Row("tiny_w8_b4").status, "ok");
   EXPECT_EQ(Row("tiny_w16_b2").status, "ok");
+}
+
+TEST_F(Pipeline, RowsMeasuredWithOtherSettingsStopTheRunUntilReplaced) {
+  ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
+  EXPECT_EQ(Row("tiny_w8_b1").quick, true);
+  const auto before = Snapshot(root_ / "results");
+
+  // The full grid would silently keep the two --quick rows: it stops and lists them.
+  const Result full = Ngb("run tiny null " + Common());
+  EXPECT_EQ(full.code, 2) << full.output;
+  EXPECT_NE(full.output.find("2 of the 6 runs already have rows in"), std::string::npos)
+      << full.output;
+  EXPECT_NE(full.output.find("tiny_w8_b1: quick true -> false"), std::string::npos) << full.output;
+  EXPECT_NE(full.output.find("tiny_w16_b1: quick true -> false"), std::string::npos);
+  EXPECT_NE(full.output.find("--replace-changed"), std::string::npos);
+  EXPECT_EQ(Snapshot(root_ / "results"), before);
+
+  // --replace-changed moves the old rows and traces aside, deletes nothing, measures anew.
+  const Result replaced = Ngb("run tiny null --replace-changed " + Common());
+  EXPECT_EQ(replaced.code, 0) << replaced.output;
+  EXPECT_NE(replaced.output.find("moved 2 row(s) measured with other settings"), std::string::npos)
+      << replaced.output;
+  std::vector<std::string> moved;
+  for (const auto& e : fs::recursive_directory_iterator(RunDir() / ".replaced")) {
+    if (e.is_regular_file()) moved.push_back(e.path().filename().string());
+  }
+  std::sort(moved.begin(), moved.end());
+  EXPECT_EQ(moved, (std::vector<std::string>{"tiny_w16_b1.csv", "tiny_w16_b1.latencies.csv",
+                                             "tiny_w8_b1.csv", "tiny_w8_b1.latencies.csv"}));
+  for (const std::string id : {"tiny_w8_b1", "tiny_w8_b2", "tiny_w8_b4", "tiny_w16_b1",
+                               "tiny_w16_b2", "tiny_w16_b4"}) {
+    EXPECT_EQ(Row(id).quick, false) << id;
+    EXPECT_EQ(Row(id).status, "ok") << id;
+  }
+  EXPECT_EQ(Ngb("run tiny null " + Common()).code, 0);  // now everything matches: nothing to run
+
+  // Editing threads in the compiler's YAML is caught the same way.
+  std::ofstream(root_ / "configs" / "null.yaml") << "threads: 1\n";
+  ASSERT_EQ(Ngb("run tiny null --replace-changed " + Common()).code, 0);
+  std::ofstream(root_ / "configs" / "null.yaml") << "threads: 3\n";
+  const Result threads = Ngb("run tiny null " + Common());
+  EXPECT_EQ(threads.code, 2) << threads.output;
+  EXPECT_NE(threads.output.find("6 of the 6 runs"), std::string::npos) << threads.output;
+  EXPECT_NE(threads.output.find("threads 1 -> 3"), std::string::npos) << threads.output;
+  EXPECT_NE(threads.output.find("... and 1 more"), std::string::npos) << threads.output;
+}
+
+TEST_F(Pipeline, WrongOutputsEndAsWrongRowsAndTheCheckCanBeTurnedOff) {
+  WriteNull("  perturb_ppm: 1000\n");
+  const Result wrong = Ngb("run tiny null --quick " + Common());
+  EXPECT_EQ(wrong.code, 1) << wrong.output;
+  const ResultRow row = Row("tiny_w8_b1");
+  EXPECT_EQ(row.status, "wrong");
+  EXPECT_EQ(row.check_reference, "null");
+  EXPECT_NEAR(*row.check_max_rel_err, 1e-3, 1e-7);
+  EXPECT_NEAR(*row.check_max_abs_err, 1e-3, 1e-7);
+  EXPECT_EQ(*row.check_tolerance, 1e-4);
+  EXPECT_NE(row.error.find("max rel err 0.001 > tolerance 0.0001 (fp32)"), std::string::npos)
+      << row.error;
+  EXPECT_TRUE(row.latency_p50_ms.has_value());  // measured all the same: nothing is hidden
+
+  // A tolerance the perturbation fits in: ok. The reference came from the cache.
+  extra_defaults_ = "  check_tolerance: {fp32: 0.01}\n";
+  WriteExperiments(20, 5);
+  ASSERT_EQ(Ngb("run tiny null --quick --replace-changed " + Common()).code, 0);
+  EXPECT_EQ(Row("tiny_w8_b1").status, "ok");
+
+  extra_defaults_ = "  check: off\n";
+  WriteExperiments(20, 5);
+  ASSERT_EQ(Ngb("run tiny null --quick --replace-changed " + Common()).code, 0);
+  EXPECT_EQ(Row("tiny_w8_b1").status, "ok");
+  EXPECT_EQ(Row("tiny_w8_b1").check_reference, "off");
+  EXPECT_FALSE(Row("tiny_w8_b1").check_max_rel_err.has_value());
+}
+
+TEST_F(Pipeline, EveryMeasuredRowCarriesAVerdict) {
+  ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
+  ResultRow row = Row("tiny_w8_b1");
+  EXPECT_EQ(row.valid, false);  // 5 timed runs, below the default min_repeats of 10
+  EXPECT_EQ(row.invalid_reason.rfind("5 timed runs < min_repeats 10", 0), 0u) << row.invalid_reason;
+  EXPECT_GT(*row.timed_window_s, 0.0);
+
+  extra_defaults_ = "  validity: {min_repeats: 5, max_cv: 1000, max_other_cpu_pct: 10000}\n";
+  WriteExperiments(20, 5);
+  const Result valid = Ngb("run tiny null --quick " + Common());
+  EXPECT_EQ(valid.code, 0) << valid.output;  // thresholds judge, they do not change the hash
+  EXPECT_NE(valid.output.find("0 to run"), std::string::npos) << valid.output;
+  ASSERT_EQ(Ngb("run tiny null " + Common()).code, 2);  // the full grid differs: quick
+
+  min_time_s_ = 0.3;
+  WriteExperiments(20, 5);
+  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 200\n";
+  const Result longer = Ngb("run tiny null --quick --replace-changed " + Common());
+  EXPECT_EQ(longer.code, 0) << longer.output;
+  row = Row("tiny_w8_b1");
+  EXPECT_EQ(row.valid, true) << row.invalid_reason;
+  EXPECT_GE(*row.timed_window_s, 0.3);      // min_time_s extends the timed phase
+  EXPECT_GT(*row.repeats, 5);
+  EXPECT_TRUE(row.cpu_util_pct.has_value());  // 300 ms hold 30 sampler periods
 }
 
 TEST_F(Pipeline, KilledSweepResumesToExactlyOneCompleteRowPerRun) {

@@ -11,6 +11,7 @@
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/zoo.h"
+#include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
@@ -27,7 +28,7 @@ struct Compiled {
 class Tvm : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!IsBuilt("tvm")) GTEST_SKIP() << "tvm module not built";
+    NGB_REQUIRE_BUILT("tvm");
     tvm_ = LoadCompiler("tvm");
     char dir[] = "/tmp/ngb_tvm_test_XXXXXX";
     ASSERT_NE(::mkdtemp(dir), nullptr);
@@ -108,7 +109,7 @@ TEST_F(Tvm, VersionNamesTvmAndFfi) {
 }
 
 TEST_F(Tvm, BlocksMatchOnnxRuntime) {
-  if (!IsBuilt("onnxruntime")) GTEST_SKIP() << "onnxruntime module not built (the reference)";
+  NGB_REQUIRE_BUILT("onnxruntime");  // the reference
   auto ort = LoadCompiler("onnxruntime");
   const CompilerConfig ort_config =
       Config("onnxruntime",

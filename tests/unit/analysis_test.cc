@@ -154,6 +154,190 @@ TEST(AnalysisMetrics, BlocksSortedByWidthThenDepth) {
   EXPECT_DOUBLE_EQ(*blocks[5].speedup_vs_identity, 2.0);
 }
 
+RunPoint Invalid(RunPoint p, const std::string& reason) {
+  p.valid = false;
+  p.invalid_reason = reason;
+  return p;
+}
+
+// identity: m b1=100, m b8=400 but invalid; tvm: m b1=200, m b8=1000, m2 b1=50 invalid,
+// m b4=600 with an empty verdict (counts as valid), m b16=1200 whose batch-1 run is fine.
+std::vector<RunPoint> InvalidTable() {
+  RunPoint tvm1 = Point("tvm", "m", 1, 200);
+  tvm1.valid = true;
+  return {Point("identity", "m", 1, 100), Invalid(Point("identity", "m", 8, 400), "cv 0.3 > 0.1"),
+          tvm1,                           Point("tvm", "m", 8, 1000),
+          Point("tvm", "m", 4, 600),      Invalid(Point("tvm", "m2", 1, 50), "other load 80%")};
+}
+
+TEST(AnalysisMetrics, InvalidRunsLeftOutByDefault) {
+  const std::vector<RunPoint> runs = InvalidTable();
+  EXPECT_TRUE(IsInvalid(runs[1]));
+  EXPECT_FALSE(IsInvalid(runs[4]));  // empty verdict
+  EXPECT_FALSE(IsInvalid(Invalid(Point("tvm", "x", 1, {}, kStatusError), "n/a")));  // not ok
+
+  const std::vector<ScalingRow> rows = ComputeScaling(runs);
+  ASSERT_EQ(rows.size(), 4u);  // identity m b8 and tvm m2 b1 left out
+  for (const ScalingRow& row : rows) {
+    EXPECT_FALSE(row.compiler == "identity" && row.batch_size == 8);
+    EXPECT_NE(row.model, "m2");
+  }
+  // As a baseline, an invalid run is no baseline either, and the note says why.
+  const ScalingRow& tvm8 = Find(rows, "tvm", "m", 8);
+  EXPECT_FALSE(tvm8.identity_throughput_sps);
+  EXPECT_FALSE(tvm8.speedup_vs_identity);
+  EXPECT_EQ(tvm8.speedup_note, "identity run at this batch size is invalid (cv 0.3 > 0.1)");
+  EXPECT_DOUBLE_EQ(*tvm8.rtr, 5.0);
+  // An empty verdict counts as valid.
+  EXPECT_DOUBLE_EQ(*Find(rows, "tvm", "m", 4).ase, 0.75);
+
+  // --include-invalid: every ok run counts.
+  const std::vector<ScalingRow> all = ComputeScaling(runs, InvalidRuns::kInclude);
+  ASSERT_EQ(all.size(), 6u);
+  EXPECT_DOUBLE_EQ(*Find(all, "tvm", "m", 8).speedup_vs_identity, 2.5);
+  EXPECT_EQ(Find(all, "tvm", "m", 8).speedup_note, "");
+  EXPECT_DOUBLE_EQ(*Find(all, "identity", "m", 8).ase, 0.5);
+  EXPECT_DOUBLE_EQ(Find(all, "tvm", "m2", 1).throughput_sps, 50);
+}
+
+TEST(AnalysisMetrics, InvalidRunsLeftOutOfRankings) {
+  const std::string arch = kRankedExperiment;
+  const std::vector<RunPoint> runs = {
+      Point("identity", "a", 1, 300, kStatusOk, arch),
+      Point("identity", "b", 1, 200, kStatusOk, arch),
+      Invalid(Point("identity", "c", 1, 100, kStatusOk, arch), "cv 0.5 > 0.1"),
+      Point("tvm", "a", 1, 100, kStatusOk, arch),
+      Point("tvm", "b", 1, 200, kStatusOk, arch),
+      Invalid(Point("tvm", "c", 1, 300, kStatusOk, arch), "too few runs"),
+  };
+  const std::vector<RankingRow> excluded = ComputeRankings(runs);
+  ASSERT_EQ(excluded.size(), 1u);
+  EXPECT_EQ(excluded[0].models, 2);
+  EXPECT_EQ(excluded[0].reversed_pairs, 1);
+  EXPECT_DOUBLE_EQ(*excluded[0].kendall_tau_b, -1.0);
+  EXPECT_EQ(excluded[0].note, "not ranked, invalid run: c (identity, tvm)");
+
+  const std::vector<RankingRow> included = ComputeRankings(runs, InvalidRuns::kInclude);
+  ASSERT_EQ(included.size(), 1u);
+  EXPECT_EQ(included[0].models, 3);
+  EXPECT_EQ(included[0].reversed_pairs, 3);
+  EXPECT_EQ(included[0].compiler_order, "c>b>a");
+  EXPECT_EQ(included[0].note, "");
+}
+
+// `wrong`: the outputs were beyond the output check's tolerance. Its throughput is never used,
+// not even when a RunPoint carries one, and not with invalid runs included.
+TEST(AnalysisMetrics, WrongRunsNeverEnterSpeedups) {
+  ResultRow row;
+  row.status = kStatusWrong;
+  row.throughput_median_sps = 500;
+  EXPECT_FALSE(ToRunPoint(row).throughput_sps);
+
+  const std::string arch = kRankedExperiment;
+  const std::vector<RunPoint> runs = {
+      Point("identity", "m", 1, 100, kStatusWrong), Point("identity", "m", 8, 400),
+      Point("tvm", "m", 1, 300),                    Point("tvm", "m", 8, 900, kStatusWrong),
+      Point("identity", "a", 1, 300, kStatusOk, arch),
+      Point("identity", "b", 1, 200, kStatusOk, arch),
+      Point("tvm", "a", 1, 100, kStatusWrong, arch),
+      Point("tvm", "b", 1, 200, kStatusOk, arch),
+  };
+  for (InvalidRuns mode : {InvalidRuns::kExclude, InvalidRuns::kInclude}) {
+    const std::vector<ScalingRow> rows = ComputeScaling(runs, mode);
+    for (const ScalingRow& r : rows) {
+      EXPECT_FALSE((r.compiler == "identity" && r.model == "m" && r.batch_size == 1) ||
+                   (r.compiler == "tvm" && r.model == "m" && r.batch_size == 8) ||
+                   (r.compiler == "tvm" && r.model == "a"))
+          << r.compiler << " " << r.model << " b" << r.batch_size;
+    }
+    ASSERT_EQ(rows.size(), 5u);
+    const ScalingRow& tvm1 = Find(rows, "tvm", "m", 1);
+    EXPECT_FALSE(tvm1.speedup_vs_identity);
+    EXPECT_EQ(tvm1.speedup_note, "identity run at this batch size ended with status wrong");
+    const ScalingRow& id8 = Find(rows, "identity", "m", 8);
+    EXPECT_FALSE(id8.ase);
+    EXPECT_EQ(id8.scaling_note, "batch-1 run of identity ended with status wrong");
+
+    const std::vector<RankingRow> ranking = ComputeRankings(runs, mode);
+    ASSERT_EQ(ranking.size(), 1u);
+    EXPECT_EQ(ranking[0].models, 1);
+    EXPECT_EQ(ranking[0].note,
+              "not ranked, no ok run of both compilers: a; fewer than 2 models ranked");
+  }
+}
+
+// Two runs are compared only when threads, precision, timing_boundary and compute_device agree.
+TEST(AnalysisMetrics, MismatchedSettingsLeaveCellsEmpty) {
+  struct Case {
+    const char* setting;
+    void (*set)(RunPoint&);  // gives the run the other value
+    const char* differ;      // baseline's value vs the run's
+  };
+  const Case cases[] = {
+      {"threads", [](RunPoint& p) { p.threads = 2; }, "threads 1 vs 2 here"},
+      {"precision", [](RunPoint& p) { p.precision = "bf16"; }, "precision fp32 vs bf16 here"},
+      {"timing_boundary", [](RunPoint& p) { p.timing_boundary = "end_to_end"; },
+       "timing_boundary compute vs end_to_end here"},
+      {"compute_device", [](RunPoint& p) { p.compute_device = "cuda"; },
+       "compute_device cpu vs cuda here"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.setting);
+    auto usual = [](RunPoint p) {
+      p.threads = 1;
+      p.precision = "fp32";
+      p.timing_boundary = "compute";
+      p.compute_device = "cpu";
+      return p;
+    };
+    const std::string arch = kRankedExperiment;
+    RunPoint tvm8 = usual(Point("tvm", "m", 8, 800));
+    c.set(tvm8);
+    RunPoint tvm_b = usual(Point("tvm", "b", 1, 300, kStatusOk, arch));
+    c.set(tvm_b);
+    const std::vector<RunPoint> runs = {
+        usual(Point("identity", "m", 1, 100)),
+        usual(Point("identity", "m", 8, 400)),
+        usual(Point("tvm", "m", 1, 200)),
+        tvm8,
+        usual(Point("identity", "a", 1, 300, kStatusOk, arch)),
+        usual(Point("identity", "b", 1, 200, kStatusOk, arch)),
+        usual(Point("identity", "c", 1, 100, kStatusOk, arch)),
+        usual(Point("tvm", "a", 1, 100, kStatusOk, arch)),
+        tvm_b,
+        usual(Point("tvm", "c", 1, 200, kStatusOk, arch)),
+    };
+    EXPECT_EQ(SettingsDiffer(runs[0], runs[2]), "");
+    EXPECT_EQ(SettingsDiffer(runs[1], tvm8), c.differ);
+
+    const std::vector<ScalingRow> rows = ComputeScaling(runs);
+    const ScalingRow& row = Find(rows, "tvm", "m", 8);
+    EXPECT_FALSE(row.batch1_throughput_sps);
+    EXPECT_FALSE(row.rtr);
+    EXPECT_FALSE(row.ase);
+    EXPECT_EQ(row.scaling_note, std::string("batch-1 run of tvm differs: ") + c.differ);
+    EXPECT_FALSE(row.identity_throughput_sps);
+    EXPECT_FALSE(row.speedup_vs_identity);
+    EXPECT_EQ(row.speedup_note,
+              std::string("identity run at this batch size differs: ") + c.differ);
+    // The runs whose settings agree keep their numbers.
+    EXPECT_DOUBLE_EQ(*Find(rows, "tvm", "m", 1).speedup_vs_identity, 2.0);
+    EXPECT_DOUBLE_EQ(*Find(rows, "identity", "m", 8).ase, 0.5);
+
+    const std::vector<RankingRow> ranking = ComputeRankings(runs);
+    ASSERT_EQ(ranking.size(), 1u);
+    EXPECT_EQ(ranking[0].models, 2);
+    EXPECT_EQ(ranking[0].identity_order, "a>c");
+    EXPECT_EQ(ranking[0].note,
+              std::string("not ranked, identity run differs: b (") + c.differ + ")");
+  }
+  // Several settings at once, and an unset one.
+  RunPoint a = Point("identity", "m", 1, 1), b = Point("tvm", "m", 1, 1);
+  a.threads = 4;
+  b.precision = "fp16";
+  EXPECT_EQ(SettingsDiffer(a, b), "threads 4 vs unset here, precision unset vs fp16 here");
+}
+
 TEST(AnalysisMetrics, KendallTauB) {
   // One discordant pair of six: (5 - 1) / 6.
   EXPECT_DOUBLE_EQ(*KendallTauB({4, 3, 2, 1}, {3, 4, 2, 1}), 4.0 / 6.0);
@@ -336,7 +520,8 @@ TEST_F(AnalyzeFiles, DirectoryAndZipGiveByteIdenticalCsvs) {
   // The repository root (holding results/), and the zip.
   ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "from_dir").string()), kExitOk);
   ASSERT_EQ(RunAnalyze({archive.string()}, (root_ / "from_zip").string()), kExitOk);
-  for (const char* name : {kScalingCsv, kBlocksCsv, kRankingCsv, kReversalsCsv, kFailuresCsv}) {
+  for (const char* name :
+       {kScalingCsv, kBlocksCsv, kRankingCsv, kReversalsCsv, kFailuresCsv, kInvalidCsv}) {
     EXPECT_EQ(ReadText(root_ / "from_dir" / name), ReadText(root_ / "from_zip" / name)) << name;
   }
 
@@ -354,6 +539,41 @@ TEST_F(AnalyzeFiles, DirectoryAndZipGiveByteIdenticalCsvs) {
             "device,batch_size,compiler,model_a,model_b,identity_a_sps,identity_b_sps,"
             "compiler_a_sps,compiler_b_sps\n"
             "cpu0,1,tvm,resnet50,deit_tiny,100,80,90,120\n");
+}
+
+TEST_F(AnalyzeFiles, InvalidAndWrongRowsInTheirOwnFiles) {
+  ResultRow invalid = Row("identity", "conv2d", "c", 8, 400);
+  invalid.valid = false;
+  invalid.invalid_reason = "cv 0.31 > 0.1; other_cpu_pct 90 > 50";
+  ResultRow wrong = Row("tvm", "conv2d", "c", 1, 900, kStatusWrong);
+  wrong.error = "max abs err 0.5 > tolerance 1e-4";
+  ResultRow valid = Row("identity", "conv2d", "c", 1, 100);
+  valid.valid = true;
+  WriteTree(root_ / "results", {valid, invalid, wrong, Row("tvm", "conv2d", "c", 8, 1000)});
+
+  ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "out").string()), kExitOk);
+  EXPECT_EQ(ReadText(root_ / "out" / kInvalidCsv),
+            "device,experiment,compiler,model,batch_size,run_id,invalid_reason,left_out\n"
+            "cpu0,conv2d,identity,c,8,c_b8,cv 0.31 > 0.1; other_cpu_pct 90 > 50,true\n");
+  EXPECT_EQ(ReadText(root_ / "out" / kFailuresCsv),
+            "device,experiment,compiler,model,batch_size,status,error\n"
+            "cpu0,conv2d,tvm,c,1,wrong,max abs err 0.5 > tolerance 1e-4\n");
+  const std::string scaling = ReadText(root_ / "out" / kScalingCsv);
+  EXPECT_EQ(scaling.substr(scaling.find('\n') + 1),
+            "cpu0,conv2d,identity,c,conv2d,,,1,100,100,1,1,100,1,,\n"
+            "cpu0,conv2d,tvm,c,conv2d,,,8,1000,,,,,,batch-1 run of tvm ended with status wrong,"
+            "identity run at this batch size is invalid (cv 0.31 > 0.1; other_cpu_pct 90 > 50)\n");
+
+  ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "all").string(), InvalidRuns::kInclude),
+            kExitOk);
+  const std::string all = ReadText(root_ / "all" / kScalingCsv);
+  EXPECT_NE(all.find("cpu0,conv2d,identity,c,conv2d,,,8,400,100,4,0.5,400,1,,\n"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("cpu0,conv2d,tvm,c,conv2d,,,8,1000,,,,400,2.5,"), std::string::npos) << all;
+  EXPECT_NE(ReadText(root_ / "all" / kInvalidCsv)
+                .find(",c_b8,cv 0.31 > 0.1; other_cpu_pct 90 > 50,false\n"),
+            std::string::npos);
 }
 
 TEST_F(AnalyzeFiles, BadInputsNameTheFile) {

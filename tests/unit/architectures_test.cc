@@ -17,6 +17,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/experiments/config.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
@@ -120,7 +121,7 @@ TEST_P(ArchitectureTest, MatchesTimmAndExportsValidOnnx) {
 // benchmark would time a numerically degenerate model. Runs through the onnxruntime module,
 // when it is built, as the only executor independent of this code.
 TEST_P(ArchitectureTest, LogitsAreFiniteAndSpread) {
-  if (!IsBuilt("onnxruntime")) GTEST_SKIP() << "the onnxruntime module is not built";
+  NGB_REQUIRE_BUILT("onnxruntime");
   const Graph graph = Build(GetParam(), 1);
   const std::string onnx = ExportOnnx(graph);
   const CompilerConfig config = DefaultCompilerConfig(FindCompiler("onnxruntime"));

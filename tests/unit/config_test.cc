@@ -34,10 +34,10 @@ class ConfigTest : public ::testing::Test {
     return "";
   }
 
-  std::string CompilerError(const std::string& text) {
+  std::string CompilerError(const std::string& text, const std::string& compiler = "onnxruntime") {
     const std::string path = Write(text);
     try {
-      LoadCompilerConfig(path, FindCompiler("onnxruntime"));
+      LoadCompilerConfig(path, FindCompiler(compiler));
     } catch (const InputError& e) {
       std::string message = e.what();
       EXPECT_NE(message.find(path), std::string::npos) << message;
@@ -148,6 +148,35 @@ TEST_F(ConfigTest, CompilerConfigValidatesCommonAndSpecificKeys) {
   EXPECT_NE(m.find("allowed values: fp32"), std::string::npos) << m;
 }
 
+// One synchronous request per timed run cannot measure OpenVINO's throughput mode: asking for it
+// is bad input, refused before anything runs, with the reason and what to use instead.
+TEST_F(ConfigTest, OpenVinoThroughputSettingsAreRefusedWithTheReason) {
+  std::string m = CompilerError("options:\n  performance_hint: THROUGHPUT\n", "openvino");
+  EXPECT_NE(m.find("'options.performance_hint' is 'THROUGHPUT', refused: "), std::string::npos)
+      << m;
+  EXPECT_NE(m.find("one synchronous infer request per run"), std::string::npos) << m;
+  EXPECT_NE(m.find("several requests in flight"), std::string::npos) << m;
+  EXPECT_NE(m.find("benchmark_app"), std::string::npos) << m;
+  EXPECT_NE(m.find("allowed values: LATENCY"), std::string::npos) << m;
+
+  m = CompilerError("options:\n  num_streams: 4\n", "openvino");
+  EXPECT_NE(m.find("'options.num_streams' must be <= 1, got 4; refused: "), std::string::npos)
+      << m;
+  EXPECT_NE(m.find("several requests in flight"), std::string::npos) << m;
+  EXPECT_NE(m.find("num_streams 0 or 1"), std::string::npos) << m;
+
+  // Neither a value outside both lists nor one within the limits is affected.
+  m = CompilerError("options:\n  performance_hint: FAST\n", "openvino");
+  EXPECT_NE(m.find("'options.performance_hint' is 'FAST'; allowed values: LATENCY"),
+            std::string::npos)
+      << m;
+  const CompilerConfig c = LoadCompilerConfig(
+      Write("options:\n  performance_hint: LATENCY\n  num_streams: 1\n"),
+      FindCompiler("openvino"));
+  EXPECT_EQ(c.options.String("performance_hint"), "LATENCY");
+  EXPECT_EQ(c.options.Int("num_streams"), 1);
+}
+
 TEST(Registry, UnknownCompilerNamesTheKnownOnes) {
   try {
     FindCompiler("tensorflow");
@@ -156,6 +185,58 @@ TEST(Registry, UnknownCompilerNamesTheKnownOnes) {
     EXPECT_NE(std::string(e.what()).find("known compilers: null, onnxruntime"), std::string::npos)
         << e.what();
   }
+}
+
+}  // namespace
+}  // namespace ngraphbench
+
+namespace ngraphbench {
+namespace {
+
+TEST_F(ConfigTest, CheckAndValiditySettingsAreReadAndValidated) {
+  const std::string path = Write(R"(
+defaults:
+  min_time_s: 1.5
+  max_repeats: 500
+  check: off
+  check_tolerance: {fp32: 0.001, bf16: 0.1}
+  validity: {max_cv: 0.5, max_other_cpu_pct: 20, min_repeats: 30}
+experiments:
+  one:
+    family: linear
+    widths: [8]
+    check: on
+)");
+  const ExperimentsFile file = LoadExperiments(path);
+  const ExperimentConfig& e = file.Find("one");
+  EXPECT_EQ(e.min_time_s, 1.5);
+  EXPECT_EQ(e.max_repeats, 500);
+  EXPECT_TRUE(e.check.enabled);  // the experiment's own value wins over `defaults`
+  EXPECT_FALSE(file.defaults.check.enabled);
+  EXPECT_EQ(e.check.tolerance_fp32, 0.001);
+  EXPECT_EQ(e.check.tolerance_bf16, 0.1);
+  EXPECT_EQ(e.check.tolerance_fp16, CheckSettings{}.tolerance_fp16);  // unset keeps the default
+  EXPECT_EQ(e.validity.max_cv, 0.5);
+  EXPECT_EQ(e.validity.max_other_cpu_pct, 20);
+  EXPECT_EQ(e.validity.min_repeats, 30);
+
+  const std::string head = "experiments:\n  one:\n    family: linear\n    widths: [8]\n";
+  EXPECT_NE(ExperimentsError(head + "    check: maybe\n")
+                .find("'experiments.one.check' is 'maybe'; allowed values: on, off"),
+            std::string::npos);
+  EXPECT_NE(ExperimentsError(head + "    check_tolerance: {int8: 1}\n")
+                .find("'experiments.one.check_tolerance.int8' is not a known key here"),
+            std::string::npos);
+  EXPECT_NE(ExperimentsError(head + "    check_tolerance: {fp32: 0}\n")
+                .find("'experiments.one.check_tolerance.fp32' must be > 0"),
+            std::string::npos);
+  EXPECT_NE(ExperimentsError(head + "    validity: {max_cv: -1}\n")
+                .find("'experiments.one.validity.max_cv' must be > 0"),
+            std::string::npos);
+  EXPECT_NE(ExperimentsError(head + "    validity: {min_runs: 3}\n")
+                .find("'experiments.one.validity.min_runs' is not a known key here; allowed keys: "
+                      "max_cv, max_other_cpu_pct, min_repeats"),
+            std::string::npos);
 }
 
 }  // namespace

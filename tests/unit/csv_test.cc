@@ -57,6 +57,12 @@ ResultRow SampleRow() {
   r.compiler_settings = "threads=2;mode=seq";
   r.warmup = 10;
   r.repeats = 100;
+  r.quick = false;
+  r.config_hash = "0123456789abcdef";
+  r.check_reference = "onnxruntime";
+  r.check_max_rel_err = 2.5e-7;
+  r.valid = false;
+  r.invalid_reason = "cv 0.3 > max_cv 0.25; timed window 0.1 s < min_time_s 0.5";
   return r;
 }
 
@@ -82,7 +88,30 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
   EXPECT_EQ(out.error, "worker killed: \"SIGABRT\", at a, b second line");
   EXPECT_EQ(out.schema_version, kSchemaVersion);
   EXPECT_EQ(RowColumns().front(), "schema_version");
-  EXPECT_EQ(RowColumns().size(), 47u);
+  EXPECT_EQ(RowColumns().size(), 59u);
+  EXPECT_EQ(out.quick, false);
+  EXPECT_EQ(out.valid, false);
+  EXPECT_EQ(out.invalid_reason, in.invalid_reason);
+  EXPECT_EQ(out.config_hash, "0123456789abcdef");
+  EXPECT_FALSE(out.check_max_abs_err.has_value());
+  EXPECT_DOUBLE_EQ(*out.check_max_rel_err, 2.5e-7);
+}
+
+TEST(Csv, OtherSchemaVersionsAndBadBooleansAreRefusedByName) {
+  std::string text = FormatRowCsv(SampleRow());
+  std::string old = text;
+  old.replace(old.find("\n2,"), 3, "\n1,");
+  try {
+    ParseRowCsv(old, "f.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads version 2"),
+              std::string::npos)
+        << e.what();
+  }
+  std::string bad = text;
+  bad.replace(bad.find(",false,"), 7, ",maybe,");
+  EXPECT_THROW(ParseRowCsv(bad, "f.csv"), InputError);
 }
 
 TEST(Csv, MalformedRowsNameTheProblem) {

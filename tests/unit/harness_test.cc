@@ -94,3 +94,55 @@ TEST(Harness, TimingBoundaryNames) {
 
 }  // namespace
 }  // namespace ngraphbench
+
+namespace ngraphbench {
+namespace {
+
+TEST(Harness, MinTimeExtendsTheTimedPhaseUpToMaxRepeats) {
+  CountingExecutable exe(std::chrono::microseconds(1000));
+  MeasureOptions options;
+  options.warmup = 0;
+  options.repeats = 5;
+  options.min_time = std::chrono::milliseconds(60);
+  const Measurement m = Measure(exe, {}, options);
+  EXPECT_GT(m.latencies_ns.size(), 5u);   // 5 x 1 ms would be far shorter than 60 ms
+  EXPECT_GE(m.system.window_s, 0.06);
+
+  CountingExecutable fast(std::chrono::microseconds(0));
+  options.min_time = std::chrono::seconds(30);
+  options.max_repeats = 50;
+  const Measurement capped = Measure(fast, {}, options);
+  EXPECT_EQ(capped.latencies_ns.size(), 50u);  // the ceiling ends it long before 30 s
+}
+
+TEST(Harness, FirstOutputsAreCapturedOnlyWhenAsked) {
+  CountingExecutable exe(std::chrono::microseconds(0));
+  MeasureOptions options;
+  options.warmup = 1;
+  options.repeats = 3;
+  options.capture_first_outputs = true;
+  Measure(exe, {}, options);
+  EXPECT_EQ(exe.get_outputs, 1);
+}
+
+TEST(Harness, CpuUtilizationIsEmptyWithAReasonForAWindowOfFewSamplerPeriods) {
+  CountingExecutable exe(std::chrono::microseconds(0));
+  MeasureOptions options;
+  options.warmup = 0;
+  options.repeats = 3;
+  options.sample_period = std::chrono::milliseconds(10);
+  const Measurement m = Measure(exe, {}, options);
+  EXPECT_FALSE(m.system.cpu_util_pct.has_value());
+  EXPECT_NE(m.system.note.find("fewer than 10 sampler periods"), std::string::npos)
+      << m.system.note;
+
+  CountingExecutable sleeping(std::chrono::microseconds(500));
+  options.min_time = std::chrono::milliseconds(150);
+  const Measurement longer = Measure(sleeping, {}, options);
+  ASSERT_TRUE(longer.system.cpu_util_pct.has_value()) << longer.system.note;
+  EXPECT_TRUE(longer.system.note.empty()) << longer.system.note;
+  EXPECT_LT(*longer.system.cpu_util_pct, 50.0);  // the runs sleep: this process barely works
+}
+
+}  // namespace
+}  // namespace ngraphbench

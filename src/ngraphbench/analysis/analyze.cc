@@ -53,15 +53,23 @@ std::string OneLine(std::string text) {
   return text;
 }
 
-std::string FormatFailuresCsv(const std::vector<LoadedRun>& runs) {
-  std::vector<const ResultRow*> failed;
+// The rows `keep` selects, in (device, experiment, compiler, model, batch_size) order.
+template <typename Keep>
+std::vector<const ResultRow*> SortedRows(const std::vector<LoadedRun>& runs, Keep keep) {
+  std::vector<const ResultRow*> rows;
   for (const LoadedRun& run : runs) {
-    if (run.row.status != kStatusOk) failed.push_back(&run.row);
+    if (keep(run.row)) rows.push_back(&run.row);
   }
-  std::sort(failed.begin(), failed.end(), [](const ResultRow* a, const ResultRow* b) {
+  std::sort(rows.begin(), rows.end(), [](const ResultRow* a, const ResultRow* b) {
     return std::tie(a->device, a->experiment, a->compiler, a->model, a->batch_size) <
            std::tie(b->device, b->experiment, b->compiler, b->model, b->batch_size);
   });
+  return rows;
+}
+
+std::string FormatFailuresCsv(const std::vector<LoadedRun>& runs) {
+  const std::vector<const ResultRow*> failed =
+      SortedRows(runs, [](const ResultRow& row) { return row.status != kStatusOk; });
   std::string csv =
       Header({"device", "experiment", "compiler", "model", "batch_size", "status", "error"});
   for (const ResultRow* row : failed) {
@@ -73,6 +81,27 @@ std::string FormatFailuresCsv(const std::vector<LoadedRun>& runs) {
                .Add(row->batch_size)
                .Add(row->status)
                .Add(OneLine(row->error))
+               .End();
+  }
+  return csv;
+}
+
+// Run ids, not file paths: a results tree and a zip of it give the same file.
+std::string FormatInvalidCsv(const std::vector<LoadedRun>& runs, InvalidRuns invalid_runs) {
+  std::string csv = Header({"device", "experiment", "compiler", "model", "batch_size", "run_id",
+                            "invalid_reason", "left_out"});
+  const std::vector<const ResultRow*> invalid =
+      SortedRows(runs, [](const ResultRow& row) { return IsInvalid(ToRunPoint(row)); });
+  for (const ResultRow* row : invalid) {
+    csv += Line()
+               .Add(row->device)
+               .Add(row->experiment)
+               .Add(row->compiler)
+               .Add(row->model)
+               .Add(row->batch_size)
+               .Add(row->run_id)
+               .Add(OneLine(row->invalid_reason))
+               .Add(std::string(invalid_runs == InvalidRuns::kExclude ? "true" : "false"))
                .End();
   }
   return csv;
@@ -173,7 +202,8 @@ std::string FormatReversalsCsv(const std::vector<RankingRow>& rows) {
   return csv;
 }
 
-int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_dir) {
+int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_dir,
+               InvalidRuns invalid_runs) {
   if (inputs.empty()) {
     throw InputError("analyze: no input; expected one or more results directories or .zip files");
   }
@@ -181,11 +211,15 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   std::vector<RunPoint> points;
   for (const LoadedRun& run : runs) points.push_back(ToRunPoint(run.row));
 
-  const std::vector<ScalingRow> scaling = ComputeScaling(points);
+  const std::vector<ScalingRow> scaling = ComputeScaling(points, invalid_runs);
   const std::vector<ScalingRow> blocks = SelectBlocks(scaling);
-  const std::vector<RankingRow> rankings = ComputeRankings(points);
+  const std::vector<RankingRow> rankings = ComputeRankings(points, invalid_runs);
   size_t reversals = 0;
   for (const RankingRow& row : rankings) reversals += row.reversals.size();
+  const auto ok = std::count_if(points.begin(), points.end(), [](const RunPoint& p) {
+    return p.status == kStatusOk;
+  });
+  const auto invalid = std::count_if(points.begin(), points.end(), IsInvalid);
 
   const std::filesystem::path dir(out_dir);
   WriteFileAtomic((dir / kScalingCsv).string(), FormatScalingCsv(scaling));
@@ -193,13 +227,21 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   WriteFileAtomic((dir / kRankingCsv).string(), FormatRankingCsv(rankings));
   WriteFileAtomic((dir / kReversalsCsv).string(), FormatReversalsCsv(rankings));
   WriteFileAtomic((dir / kFailuresCsv).string(), FormatFailuresCsv(runs));
+  WriteFileAtomic((dir / kInvalidCsv).string(), FormatInvalidCsv(runs, invalid_runs));
 
-  std::cerr << "analyze: " << runs.size() << " runs (" << scaling.size() << " ok) from "
-            << inputs.size() << " input(s); wrote to " << out_dir << ": " << kScalingCsv << " ("
-            << scaling.size() << " rows), " << kBlocksCsv << " (" << blocks.size() << "), "
-            << kRankingCsv << " (" << rankings.size() << "), " << kReversalsCsv << " ("
-            << reversals << "), " << kFailuresCsv << " (" << runs.size() - scaling.size()
-            << ")\n";
+  std::cerr << "analyze: " << runs.size() << " runs (" << ok << " ok) from " << inputs.size()
+            << " input(s); ";
+  if (invalid_runs == InvalidRuns::kExclude) {
+    std::cerr << invalid << " ok run(s) left out as invalid"
+              << (invalid > 0 ? " (--include-invalid keeps them)" : "");
+  } else {
+    std::cerr << invalid << " invalid ok run(s) kept (--include-invalid)";
+  }
+  std::cerr << "; wrote to " << out_dir << ": " << kScalingCsv << " (" << scaling.size()
+            << " rows), " << kBlocksCsv << " (" << blocks.size() << "), " << kRankingCsv << " ("
+            << rankings.size() << "), " << kReversalsCsv << " (" << reversals << "), "
+            << kFailuresCsv << " (" << runs.size() - ok << "), " << kInvalidCsv << " ("
+            << invalid << ")\n";
   return kExitOk;
 }
 

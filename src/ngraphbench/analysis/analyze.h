@@ -1,6 +1,6 @@
-// `ngraphbench analyze <results-dir or .zip>... [-o DIR]`: loads runs, derives the batch-scaling
-// metrics (analysis/metrics.h) and writes them as tidy CSVs, which python/report.py turns into a
-// report. Output depends only on the runs, not on where they were read from, so a results tree
+// `ngraphbench analyze <results-dir or .zip>... [-o DIR] [--include-invalid]`: loads runs,
+// derives the batch-scaling metrics (analysis/metrics.h) and writes them as tidy CSVs, which
+// python/report.py turns into a report. Output depends only on the runs, not on where they were read from, so a results tree
 // and a zip of it give byte-identical files.
 #pragma once
 
@@ -17,9 +17,11 @@ inline constexpr const char* kBlocksCsv = "blocks.csv";
 inline constexpr const char* kRankingCsv = "ranking.csv";
 inline constexpr const char* kReversalsCsv = "rank_reversals.csv";
 inline constexpr const char* kFailuresCsv = "failures.csv";
+inline constexpr const char* kInvalidCsv = "invalid.csv";
 
 // One CSV file's text each: header line, then one line per row, '\n' line ends.
-// scaling.csv: every ok run with throughput, RTR, ASE and speedup over identity.
+// scaling.csv: every measured run (IsMeasured) with throughput, RTR, ASE and speedup over
+// identity.
 std::string FormatScalingCsv(const std::vector<ScalingRow>& rows);
 // blocks.csv: the block experiments' throughput and speedup against width and depth.
 std::string FormatBlocksCsv(const std::vector<ScalingRow>& blocks);
@@ -28,9 +30,12 @@ std::string FormatRankingCsv(const std::vector<RankingRow>& rows);
 // rank_reversals.csv: one line per model pair whose order compilation reverses.
 std::string FormatReversalsCsv(const std::vector<RankingRow>& rows);
 
-// Loads `inputs`, writes the CSVs above plus failures.csv (runs that did not end ok) into
-// `out_dir` (created if missing), and prints a summary to stderr. Returns kExitOk.
-// Throws InputError for bad input (see analysis/load.h).
-int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_dir);
+// Loads `inputs`, writes the CSVs above plus failures.csv (runs that did not end ok, `wrong`
+// included, with their error) and invalid.csv (ok runs whose verdict is invalid, with the reason
+// and whether they were left out) into `out_dir` (created if missing), and prints a summary to
+// stderr. Invalid runs enter the derived numbers only with InvalidRuns::kInclude
+// (--include-invalid). Returns kExitOk. Throws InputError for bad input (see analysis/load.h).
+int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_dir,
+               InvalidRuns invalid_runs = InvalidRuns::kExclude);
 
 }  // namespace ngraphbench

@@ -46,19 +46,48 @@ void AppendNote(std::string& note, const std::string& reason) {
   note += reason;
 }
 
-// Looks up a baseline run; returns its throughput, or nullopt and the reason in `note`.
+// Looks up the baseline run of `run`; returns its throughput, or nullopt and the reason in `note`.
 std::optional<double> Baseline(const std::map<RunKey, const RunPoint*>& index, const RunKey& key,
+                               const RunPoint& run, InvalidRuns invalid_runs,
                                const std::string& what, std::string& note) {
   auto it = index.find(key);
   if (it == index.end()) {
     AppendNote(note, "no " + what);
     return std::nullopt;
   }
-  if (!IsOk(*it->second)) {
-    AppendNote(note, what + " ended with status " + it->second->status);
+  const RunPoint& baseline = *it->second;
+  if (!IsOk(baseline)) {
+    AppendNote(note, what + " ended with status " + baseline.status);
     return std::nullopt;
   }
-  return OkThroughput(*it->second);
+  if (!IsMeasured(baseline, invalid_runs)) {
+    AppendNote(note, what + " is invalid (" + baseline.invalid_reason + ")");
+    return std::nullopt;
+  }
+  const std::string differ = SettingsDiffer(baseline, run);
+  if (!differ.empty()) {
+    AppendNote(note, what + " differs: " + differ);
+    return std::nullopt;
+  }
+  return OkThroughput(baseline);
+}
+
+void AppendDiffer(std::string& differ, const char* setting, const std::string& baseline,
+                  const std::string& run) {
+  if (baseline == run) return;
+  if (!differ.empty()) differ += ", ";
+  differ += std::string(setting) + " " + (baseline.empty() ? "unset" : baseline) + " vs " +
+            (run.empty() ? "unset" : run) + " here";
+}
+
+std::string Text(const std::optional<int64_t>& value) {
+  return value ? std::to_string(*value) : "";
+}
+
+std::string JoinList(const std::vector<std::string>& items) {
+  std::string list;
+  for (const std::string& item : items) list += (list.empty() ? "" : ", ") + item;
+  return list;
 }
 
 std::string JoinOrder(std::vector<std::pair<double, std::string>> ranked) {
@@ -95,9 +124,30 @@ RunPoint ToRunPoint(const ResultRow& row) {
   run.width = row.width;
   run.depth = row.depth;
   run.batch_size = row.batch_size;
+  run.threads = row.threads;
+  run.precision = row.precision;
+  run.timing_boundary = row.timing_boundary;
+  run.compute_device = row.compute_device;
   run.status = row.status;
   if (row.status == kStatusOk) run.throughput_sps = row.throughput_median_sps;
+  run.valid = row.valid;
+  run.invalid_reason = row.invalid_reason;
   return run;
+}
+
+bool IsInvalid(const RunPoint& run) { return IsOk(run) && run.valid == false; }
+
+bool IsMeasured(const RunPoint& run, InvalidRuns invalid_runs) {
+  return IsOk(run) && (invalid_runs == InvalidRuns::kInclude || !IsInvalid(run));
+}
+
+std::string SettingsDiffer(const RunPoint& baseline, const RunPoint& run) {
+  std::string differ;
+  AppendDiffer(differ, "threads", Text(baseline.threads), Text(run.threads));
+  AppendDiffer(differ, "precision", baseline.precision, run.precision);
+  AppendDiffer(differ, "timing_boundary", baseline.timing_boundary, run.timing_boundary);
+  AppendDiffer(differ, "compute_device", baseline.compute_device, run.compute_device);
+  return differ;
 }
 
 double RelativeThroughputRate(double throughput_b, double throughput_1) {
@@ -112,11 +162,12 @@ double Speedup(double throughput, double baseline_throughput) {
   return throughput / baseline_throughput;
 }
 
-std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs) {
+std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs,
+                                       InvalidRuns invalid_runs) {
   const auto index = IndexRuns(runs);
   std::vector<ScalingRow> rows;
   for (const RunPoint& run : runs) {
-    if (!IsOk(run)) continue;
+    if (!IsMeasured(run, invalid_runs)) continue;
     ScalingRow row;
     row.device = run.device;
     row.compiler = run.compiler;
@@ -131,8 +182,8 @@ std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs) {
     row.batch1_throughput_sps =
         run.batch_size == 1
             ? std::optional<double>(row.throughput_sps)
-            : Baseline(index, KeyOf(run.device, run.compiler, run.experiment, run.model, 1),
-                       "batch-1 run of " + run.compiler, row.scaling_note);
+            : Baseline(index, KeyOf(run.device, run.compiler, run.experiment, run.model, 1), run,
+                       invalid_runs, "batch-1 run of " + run.compiler, row.scaling_note);
     if (row.batch1_throughput_sps) {
       row.rtr = RelativeThroughputRate(row.throughput_sps, *row.batch1_throughput_sps);
       row.ase = AbsoluteScalingEfficiency(row.throughput_sps, *row.batch1_throughput_sps,
@@ -145,7 +196,8 @@ std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs) {
             : Baseline(
                   index,
                   KeyOf(run.device, kBaselineCompiler, run.experiment, run.model, run.batch_size),
-                  std::string(kBaselineCompiler) + " run at this batch size", row.speedup_note);
+                  run, invalid_runs, std::string(kBaselineCompiler) + " run at this batch size",
+                  row.speedup_note);
     if (row.identity_throughput_sps) {
       row.speedup_vs_identity = Speedup(row.throughput_sps, *row.identity_throughput_sps);
     }
@@ -213,7 +265,8 @@ std::vector<ReversedPair> FindReversedPairs(const std::vector<std::string>& mode
   return pairs;
 }
 
-std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs) {
+std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
+                                        InvalidRuns invalid_runs) {
   IndexRuns(runs);  // rejects duplicate runs, as ComputeScaling does
   // (device, batch size) -> compiler -> model -> run
   std::map<std::pair<std::string, int64_t>,
@@ -234,28 +287,35 @@ std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs) {
       row.batch_size = group.second;
       row.compiler = compiler;
 
-      std::set<std::string> all_models;
-      for (const auto& [model, run] : by_model) all_models.insert(model);
+      std::set<std::string> all_models;  // stays empty without a baseline
       if (baseline_it == by_compiler.end()) {
         AppendNote(row.note, std::string("no ") + kBaselineCompiler + " run of " +
                                  kRankedExperiment + " at this device and batch size");
       } else {
+        for (const auto& [model, run] : by_model) all_models.insert(model);
         for (const auto& [model, run] : baseline_it->second) all_models.insert(model);
       }
 
-      std::vector<std::string> models, unranked;
+      // Models left out, by why: no ok run of one side; an invalid run; other settings.
+      std::vector<std::string> models, not_ok, invalid, differ;
       std::vector<double> identity_sps, compiler_sps;
       for (const std::string& model : all_models) {
         const RunPoint* mine = by_model.count(model) ? by_model.at(model) : nullptr;
-        const RunPoint* base = baseline_it != by_compiler.end() && baseline_it->second.count(model)
-                                   ? baseline_it->second.at(model)
-                                   : nullptr;
-        if (mine && base && IsOk(*mine) && IsOk(*base)) {
+        const RunPoint* base =
+            baseline_it->second.count(model) ? baseline_it->second.at(model) : nullptr;
+        if (!mine || !base || !IsOk(*mine) || !IsOk(*base)) {
+          not_ok.push_back(model);
+        } else if (!IsMeasured(*mine, invalid_runs) || !IsMeasured(*base, invalid_runs)) {
+          std::vector<std::string> sides;
+          if (!IsMeasured(*base, invalid_runs)) sides.push_back(kBaselineCompiler);
+          if (!IsMeasured(*mine, invalid_runs)) sides.push_back(compiler);
+          invalid.push_back(model + " (" + JoinList(sides) + ")");
+        } else if (const std::string settings = SettingsDiffer(*base, *mine); !settings.empty()) {
+          differ.push_back(model + " (" + settings + ")");
+        } else {
           models.push_back(model);
           identity_sps.push_back(OkThroughput(*base));
           compiler_sps.push_back(OkThroughput(*mine));
-        } else if (baseline_it != by_compiler.end()) {
-          unranked.push_back(model);
         }
       }
 
@@ -272,10 +332,15 @@ std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs) {
       row.compiler_order = JoinOrder(std::move(mine_ranked));
       row.identity_order = JoinOrder(std::move(base_ranked));
 
-      if (!unranked.empty()) {
-        std::string list;
-        for (const std::string& model : unranked) list += (list.empty() ? "" : ", ") + model;
-        AppendNote(row.note, "not ranked, no ok run of both compilers: " + list);
+      if (!not_ok.empty()) {
+        AppendNote(row.note, "not ranked, no ok run of both compilers: " + JoinList(not_ok));
+      }
+      if (!invalid.empty()) {
+        AppendNote(row.note, "not ranked, invalid run: " + JoinList(invalid));
+      }
+      if (!differ.empty()) {
+        AppendNote(row.note, std::string("not ranked, ") + kBaselineCompiler +
+                                 " run differs: " + JoinList(differ));
       }
       if (!row.kendall_tau_b && baseline_it != by_compiler.end()) {
         AppendNote(row.note, row.models < 2 ? "fewer than 2 models ranked"

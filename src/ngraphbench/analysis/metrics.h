@@ -3,7 +3,9 @@
 // Plain free functions over plain structs: no I/O, so every number is unit-tested by hand.
 //
 // A metric whose baseline is missing (no batch-1 run, no identity run, a baseline run that did not
-// end `ok`) is left empty (std::nullopt) and the row's `note` says why; nothing is extrapolated.
+// end `ok` or is invalid) or was measured with other settings (threads, precision, timing
+// boundary, compute device) is left empty (std::nullopt) and the row's `note` says why; nothing is
+// extrapolated.
 #pragma once
 
 #include <cstdint>
@@ -21,20 +23,40 @@ inline constexpr const char* kBaselineCompiler = "identity";
 inline constexpr const char* kRankedExperiment = "architectures";
 
 // One run as the metrics see it. A run is identified by (device, compiler, experiment, model,
-// batch_size); only runs with status `ok` carry a throughput.
+// batch_size); only runs with status `ok` carry a throughput. Two runs are compared only when
+// their settings (threads, precision, timing_boundary, compute_device) agree.
 struct RunPoint {
   std::string device, compiler, experiment, model, family;
   std::optional<int64_t> width, depth;  // set for the block experiments (Table V)
   int64_t batch_size = 0;
-  std::string status;                   // kStatusOk, kStatusError, ...
+  std::optional<int64_t> threads;
+  std::string precision, timing_boundary, compute_device;
+  std::string status;                   // kStatusOk, kStatusWrong, kStatusError, ...
   std::optional<double> throughput_sps;  // throughput_median_sps of an ok run
+  std::optional<bool> valid;             // the row's verdict; empty counts as valid
+  std::string invalid_reason;
 };
 
 RunPoint ToRunPoint(const ResultRow& row);
 
+// Whether ok runs whose verdict is invalid (valid == false) enter the derived numbers. Runs that
+// did not end ok (`wrong`, `error`, ...) never do.
+enum class InvalidRuns { kExclude, kInclude };
+
+// An ok run marked invalid (valid == false); an empty verdict counts as valid.
+bool IsInvalid(const RunPoint& run);
+// Whether `run` enters the derived numbers: status ok, and valid unless invalid runs are included.
+bool IsMeasured(const RunPoint& run, InvalidRuns invalid_runs);
+
+// The settings in which `baseline` and `run` differ, as "threads 2 vs 1 here, precision fp32 vs
+// bf16 here" (the baseline's value first, then run's); "" when they agree.
+std::string SettingsDiffer(const RunPoint& baseline, const RunPoint& run);
+
 // RTR_c(b) = T_c(b) / T_c(1): relative throughput rate.
 double RelativeThroughputRate(double throughput_b, double throughput_1);
-// ASE_c(b) = T_c(b) / (b * T_c(1)): absolute scaling efficiency; 1 = perfectly linear scaling.
+// ASE_c(b) = T_c(b) / (b * T_c(1)) = L_c(1) / L_c(b) (L: latency of one batch): absolute scaling
+// efficiency. 1 = the batch of b takes as long as one sample (throughput linear in b); 1/b =
+// batching gains nothing; above 1 = a batch faster than one sample, an anomaly.
 double AbsoluteScalingEfficiency(double throughput_b, double throughput_1, int64_t batch_size);
 // T_c(b) / T_identity(b).
 double Speedup(double throughput, double baseline_throughput);
@@ -52,11 +74,13 @@ struct ScalingRow {
   std::string speedup_note;  // identity_throughput_sps, speedup_vs_identity
 };
 
-// One row per ok run in `runs`, sorted by (device, experiment, compiler, width, depth, model,
-// batch_size). RTR and ASE divide by the same compiler's batch-1 run of the same model on the same
-// device and experiment; the speedup divides by identity's run at the same device, experiment,
-// model and batch size.
-std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs);
+// One row per measured run in `runs` (IsMeasured), sorted by (device, experiment, compiler, width,
+// depth, model, batch_size). RTR and ASE divide by the same compiler's batch-1 run of the same
+// model on the same device and experiment; the speedup divides by identity's run at the same
+// device, experiment, model and batch size. A baseline counts only when it is measured and its
+// settings agree with the run's (SettingsDiffer).
+std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs,
+                                       InvalidRuns invalid_runs = InvalidRuns::kExclude);
 
 // The rows of the block experiments (width and depth both set), sorted by (device, experiment,
 // batch_size, compiler, width, depth): throughput and speedup against depth and width (Table V).
@@ -88,7 +112,7 @@ std::vector<ReversedPair> FindReversedPairs(const std::vector<std::string>& mode
 struct RankingRow {
   std::string device, compiler;
   int64_t batch_size = 0;
-  int64_t models = 0;  // models with an ok run of both compilers: the ranked set
+  int64_t models = 0;  // models with a measured run of both compilers, same settings: ranked
   std::optional<double> kendall_tau_b;
   int64_t pairs = 0, reversed_pairs = 0;
   std::string compiler_order, identity_order;  // ranked set, fastest first, joined by '>'
@@ -97,7 +121,9 @@ struct RankingRow {
 };
 
 // Every (device, batch size, compiler other than identity) with a run of kRankedExperiment,
-// sorted by (device, batch_size, compiler).
-std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs);
+// sorted by (device, batch_size, compiler). A model is ranked when both its runs are measured
+// (IsMeasured) and their settings agree; the note lists the others and why.
+std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
+                                        InvalidRuns invalid_runs = InvalidRuns::kExclude);
 
 }  // namespace ngraphbench

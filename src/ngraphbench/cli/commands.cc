@@ -94,6 +94,10 @@ std::vector<std::string> WorkerCommand(const WorkerArgs& w) {
   if (r.grid.quick) cmd.push_back("--quick");
   if (r.grid.warmup) cmd.insert(cmd.end(), {"--warmup", std::to_string(*r.grid.warmup)});
   if (r.grid.repeats) cmd.insert(cmd.end(), {"--repeats", std::to_string(*r.grid.repeats)});
+  if (!w.reference_out.empty()) {
+    cmd.insert(cmd.end(),
+               {"--reference-compiler", w.reference_compiler, "--reference-out", w.reference_out});
+  }
   return cmd;
 }
 

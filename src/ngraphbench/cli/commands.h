@@ -28,12 +28,18 @@ struct RunArgs {
   std::string device = "local";
   std::string results_dir = "results";
   bool retry_failed = false;
+  // Rows measured with other settings (another config_hash) are moved to
+  // <dir>/.replaced/<UTC time>/ and measured again, instead of stopping the run.
+  bool replace_changed = false;
   int sample_ms = 10;  // sampler period; 0 = no sampler thread
 };
 
 struct WorkerArgs {
   RunArgs run;
   std::string run_id;
+  // Set for the output check's reference child: run the model once with this compiler and
+  // write its outputs to reference_out (measure/check.h's tensor file), nothing else.
+  std::string reference_compiler, reference_out;
 };
 
 // The experiment `args` names, with command-line overrides applied, validated.

@@ -45,12 +45,19 @@ int main(int argc, char** argv) {
   std::optional<double> timeout;
   run_cmd->add_option("--timeout", timeout, "per-run timeout in seconds (overrides the YAML)");
   run_cmd->add_flag("--retry-failed", run.retry_failed, "rerun runs whose row is not ok");
+  run_cmd->add_flag("--replace-changed", run.replace_changed,
+                    "move rows measured with other settings to <dir>/.replaced/<time>/ and "
+                    "measure those runs again");
 
   WorkerArgs worker;
   CLI::App* worker_cmd = app.add_subcommand("worker", "run one run in this process (internal)");
   worker_cmd->group("");
   AddRunOptions(worker_cmd, worker.run);
   worker_cmd->add_option("run_id", worker.run_id, "run id")->required();
+  worker_cmd->add_option("--reference-compiler", worker.reference_compiler,
+                         "compute the output check's reference with this compiler");
+  worker_cmd->add_option("--reference-out", worker.reference_out,
+                         "write the reference outputs here (with --reference-compiler)");
 
   std::string probe_name;
   CLI::App* probe_cmd = app.add_subcommand("probe", "print a compiler's SDK version (internal)");
@@ -88,6 +95,10 @@ int main(int argc, char** argv) {
                           "results directories (results/<device>/<compiler>/...) or .zip archives")
       ->required();
   analyze_cmd->add_option("-o,--output", analyze_out, "output directory")->capture_default_str();
+  bool analyze_include_invalid = false;
+  analyze_cmd->add_flag("--include-invalid", analyze_include_invalid,
+                        "keep ok runs marked invalid (valid = false) in the derived numbers; "
+                        "they are left out by default and listed in invalid.csv either way");
 
   try {
     app.parse(argc, argv);
@@ -109,7 +120,10 @@ int main(int argc, char** argv) {
     if (*list_cmd && list_names) return CmdListExperimentNames(list_configs);
     if (*list_cmd) return CmdList(list_experiments, list_models, list_compilers, list_configs);
     if (*export_cmd) return CmdExport(export_grid, export_run, export_out);
-    if (*analyze_cmd) return RunAnalyze(analyze_inputs, analyze_out);
+    if (*analyze_cmd) {
+      return RunAnalyze(analyze_inputs, analyze_out,
+                        analyze_include_invalid ? InvalidRuns::kInclude : InvalidRuns::kExclude);
+    }
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;

@@ -9,6 +9,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -18,6 +20,7 @@
 
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/experiments/fingerprint.h"
 #include "ngraphbench/results/csv.h"
 
 namespace ngraphbench {
@@ -102,6 +105,51 @@ std::string Quote(const std::vector<std::string>& argv) {
   return out;
 }
 
+// A row on disk that the run's settings do not reproduce.
+struct Changed {
+  const RunSpec* run;
+  std::string why;
+};
+
+// What differs between an existing row and the run's settings, in the settings a user edits.
+std::string Difference(const ResultRow& row, const RunSpec& run, const CompilerConfig& config) {
+  std::vector<std::string> diffs;
+  auto differs = [&](const std::string& what, const std::string& was, const std::string& now) {
+    if (was != now) diffs.push_back(what + " " + (was.empty() ? "(empty)" : was) + " -> " + now);
+  };
+  differs("quick", row.quick ? (*row.quick ? "true" : "false") : "", run.quick ? "true" : "false");
+  differs("precision", row.precision, config.precision);
+  differs("threads", row.threads ? std::to_string(*row.threads) : "",
+          std::to_string(config.threads));
+  differs("opt_level", row.opt_level, config.opt_level);
+  differs("timing_boundary", row.timing_boundary, run.timing_boundary);
+  if (diffs.empty()) diffs.push_back("other settings");
+  std::string out;
+  for (const auto& d : diffs) out += (out.empty() ? "" : ", ") + d;
+  return out + " (config_hash " + row.config_hash + ")";
+}
+
+std::string UtcStamp() {
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y%m%dT%H%M%SZ", std::gmtime(&now));
+  return buf;
+}
+
+// Moves the rows and traces of `changed` into <dir>/.replaced/<UTC time>/; nothing is deleted.
+std::string MoveAside(const std::string& dir, const std::vector<Changed>& changed) {
+  namespace fs = std::filesystem;
+  const fs::path to = fs::path(dir) / ".replaced" / UtcStamp();
+  fs::create_directories(to);
+  for (const auto& c : changed) {
+    for (const std::string& path :
+         {RowPath(dir, c.run->run_id), LatenciesPath(dir, c.run->run_id)}) {
+      if (fs::exists(path)) fs::rename(path, to / fs::path(path).filename());
+    }
+  }
+  return to.string();
+}
+
 }  // namespace
 
 int CmdRun(const RunArgs& args) {
@@ -120,24 +168,54 @@ int CmdRun(const RunArgs& args) {
                              removed, dir);
   }
 
+  // Resume: a row whose config_hash is the run's is kept (rerun with --retry-failed when not
+  // ok); a row made with other settings is never silently kept or overwritten.
   std::vector<const RunSpec*> todo;
+  std::vector<Changed> changed;
   int kept_ok = 0, kept_failed = 0;
   for (const auto& run : runs) {
     const std::string path = RowPath(dir, run.run_id);
-    if (Exists(path)) {
-      bool ok = false;
-      try {
-        ok = ReadRow(path).status == kStatusOk;
-      } catch (const InputError&) {
-        todo.push_back(&run);  // unreadable: run it again; the new row replaces it atomically
-        continue;
-      }
-      if (ok || !args.retry_failed) {
-        (ok ? kept_ok : kept_failed)++;
-        continue;
-      }
+    if (!Exists(path)) {
+      todo.push_back(&run);
+      continue;
+    }
+    ResultRow row;
+    try {
+      row = ReadRow(path);
+    } catch (const InputError& e) {
+      changed.push_back({&run, std::string("unreadable: ") + e.what()});
+      todo.push_back(&run);
+      continue;
+    }
+    if (row.config_hash != ConfigHash(run, config, args.sample_ms)) {
+      changed.push_back({&run, Difference(row, run, config)});
+      todo.push_back(&run);
+      continue;
+    }
+    const bool ok = row.status == kStatusOk;
+    if (ok || !args.retry_failed) {
+      (ok ? kept_ok : kept_failed)++;
+      continue;
     }
     todo.push_back(&run);
+  }
+  if (!changed.empty() && !args.replace_changed) {
+    std::string list;
+    for (size_t i = 0; i < changed.size() && i < 5; ++i) {
+      list += "\n  " + changed[i].run->run_id + ": " + changed[i].why;
+    }
+    if (changed.size() > 5) list += fmt::format("\n  ... and {} more", changed.size() - 5);
+    throw InputError(fmt::format(
+        "{} of the {} runs already have rows in {} measured with other settings:{}\n"
+        "Nothing was run. Add --replace-changed to move those rows (and their traces) to "
+        "{}/.replaced/<time>/ and measure them again with these settings, or write to another "
+        "--results or --device to keep both.",
+        changed.size(), runs.size(), dir, list, dir));
+  }
+  if (!changed.empty()) {
+    const std::string to = MoveAside(dir, changed);
+    std::cerr << fmt::format("moved {} row(s) measured with other settings to {}\n",
+                             changed.size(), to);
   }
   std::cerr << fmt::format("{} {} on {}: {} runs, {} to run, {} skipped ({} ok{})\n",
                            args.grid.experiment, info.name, args.device, runs.size(), todo.size(),
@@ -148,6 +226,7 @@ int CmdRun(const RunArgs& args) {
 
   const auto sweep_start = Clock::now();
   int failed = kept_failed;
+  int invalid = 0;
   for (size_t i = 0; i < todo.size(); ++i) {
     const RunSpec& run = *todo[i];
     WorkerArgs worker{args, run.run_id};
@@ -180,10 +259,12 @@ int CmdRun(const RunArgs& args) {
 
     const double elapsed = std::chrono::duration<double>(Clock::now() - sweep_start).count();
     const double eta = elapsed / static_cast<double>(i + 1) * static_cast<double>(todo.size() - i - 1);
+    if (row.status == kStatusOk && row.valid == false) ++invalid;
     std::string detail =
         row.status == kStatusOk
-            ? fmt::format("p50 {:.3f} ms  {:.1f} samples/s", row.latency_p50_ms.value_or(0),
-                          row.throughput_median_sps.value_or(0))
+            ? fmt::format("p50 {:.3f} ms  {:.1f} samples/s{}", row.latency_p50_ms.value_or(0),
+                          row.throughput_median_sps.value_or(0),
+                          row.valid == false ? "  INVALID: " + row.invalid_reason : "")
             : row.error.substr(0, 160);
     std::cerr << fmt::format("[{:>{}}/{}] {:<28} {:<8} {:5.1f}s  {}  (elapsed {}, ETA {})\n",
                              i + 1, std::to_string(todo.size()).size(), todo.size(), run.run_id,
@@ -194,7 +275,8 @@ int CmdRun(const RunArgs& args) {
       std::cerr << "  reproduce: " << Quote(argv) << "\n";
     }
   }
-  std::cerr << fmt::format("done: {} runs, {} not ok; rows in {}\n", runs.size(), failed, dir);
+  std::cerr << fmt::format("done: {} runs, {} not ok, {} measured now ok but invalid; rows in {}\n",
+                           runs.size(), failed, invalid, dir);
   return failed ? kExitRunsFailed : kExitOk;
 }
 

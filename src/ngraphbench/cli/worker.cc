@@ -1,18 +1,30 @@
 // The worker: one process per run. Loads exactly one compiler module, builds the model,
 // compiles, measures and writes the run's row atomically.
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
-#include <functional>
+#include <fstream>
 #include <iostream>
+#include <optional>
+#include <sstream>
+
+#include <fmt/core.h>
 
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/random.h"
+#include "ngraphbench/experiments/fingerprint.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/measure/check.h"
 #include "ngraphbench/measure/harness.h"
 #include "ngraphbench/measure/heap.h"
 #include "ngraphbench/measure/stats.h"
+#include "ngraphbench/measure/verdict.h"
 #include "ngraphbench/models/zoo.h"
 #include "ngraphbench/results/csv.h"
 
@@ -45,6 +57,104 @@ std::string JoinSettings(const std::map<std::string, std::string>& settings) {
   return out;
 }
 
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string Join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : sep) + item;
+  return out;
+}
+
+// The run's inputs: N(0, 1) from the portable generator, seeded by run id and input name, so a
+// reference process (or anyone with the documented algorithm) regenerates exactly them.
+std::vector<HostTensor> RunInputs(const Graph& graph, const RunSpec& run) {
+  std::vector<HostTensor> inputs;
+  for (const auto& in : graph.inputs) {
+    inputs.push_back(RandomNormal(in.shape, InputSeed(run.run_id, in.name)));
+  }
+  return inputs;
+}
+
+// The reference's settings: fp32, every default, and for ONNX Runtime no graph optimization,
+// so that the path shares as little as possible with the compilers it checks.
+CompilerConfig ReferenceConfig(const CompilerInfo& info) {
+  CompilerConfig c = DefaultCompilerConfig(info);
+  c.precision = "fp32";
+  if (info.name == "onnxruntime") c.opt_level = "disable";
+  return c;
+}
+
+// The cache file of a run's reference outputs: keyed by the reference compiler, the model, the
+// batch size, the input seeds and this build (which fixes the model builder and generator).
+std::string ReferencePath(const RunArgs& args, const RunSpec& run, const Graph& graph,
+                          const std::string& reference) {
+  std::string key = std::string("reference=1\n") + reference + "\n" + NGB_VERSION + "\n" +
+                    run.model.family + "\n" + run.model.name + "\n" + run.model.variant + "\n" +
+                    std::to_string(run.model.width) + "x" + std::to_string(run.model.depth) +
+                    "\n" + run.model.onnx_path + "\nb" + std::to_string(run.batch_size) + "\n";
+  for (const auto& in : graph.inputs) {
+    key += in.name + "=" + std::to_string(InputSeed(run.run_id, in.name)) + "\n";
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(Fnv1a64(key)));
+  return args.results_dir + "/.cache/reference/" + run.model.name + "_b" +
+         std::to_string(run.batch_size) + "." + reference + "." + hex + ".bin";
+}
+
+// Runs `argv` with stdout and stderr into `log`; returns its wait status. The child stays in
+// the worker's process group, so a timeout of the worker kills it too.
+int RunChild(const std::vector<std::string>& argv, const std::string& log) {
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    FILE* f = std::fopen(log.c_str(), "w");
+    if (f) {
+      ::dup2(::fileno(f), STDOUT_FILENO);
+      ::dup2(::fileno(f), STDERR_FILENO);
+    }
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    std::fprintf(stderr, "cannot exec %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+// The reference outputs of `run`, from the cache or computed now by a child process that
+// loads only the reference compiler (SDKs never share a process). Throws std::runtime_error
+// saying why when there is none.
+std::vector<HostTensor> ReferenceOutputs(const WorkerArgs& args, const RunSpec& run,
+                                         const Graph& graph, const std::string& reference) {
+  const std::string path = ReferencePath(args.run, run, graph, reference);
+  if (::access(path.c_str(), F_OK) != 0) {
+    if (!IsBuilt(reference)) throw std::runtime_error(reference + " is not built");
+    WorkerArgs child = args;
+    child.reference_compiler = reference;
+    child.reference_out = path;
+    const std::string log = path + ".log." + std::to_string(::getpid());
+    const int status = RunChild(WorkerCommand(child), log);
+    std::string tail = ReadText(log);
+    ::unlink(log.c_str());
+    while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+    if (tail.size() > 300) tail = "..." + tail.substr(tail.size() - 300);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || ::access(path.c_str(), F_OK) != 0) {
+      throw std::runtime_error(reference + " failed on this model" +
+                               (tail.empty() ? std::string() : ": " + tail));
+    }
+  }
+  return ParseTensorFile(ReadText(path), path);
+}
+
 const RunSpec& FindRun(const std::vector<RunSpec>& runs, const WorkerArgs& args) {
   for (const auto& run : runs) {
     if (run.run_id == args.run_id) return run;
@@ -73,6 +183,9 @@ ResultRow BaseRow(const RunSpec& run, const RunArgs& args, const CompilerConfig&
   row.threads = config.threads;
   row.opt_level = config.opt_level;
   row.timing_boundary = run.timing_boundary;
+  row.compute_device = config.device;
+  row.quick = run.quick;
+  row.config_hash = ConfigHash(run, config, args.sample_ms);
   row.warmup = run.warmup;
   row.repeats = run.repeats;
   row.timestamp = UtcTimestamp();
@@ -86,7 +199,33 @@ int CmdProbe(const std::string& compiler) {
   return kExitOk;
 }
 
+// The reference child: the run's model and inputs through the reference compiler, outputs of
+// one run written atomically to args.reference_out.
+int CmdReference(const WorkerArgs& args) {
+  const CompilerInfo& info = FindCompiler(args.reference_compiler);
+  const std::vector<RunSpec> runs = ResolveGrid(args.run.grid);
+  const RunSpec& run = FindRun(runs, args);
+  const Graph graph = BuildModel(run.model, run.batch_size);
+  const std::string onnx = info.consumes_onnx ? ExportOnnx(graph) : std::string();
+  const CompilerConfig config = ReferenceConfig(info);
+  std::unique_ptr<Compiler> compiler = LoadCompiler(info.name);
+  std::unique_ptr<Executable> executable =
+      compiler->Compile(CompileRequest{graph, onnx, config, args.run.results_dir + "/.cache",
+                                       /*quick=*/true});
+  executable->SetInputs(RunInputs(graph, run));
+  executable->Run();
+  WriteFileAtomic(args.reference_out, FormatTensorFile(executable->GetOutputs()));
+  return kExitOk;
+}
+
+std::string ReferenceCompilerFor(const std::string& compiler) {
+  if (compiler == "null") return "null";  // the pipeline double checks against itself
+  if (compiler == "onnxruntime") return "identity";
+  return "onnxruntime";
+}
+
 int CmdWorker(const WorkerArgs& args) {
+  if (!args.reference_out.empty()) return CmdReference(args);
   const CompilerInfo& info = FindCompiler(args.run.compiler);
   const CompilerConfig config = ResolveCompilerConfig(args.run.grid.configs_dir, info);
   const std::vector<RunSpec> runs = ResolveGrid(args.run.grid);
@@ -104,10 +243,23 @@ int CmdWorker(const WorkerArgs& args) {
     row.build_s = SecondsSince(start);
     row.params = graph.ParameterCount();
     row.macs = CountMacs(graph) / run.batch_size;
-    std::vector<HostTensor> inputs;
+    const std::vector<HostTensor> inputs = RunInputs(graph, run);
     for (const auto& in : graph.inputs) {
       row.input_shape += (row.input_shape.empty() ? "" : ";") + ShapeToString(in.shape);
-      inputs.push_back(RandomNormal(in.shape, std::hash<std::string>{}(run.run_id + in.name)));
+    }
+
+    // The reference first, in its own process, before this worker loads its compiler.
+    std::optional<std::vector<HostTensor>> reference;
+    if (run.check.enabled) {
+      row.check_reference = ReferenceCompilerFor(info.name);
+      row.check_tolerance = ToleranceFor(run.check, config.precision);
+      try {
+        reference = ReferenceOutputs(args, run, graph, row.check_reference);
+      } catch (const std::exception& e) {
+        row.check_reference = "unavailable: " + std::string(e.what());
+      }
+    } else {
+      row.check_reference = "off";
     }
 
     std::unique_ptr<Compiler> compiler = LoadCompiler(info.name);
@@ -124,6 +276,9 @@ int CmdWorker(const WorkerArgs& args) {
     options.boundary = ParseTimingBoundary(run.timing_boundary);
     options.sample_period = std::chrono::milliseconds(args.run.sample_ms);
     options.max_time = std::chrono::duration<double>(run.max_time_s);
+    options.min_time = std::chrono::duration<double>(run.min_time_s);
+    options.max_repeats = run.max_repeats;
+    options.capture_first_outputs = reference.has_value();
     Measurement m = Measure(*executable, inputs, options);
     latencies = std::move(m.latencies_ns);
 
@@ -142,17 +297,46 @@ int CmdWorker(const WorkerArgs& args) {
     row.cv = s.cv;
     row.throughput_median_sps = s.throughput_median_sps;
     row.throughput_mean_sps = s.throughput_mean_sps;
+    row.timed_window_s = m.system.window_s;
+    row.other_cpu_pct = m.system.other_cpu_pct;
     row.cpu_util_pct = m.system.cpu_util_pct;
     row.cpu_util_norm_pct = m.system.cpu_util_norm_pct;
     row.rss_start_mb = m.system.rss_start_mb;
     row.rss_peak_mb = m.system.rss_peak_mb;
+    row.notes = m.system.note;
     auto settings = executable->EffectiveSettings();
     settings["heap"] = heap;
     row.compiler_settings = JoinSettings(settings);
+    VerdictInput verdict{m.system.window_s, row.repeats.value_or(0), row.cv,
+                         m.system.other_cpu_pct, executable->Degraded()};
     if (auto it = settings.find("threads"); it != settings.end()) {
       row.threads = std::stoll(it->second);
+      if (*row.threads != config.threads) {
+        verdict.degraded.push_back(fmt::format("threads: {} asked, the SDK runs {}",
+                                               config.threads, *row.threads));
+      }
     }
+    const std::vector<std::string> reasons = InvalidReasons(verdict, run.validity, run.min_time_s);
+    row.valid = reasons.empty();
+    row.invalid_reason = Join(reasons, "; ");
+
     row.status = kStatusOk;
+    if (reference) {
+      const CheckResult check = CompareOutputs(m.first_outputs, *reference);
+      if (check.mismatch.empty()) {
+        row.check_max_abs_err = check.max_abs_err;
+        row.check_max_rel_err = check.max_rel_err;
+      }
+      if (!WithinTolerance(check, *row.check_tolerance)) {
+        row.status = kStatusWrong;
+        row.error = !check.mismatch.empty()
+                        ? "outputs do not match " + row.check_reference + "'s: " + check.mismatch
+                        : fmt::format("outputs differ from {}'s: max abs err {:.3g}, max rel err "
+                                      "{:.3g} > tolerance {:.3g} ({})",
+                                      row.check_reference, check.max_abs_err, check.max_rel_err,
+                                      *row.check_tolerance, config.precision);
+      }
+    }
   } catch (const CompileError& e) {
     row.status = kStatusError;
     row.error = e.what();

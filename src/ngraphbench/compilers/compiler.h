@@ -46,6 +46,11 @@ class Executable {
   // Settings as the SDK reports them after compilation, e.g. {"threads": "2"}.
   // "threads", when present, is recorded in the row's `threads` column.
   virtual std::map<std::string, std::string> EffectiveSettings() const { return {}; }
+
+  // What the compiler did less of than it was asked, one entry each (a fallback to an untuned
+  // build or to unscheduled loops, ...). Each entry makes the run's row invalid. The worker
+  // itself compares `threads` in EffectiveSettings() with the configured count.
+  virtual std::vector<std::string> Degraded() const { return {}; }
 };
 
 class Compiler {

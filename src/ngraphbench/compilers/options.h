@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,7 +18,13 @@ struct OptionSpec {
   std::string default_value;
   std::vector<std::string> allowed;  // for kString: the accepted values; empty = any string
   std::string help;
-  int64_t min_value = 0;  // for kInt
+  // Settings the SDK would accept but ngraphbench refuses because its rows would then be
+  // mislabelled: for kString the values listed here, for kInt values above max_value.
+  // refused_reason says why and what to use instead; config validation quotes it.
+  std::vector<std::string> refused;
+  std::string refused_reason;
+  int64_t min_value = 0;                                    // for kInt
+  int64_t max_value = std::numeric_limits<int64_t>::max();  // for kInt
 };
 
 // Validated option values, keyed by OptionSpec::key, each stored in its canonical text form.

@@ -2,7 +2,7 @@
 
 #include <sched.h>
 
-#include <random>
+#include "ngraphbench/core/random.h"
 
 namespace ngraphbench {
 
@@ -24,10 +24,13 @@ std::string ShapeToString(const Shape& shape) {
 
 HostTensor RandomNormal(const Shape& shape, uint64_t seed, float stddev) {
   HostTensor t{shape, std::vector<float>(static_cast<size_t>(NumElements(shape)))};
-  std::mt19937_64 gen(seed);
-  std::normal_distribution<float> dist(0.0f, stddev);
-  for (float& v : t.data) v = dist(gen);
+  PortableRng rng(seed);
+  for (float& v : t.data) v = static_cast<float>(rng.Normal() * stddev);
   return t;
+}
+
+uint64_t InputSeed(const std::string& run_id, const std::string& input_name) {
+  return Fnv1a64(run_id + "/" + input_name);
 }
 
 int AvailableCores() {

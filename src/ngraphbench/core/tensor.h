@@ -26,8 +26,12 @@ int64_t NumElements(const Shape& shape);
 // "1x3x224x224"; the scalar shape is "scalar".
 std::string ShapeToString(const Shape& shape);
 
-// A tensor of `shape` filled with N(0, 1) samples from a generator seeded with `seed`.
+// A tensor of `shape` filled with N(0, stddev^2) samples, in row-major order, from
+// PortableRng(seed).Normal() (core/random.h): the same values on every machine.
 HostTensor RandomNormal(const Shape& shape, uint64_t seed, float stddev = 1.0f);
+
+// The seed of a run's input `input_name`: Fnv1a64("<run_id>/<input_name>").
+uint64_t InputSeed(const std::string& run_id, const std::string& input_name);
 
 // Number of CPU cores this process may run on (its affinity mask), at least 1.
 int AvailableCores();

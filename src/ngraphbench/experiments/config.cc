@@ -126,12 +126,34 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
     e.timing_boundary =
         ToString(map["timing_boundary"], where / "timing_boundary", {"compute", "end_to_end"});
   }
+  if (map["min_time_s"]) e.min_time_s = ToDouble(map["min_time_s"], where / "min_time_s", -1);
+  if (map["max_repeats"]) e.max_repeats = ToInt(map["max_repeats"], where / "max_repeats", 1);
+  if (map["check"]) {
+    const std::string v = ToString(map["check"], where / "check", {"on", "off"});
+    e.check.enabled = v == "on";
+  }
+  if (const YAML::Node tol = map["check_tolerance"]) {
+    const Where w = where / "check_tolerance";
+    CheckKeys(tol, w, {"fp32", "bf16", "fp16"});
+    if (tol["fp32"]) e.check.tolerance_fp32 = ToDouble(tol["fp32"], w / "fp32", 0);
+    if (tol["bf16"]) e.check.tolerance_bf16 = ToDouble(tol["bf16"], w / "bf16", 0);
+    if (tol["fp16"]) e.check.tolerance_fp16 = ToDouble(tol["fp16"], w / "fp16", 0);
+  }
+  if (const YAML::Node v = map["validity"]) {
+    const Where w = where / "validity";
+    CheckKeys(v, w, {"max_cv", "max_other_cpu_pct", "min_repeats"});
+    if (v["max_cv"]) e.validity.max_cv = ToDouble(v["max_cv"], w / "max_cv", 0);
+    if (v["max_other_cpu_pct"]) {
+      e.validity.max_other_cpu_pct = ToDouble(v["max_other_cpu_pct"], w / "max_other_cpu_pct", 0);
+    }
+    if (v["min_repeats"]) e.validity.min_repeats = ToInt(v["min_repeats"], w / "min_repeats", 1);
+  }
 }
 
-const std::vector<std::string> kRunSettingKeys = {"batch_sizes", "quick_batch_sizes", "warmup",
-                                                  "repeats",     "timeout_s",
-                                                  "max_time_s",  "quick_max_time_s",
-                                                  "timing_boundary"};
+const std::vector<std::string> kRunSettingKeys = {
+    "batch_sizes",     "quick_batch_sizes", "warmup",     "repeats", "timeout_s",
+    "max_time_s",      "quick_max_time_s",  "min_time_s", "max_repeats", "check",   "check_tolerance",
+    "timing_boundary", "validity"};
 
 }  // namespace
 
@@ -250,15 +272,29 @@ CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& i
       if (!options[spec.key]) continue;
       const Where where = top / "options" / spec.key;
       switch (spec.type) {
-        case OptionType::kInt:
-          values[spec.key] = std::to_string(ToInt(options[spec.key], where, spec.min_value));
+        case OptionType::kInt: {
+          const int64_t v = ToInt(options[spec.key], where, spec.min_value);
+          if (v > spec.max_value) {
+            const std::string range = "must be <= " + std::to_string(spec.max_value) + ", got " +
+                                      std::to_string(v);
+            where.Fail(spec.refused_reason.empty() ? range
+                                                   : range + "; refused: " + spec.refused_reason);
+          }
+          values[spec.key] = std::to_string(v);
           break;
+        }
         case OptionType::kBool:
           values[spec.key] = ToBool(options[spec.key], where) ? "true" : "false";
           break;
-        case OptionType::kString:
+        case OptionType::kString: {
+          const std::string v = ToString(options[spec.key], where);
+          if (std::find(spec.refused.begin(), spec.refused.end(), v) != spec.refused.end()) {
+            where.Fail("is '" + v + "', refused: " + spec.refused_reason +
+                       "; allowed values: " + Join(spec.allowed));
+          }
           values[spec.key] = ToString(options[spec.key], where, spec.allowed);
           break;
+        }
       }
     }
   }

@@ -8,6 +8,8 @@
 
 #include "ngraphbench/compilers/options.h"
 #include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/measure/check.h"
+#include "ngraphbench/measure/verdict.h"
 
 namespace ngraphbench {
 
@@ -25,6 +27,12 @@ struct ExperimentConfig {
   double max_time_s = 60;  // cap on the warmup and on the timed runs, each (0 = none)
   double quick_max_time_s = 5;  // the same cap under --quick (a smoke run)
   std::string timing_boundary = "compute";  // or "end_to_end"
+  // The timed phase runs at least this long (up to the time cap), so that microsecond-scale
+  // runs hold enough sampler periods; a shorter window makes the row invalid.
+  double min_time_s = 0.5;
+  int64_t max_repeats = 100000;  // ceiling on the timed runs that min_time_s may add
+  CheckSettings check;
+  ValiditySettings validity;
 };
 
 struct ExperimentsFile {

@@ -1,5 +1,7 @@
 #include "ngraphbench/experiments/grid.h"
 
+#include <algorithm>
+
 namespace ngraphbench {
 
 namespace {
@@ -67,7 +69,12 @@ std::vector<RunSpec> ExpandGrid(const ExperimentConfig& e, bool quick) {
       run.repeats = e.repeats;
       run.timeout_s = e.timeout_s;
       run.max_time_s = quick ? e.quick_max_time_s : e.max_time_s;
+      run.min_time_s = e.min_time_s;
+      run.max_repeats = std::max(e.max_repeats, run.repeats);
       run.timing_boundary = e.timing_boundary;
+      run.quick = quick;
+      run.check = e.check;
+      run.validity = e.validity;
       runs.push_back(run);
     }
   }

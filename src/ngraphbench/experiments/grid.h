@@ -18,7 +18,12 @@ struct RunSpec {
   int64_t repeats = 100;
   double timeout_s = 600;
   double max_time_s = 60;
+  double min_time_s = 0;
+  int64_t max_repeats = 100000;
   std::string timing_boundary;
+  bool quick = false;
+  CheckSettings check;
+  ValiditySettings validity;
 };
 
 // Order: models in config order (widths outer, depths inner), then batch sizes ascending as

@@ -43,6 +43,7 @@ Measurement Measure(Executable& executable, const std::vector<HostTensor>& input
   Measurement m;
   executable.SetInputs(inputs);
   m.first_run_ms = static_cast<double>(TimedIteration(executable, inputs, options.boundary)) / 1e6;
+  if (options.capture_first_outputs) m.first_outputs = executable.GetOutputs();
   const bool capped = options.max_time.count() > 0;
   auto over_time = [&](Clock::time_point phase_start) {
     return capped && Clock::now() - phase_start >= options.max_time;
@@ -57,7 +58,12 @@ Measurement Measure(Executable& executable, const std::vector<HostTensor>& input
   SystemSampler sampler(options.sample_period);
   sampler.Start();
   const auto timed_start = Clock::now();
-  while (static_cast<int64_t>(m.latencies_ns.size()) < options.repeats) {
+  auto under_min_time = [&] {
+    return options.min_time.count() > 0 &&
+           static_cast<int64_t>(m.latencies_ns.size()) < options.max_repeats &&
+           Clock::now() - timed_start < options.min_time;
+  };
+  while (static_cast<int64_t>(m.latencies_ns.size()) < options.repeats || under_min_time()) {
     m.latencies_ns.push_back(TimedIteration(executable, inputs, options.boundary));
     if (static_cast<int64_t>(m.latencies_ns.size()) >= min_repeats && over_time(timed_start)) {
       break;

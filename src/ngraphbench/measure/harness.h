@@ -29,6 +29,12 @@ struct MeasureOptions {
   // once it has run this long, the timed phase only after kMinTimedRepeats runs. Keeps the
   // largest models from taking hours at 100 repeats, as benchmark_app's -t does.
   std::chrono::duration<double> max_time{0};
+  // The timed phase goes on past `repeats` until it has run this long (max_time still caps it),
+  // so microsecond-scale runs hold enough sampler periods for honest system figures.
+  std::chrono::duration<double> min_time{0};
+  int64_t max_repeats = 100000;  // ceiling on the runs min_time may add
+  // Copy the outputs of the first run to the host (outside any timing) for the output check.
+  bool capture_first_outputs = false;
 };
 
 // The fewest timed runs a time cap may leave (fewer only if `repeats` asks for fewer).
@@ -39,9 +45,11 @@ struct Measurement {
   int64_t warmup_runs = 0;             // warmup runs done (fewer than asked under max_time)
   std::vector<int64_t> latencies_ns;   // one per timed repeat, raw
   SystemStats system;                  // over the timed repeats only
+  std::vector<HostTensor> first_outputs;  // with capture_first_outputs
 };
 
-// Places `inputs`, times the first run, discards `warmup` runs, then times `repeats` runs.
+// Places `inputs`, times the first run, discards `warmup` runs, then times `repeats` runs (more
+// while under min_time, fewer when max_time cuts the phase short).
 Measurement Measure(Executable& executable, const std::vector<HostTensor>& inputs,
                     const MeasureOptions& options);
 

@@ -28,6 +28,23 @@ int64_t RssKb() {
   return static_cast<int64_t>(resident) * page_kb;
 }
 
+int64_t ThreadCpuNs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+std::optional<int64_t> SystemBusyNs() {
+  int fd = ::open("/proc/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char buf[512];  // the aggregate `cpu` line comes first
+  ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
+  ::close(fd);
+  if (n <= 0) return std::nullopt;
+  static const int64_t ns_per_tick = 1000000000LL / ::sysconf(_SC_CLK_TCK);
+  return ParseProcStatBusyNs(std::string(buf, static_cast<size_t>(n)), ns_per_tick);
+}
+
 void UpdatePeak(std::atomic<int64_t>& peak, int64_t value) {
   int64_t prev = peak.load();
   while (value > prev && !peak.compare_exchange_weak(prev, value)) {
@@ -35,6 +52,18 @@ void UpdatePeak(std::atomic<int64_t>& peak, int64_t value) {
 }
 
 }  // namespace
+
+std::optional<int64_t> ParseProcStatBusyNs(const std::string& proc_stat, int64_t ns_per_tick) {
+  if (proc_stat.rfind("cpu ", 0) != 0) return std::nullopt;
+  unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0,
+                     steal = 0;
+  const int fields = std::sscanf(proc_stat.c_str() + 4, "%llu %llu %llu %llu %llu %llu %llu %llu",
+                                 &user, &nice, &system, &idle, &iowait, &irq, &softirq, &steal);
+  if (fields < 4) return std::nullopt;
+  // guest time is already counted in user (proc(5)).
+  const unsigned long long busy = user + nice + system + irq + softirq + steal;
+  return static_cast<int64_t>(busy) * ns_per_tick;
+}
 
 double CurrentRssMb() { return static_cast<double>(RssKb()) / 1024.0; }
 
@@ -54,10 +83,12 @@ void SystemSampler::Start() {
   rss_start_mb_ = static_cast<double>(rss) / 1024.0;
   peak_rss_kb_ = rss;
   samples_ = 0;
+  sampler_cpu_ns_ = 0;
   if (period_.count() > 0) {
     running_ = true;
     thread_ = std::thread([this] { Loop(); });
   }
+  busy_start_ns_ = SystemBusyNs();
   wall_start_ = std::chrono::steady_clock::now();
   cpu_start_ns_ = ProcessCpuNs();
 }
@@ -67,23 +98,37 @@ void SystemSampler::Loop() {
     std::this_thread::sleep_for(period_);
     UpdatePeak(peak_rss_kb_, RssKb());
     ++samples_;
+    sampler_cpu_ns_ = ThreadCpuNs();
   }
 }
 
 SystemStats SystemSampler::Stop() {
   const int64_t cpu_end_ns = ProcessCpuNs();
   const auto wall_end = std::chrono::steady_clock::now();
+  const std::optional<int64_t> busy_end_ns = SystemBusyNs();
   running_ = false;
   if (thread_.joinable()) thread_.join();
   UpdatePeak(peak_rss_kb_, RssKb());
   SystemStats s;
-  const double wall_ns =
-      static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                              wall_end - wall_start_)
-                              .count());
-  s.cpu_util_pct =
-      wall_ns > 0 ? 100.0 * static_cast<double>(cpu_end_ns - cpu_start_ns_) / wall_ns : 0.0;
-  s.cpu_util_norm_pct = s.cpu_util_pct / AvailableCores();
+  const int64_t wall_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(wall_end - wall_start_).count();
+  s.window_s = static_cast<double>(wall_ns) / 1e9;
+  // The sampler thread's CPU time is its own cost, not the runtime's: left out. (It is read at
+  // its last sample, so at most one sample's work before cpu_end_ns is attributed to it.)
+  const int64_t own_cpu_ns = cpu_end_ns - cpu_start_ns_ - sampler_cpu_ns_.load();
+  if (period_.count() > 0 && wall_ns < kMinSamplerPeriods * period_.count() * 1000000LL) {
+    s.note = "cpu_util: the timed window (" + std::to_string(wall_ns / 1000000) +
+             " ms) holds fewer than " + std::to_string(kMinSamplerPeriods) + " sampler periods";
+  } else if (wall_ns > 0) {
+    s.cpu_util_pct = 100.0 * static_cast<double>(own_cpu_ns) / static_cast<double>(wall_ns);
+    s.cpu_util_norm_pct = *s.cpu_util_pct / AvailableCores();
+  }
+  if (busy_start_ns_ && busy_end_ns && wall_ns > 0) {
+    const int64_t all_ns = cpu_end_ns - cpu_start_ns_;
+    const int64_t other_ns = *busy_end_ns - *busy_start_ns_ - all_ns;
+    s.other_cpu_pct =
+        100.0 * static_cast<double>(other_ns > 0 ? other_ns : 0) / static_cast<double>(wall_ns);
+  }
   s.rss_start_mb = rss_start_mb_;
   s.rss_peak_mb = static_cast<double>(peak_rss_kb_.load()) / 1024.0;
   s.samples = samples_.load();

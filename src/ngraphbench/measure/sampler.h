@@ -5,17 +5,34 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <thread>
 
 namespace ngraphbench {
 
 struct SystemStats {
-  double cpu_util_pct = 0;       // process CPU time / wall time, percent of one core
-  double cpu_util_norm_pct = 0;  // the same divided by the available cores
+  // Process CPU time (all threads except the sampler's own) / wall time, percent of one core,
+  // and the same divided by the available cores. Empty when the window holds fewer than
+  // kMinSamplerPeriods sampler periods: too short for the figure to mean anything.
+  std::optional<double> cpu_util_pct, cpu_util_norm_pct;
+  // CPU time of everything else on the machine over the window (system-wide busy time from
+  // /proc/stat, steal included, less this process's CPU time), percent of one core. Empty when
+  // /proc/stat is unreadable.
+  std::optional<double> other_cpu_pct;
   double rss_start_mb = 0;       // RSS when the window opened
   double rss_peak_mb = 0;        // highest RSS seen during the window (sampled, and at both ends)
+  double window_s = 0;           // wall time of the window
   int64_t samples = 0;
+  std::string note;              // why a figure above is empty
 };
+
+// The fewest sampler periods a window must hold for cpu_util_pct to be reported.
+constexpr int kMinSamplerPeriods = 10;
+
+// System-wide busy CPU time in ns from the `cpu` line of a /proc/stat text (user, nice, system,
+// irq, softirq and steal; idle and iowait excluded), in USER_HZ ticks converted with
+// `ns_per_tick`. nullopt when the text has no parsable `cpu` line.
+std::optional<int64_t> ParseProcStatBusyNs(const std::string& proc_stat, int64_t ns_per_tick);
 
 // Resident set size of this process in MiB, from /proc/self/statm.
 double CurrentRssMb();
@@ -41,7 +58,9 @@ class SystemSampler {
   std::atomic<bool> running_{false};
   std::atomic<int64_t> peak_rss_kb_{0};
   std::atomic<int64_t> samples_{0};
+  std::atomic<int64_t> sampler_cpu_ns_{0};  // the sampler thread's own CPU time
   int64_t cpu_start_ns_ = 0;
+  std::optional<int64_t> busy_start_ns_;
   std::chrono::steady_clock::time_point wall_start_;
   double rss_start_mb_ = 0;
 };

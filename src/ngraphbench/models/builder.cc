@@ -22,7 +22,7 @@ Shape BroadcastShapes(const Shape& a, const Shape& b) {
 }
 
 GraphBuilder::GraphBuilder(std::string model_name)
-    : rng_(std::hash<std::string>{}(model_name) ^ 0x6e67726170686265ULL) {
+    : rng_(Fnv1a64(model_name) ^ 0x6e67726170686265ULL) {
   graph_.name = std::move(model_name);
 }
 
@@ -51,8 +51,7 @@ std::string GraphBuilder::Buffer(const std::string& hint, HostTensor tensor) {
 
 std::string GraphBuilder::ParamNormal(const std::string& hint, const Shape& shape, float stddev) {
   HostTensor t{shape, std::vector<float>(static_cast<size_t>(NumElements(shape)))};
-  std::normal_distribution<float> dist(0.0f, stddev);
-  for (float& v : t.data) v = dist(rng_);
+  for (float& v : t.data) v = static_cast<float>(rng_.Normal() * stddev);
   std::string name = Buffer(hint, std::move(t));
   graph_.initializers.back().is_parameter = true;
   return name;
@@ -68,8 +67,7 @@ std::string GraphBuilder::ParamFilled(const std::string& hint, const Shape& shap
 std::string GraphBuilder::ParamUniform(const std::string& hint, const Shape& shape, float lo,
                                        float hi) {
   HostTensor t{shape, std::vector<float>(static_cast<size_t>(NumElements(shape)))};
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (float& v : t.data) v = dist(rng_);
+  for (float& v : t.data) v = static_cast<float>(lo + (hi - lo) * rng_.Uniform());
   std::string name = Buffer(hint, std::move(t));
   graph_.initializers.back().is_parameter = true;
   return name;
@@ -123,7 +121,7 @@ std::string GraphBuilder::BatchNorm(const std::string& x, float eps) {
   // Running statistics are buffers. Small values keep the He scaling of the preceding layer.
   HostTensor mean{{c}, std::vector<float>(static_cast<size_t>(c))};
   HostTensor var{{c}, std::vector<float>(static_cast<size_t>(c))};
-  std::normal_distribution<float> noise(0.0f, 0.01f);
+  auto noise = [](PortableRng& rng) { return static_cast<float>(0.01 * rng.Normal()); };
   for (auto& v : mean.data) v = noise(rng_);
   for (auto& v : var.data) v = 1.0f + std::fabs(noise(rng_));
   std::string m = Buffer("bn_mean", std::move(mean));

@@ -7,10 +7,10 @@
 
 #include <cstdint>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "ngraphbench/core/random.h"
 #include "ngraphbench/graph/ir.h"
 
 namespace ngraphbench {
@@ -54,14 +54,14 @@ class GraphBuilder {
   std::string Transpose(const std::string& x, const std::vector<int64_t>& perm);
 
   const Shape& ShapeOf(const std::string& value) const { return graph_.ShapeOf(value); }
-  std::mt19937_64& rng() { return rng_; }
+  PortableRng& rng() { return rng_; }
   Graph Finish();
 
  private:
   std::string Fresh(const std::string& hint);
 
   Graph graph_;
-  std::mt19937_64 rng_;
+  PortableRng rng_;
   std::map<std::string, int> counters_;
 };
 

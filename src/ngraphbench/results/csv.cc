@@ -73,6 +73,23 @@ Column Int(const std::string& name, int64_t ResultRow::*member) {
           }};
 }
 
+Column Bool(const std::string& name, std::optional<bool> ResultRow::*member) {
+  return {name,
+          [member](const ResultRow& r) {
+            const auto& v = r.*member;
+            return v ? (*v ? "true" : "false") : "";
+          },
+          [member](ResultRow& r, const std::string& s) {
+            if (s.empty()) {
+              (r.*member).reset();
+            } else if (s == "true" || s == "false") {
+              r.*member = s == "true";
+            } else {
+              throw std::invalid_argument("not true or false");
+            }
+          }};
+}
+
 void CheckedWrite(int fd, const std::string& data, const std::string& path) {
   const char* p = data.data();
   size_t left = data.size();
@@ -128,10 +145,13 @@ const std::vector<Column>& Columns() {
       Text("input_shape", &R::input_shape),
       Text("compiler", &R::compiler),
       Text("device", &R::device),
+      Text("compute_device", &R::compute_device),
       Text("precision", &R::precision),
       Opt("threads", &R::threads),
       Text("opt_level", &R::opt_level),
       Text("timing_boundary", &R::timing_boundary),
+      Bool("quick", &R::quick),
+      Text("config_hash", &R::config_hash),
       Opt("params", &R::params),
       Opt("macs", &R::macs),
       Opt("build_s", &R::build_s),
@@ -148,6 +168,14 @@ const std::vector<Column>& Columns() {
       Opt("cv", &R::cv),
       Opt("throughput_median_sps", &R::throughput_median_sps),
       Opt("throughput_mean_sps", &R::throughput_mean_sps),
+      Text("check_reference", &R::check_reference),
+      Opt("check_max_abs_err", &R::check_max_abs_err),
+      Opt("check_max_rel_err", &R::check_max_rel_err),
+      Opt("check_tolerance", &R::check_tolerance),
+      Bool("valid", &R::valid),
+      Text("invalid_reason", &R::invalid_reason),
+      Opt("timed_window_s", &R::timed_window_s),
+      Opt("other_cpu_pct", &R::other_cpu_pct),
       Opt("cpu_util_pct", &R::cpu_util_pct),
       Opt("cpu_util_norm_pct", &R::cpu_util_norm_pct),
       Opt("rss_start_mb", &R::rss_start_mb),
@@ -163,6 +191,7 @@ const std::vector<Column>& Columns() {
       Text("compiler_version", &R::compiler_version),
       Text("compiler_settings", &R::compiler_settings),
       Text("ngraphbench_version", &R::ngraphbench_version),
+      Text("notes", &R::notes),
   };
   return columns;
 }
@@ -262,6 +291,11 @@ ResultRow ParseRowCsv(const std::string& text, const std::string& source) {
       }
       seen[c] = true;
     }
+  }
+  if (seen[0] && row.schema_version != kSchemaVersion) {
+    throw InputError("result file '" + source + "' has schema version " +
+                     std::to_string(row.schema_version) + "; this ngraphbench reads version " +
+                     std::to_string(kSchemaVersion) + " (measure the run again)");
   }
   for (size_t c = 0; c < Columns().size(); ++c) {
     if (!seen[c]) {

@@ -10,10 +10,13 @@
 namespace ngraphbench {
 
 // Bump when a column is added, removed or changes meaning.
-constexpr int kSchemaVersion = 1;
+// 2: compute_device, quick, config_hash, the output check, the validity verdict, timed_window_s,
+//    other_cpu_pct, notes; status `wrong`.
+constexpr int kSchemaVersion = 2;
 
 // Statuses a run can end in.
 inline constexpr const char* kStatusOk = "ok";
+inline constexpr const char* kStatusWrong = "wrong";      // outputs beyond the tolerance
 inline constexpr const char* kStatusError = "error";      // the compiler refused the model
 inline constexpr const char* kStatusCrashed = "crashed";  // the worker died
 inline constexpr const char* kStatusTimeout = "timeout";  // the worker ran past the timeout
@@ -24,9 +27,15 @@ struct ResultRow {
   std::optional<int64_t> width, depth;
   int64_t batch_size = 0;
   std::string input_shape;  // e.g. "8x64x56x56"; several inputs joined by ';'
-  std::string compiler, device, precision;
+  std::string compiler;
+  std::string device;          // the label that organizes results (--device)
+  std::string compute_device;  // what the compiler ran on: cpu, cuda, gpu, auto (its config)
+  std::string precision;
   std::optional<int64_t> threads;
   std::string opt_level, timing_boundary;
+  // Settings fingerprint: resume keeps a row only when both match the run's settings.
+  std::optional<bool> quick;
+  std::string config_hash;  // 16 hex digits, experiments/fingerprint.h
   // Model
   std::optional<int64_t> params, macs;  // macs: multiply-accumulates for one sample
   // Phases
@@ -36,14 +45,23 @@ struct ResultRow {
       latency_p90_ms, latency_p95_ms, latency_p99_ms, latency_max_ms, cv;
   // Throughput in samples per second
   std::optional<double> throughput_median_sps, throughput_mean_sps;
-  // System, over the timed window
-  std::optional<double> cpu_util_pct, cpu_util_norm_pct, rss_start_mb, rss_peak_mb, gpu_util_pct,
+  // Output check of the first inference against an independent reference (measure/check.h)
+  std::string check_reference;  // the reference compiler, or "off"; "unavailable: <why>"
+  std::optional<double> check_max_abs_err, check_max_rel_err, check_tolerance;
+  // Validity verdict over the timed window (MLPerf LoadGen's INVALID): set for measured rows
+  std::optional<bool> valid;
+  std::string invalid_reason;  // "; "-joined reasons when valid is false
+  std::optional<double> timed_window_s;  // wall time of the timed runs
+  // System, over the timed window. other_cpu_pct: CPU time of everything else on the machine
+  // (from /proc/stat, less this process), percent of one core.
+  std::optional<double> other_cpu_pct, cpu_util_pct, cpu_util_norm_pct, rss_start_mb, rss_peak_mb, gpu_util_pct,
       gpu_mem_mb;
   // Provenance
   std::string status, error;
   std::optional<int64_t> warmup, repeats;
   std::string timestamp, host, compiler_version, ngraphbench_version;
   std::string compiler_settings;  // effective settings read back from the SDK, "k=v;k=v"
+  std::string notes;              // why a measured cell is empty, "; "-joined
   int64_t schema_version = kSchemaVersion;
 };
 

@@ -1,5 +1,7 @@
 // The `null` compiler: runs nothing, so the pipeline (scheduler, worker, harness, results) can
-// be tested end to end, including workers that fail, crash or hang. Never a result-table row.
+// be tested end to end, including workers that fail, crash or hang, and outputs that are wrong.
+// Its outputs are zeros (plus `perturb_ppm` millionths); its output check's reference is the null
+// compiler itself with no perturbation. Never a result-table row.
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -12,8 +14,8 @@ namespace {
 
 class NullExecutable : public Executable {
  public:
-  NullExecutable(std::vector<TensorSpec> outputs, int64_t sleep_us, bool crash)
-      : outputs_(std::move(outputs)), sleep_us_(sleep_us), crash_(crash) {}
+  NullExecutable(std::vector<TensorSpec> outputs, int64_t sleep_us, bool crash, float offset)
+      : outputs_(std::move(outputs)), sleep_us_(sleep_us), crash_(crash), offset_(offset) {}
 
   void SetInputs(const std::vector<HostTensor>& inputs) override { inputs_seen_ = inputs.size(); }
 
@@ -28,7 +30,8 @@ class NullExecutable : public Executable {
   std::vector<HostTensor> GetOutputs() override {
     std::vector<HostTensor> out;
     for (const auto& spec : outputs_) {
-      out.push_back({spec.shape, std::vector<float>(static_cast<size_t>(NumElements(spec.shape)))});
+      out.push_back(
+          {spec.shape, std::vector<float>(static_cast<size_t>(NumElements(spec.shape)), offset_)});
     }
     return out;
   }
@@ -41,6 +44,7 @@ class NullExecutable : public Executable {
   std::vector<TensorSpec> outputs_;
   int64_t sleep_us_;
   bool crash_;
+  float offset_;
   size_t inputs_seen_ = 0;
 };
 
@@ -59,7 +63,8 @@ class NullCompiler : public Compiler {
                          " (fail_batch)");
     }
     return std::make_unique<NullExecutable>(request.graph.outputs, options.Int("sleep_us"),
-                                            batch == options.Int("crash_batch"));
+                                            batch == options.Int("crash_batch"),
+                                            static_cast<float>(options.Int("perturb_ppm")) * 1e-6f);
   }
 };
 

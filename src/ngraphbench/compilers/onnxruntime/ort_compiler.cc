@@ -8,8 +8,12 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
+#include <optional>
+#include <set>
 
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/core/error.h"
@@ -41,6 +45,18 @@ const OrtApiBase* LoadOrt() {
   return base;
 }
 
+// The ids of this process's threads, or nothing where /proc cannot be read.
+std::optional<std::set<std::string>> ThreadIds() {
+  std::error_code error;
+  std::set<std::string> ids;
+  for (std::filesystem::directory_iterator it("/proc/self/task", error), end; !error && it != end;
+       it.increment(error)) {
+    ids.insert(it->path().filename());
+  }
+  if (error) return std::nullopt;
+  return ids;
+}
+
 GraphOptimizationLevel OptLevel(const std::string& name) {
   if (name == "disable") return ORT_DISABLE_ALL;
   if (name == "basic") return ORT_ENABLE_BASIC;
@@ -59,13 +75,27 @@ class OrtExecutable : public Executable {
     options.SetExecutionMode(config.options.String("execution_mode") == "parallel"
                                  ? ORT_PARALLEL
                                  : ORT_SEQUENTIAL);
+    // ORT has no getter for its pool sizes, so they are observed: creating the session starts
+    // the intra-op pool of N (N - 1 worker threads; the thread calling Run() is the N-th) and,
+    // in parallel mode, the inter-op pool of M (M - 1 more). Nothing else in a worker starts
+    // threads meanwhile.
+    const auto before = ThreadIds();
     session_ = std::make_unique<Ort::Session>(env, request.onnx.data(), request.onnx.size(),
                                               options);
-    settings_ = {{"threads", std::to_string(config.threads)},
-                 {"intra_op_threads", std::to_string(config.threads)},
-                 {"inter_op_threads", config.options.String("inter_op_threads")},
+    const auto after = ThreadIds();
+    settings_ = {{"inter_op_threads", config.options.String("inter_op_threads")},
                  {"graph_optimization_level", config.opt_level},
                  {"execution_mode", config.options.String("execution_mode")}};
+    if (before && after) {
+      const auto started = std::count_if(after->begin(), after->end(),
+                                         [&](const auto& id) { return before->count(id) == 0; });
+      settings_["threads_started"] = std::to_string(started);
+      // With an inter-op pool too (inter_op_threads 0 = ORT picks its size), the new threads
+      // cannot be told apart: no "threads" then, and the row keeps the configured value.
+      const bool inter_op_pool = config.options.String("execution_mode") == "parallel" &&
+                                 config.options.Int("inter_op_threads") != 1;
+      if (!inter_op_pool) settings_["threads"] = std::to_string(started + 1);
+    }
 
     // Inputs and outputs are bound once to buffers we own: Run() allocates nothing.
     auto memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);

@@ -6,13 +6,14 @@
 //   precision            -> ov::hint::inference_precision (always set: on CPUs with AMX or
 //                           AVX512_BF16 OpenVINO otherwise runs fp32 models in bf16)
 //   threads              -> ov::inference_num_threads (CPU only)
-//   performance_hint     -> ov::hint::performance_mode
-//   num_streams          -> ov::num_streams (0 = as the hint decides)
+//   performance_hint     -> ov::hint::performance_mode (LATENCY; the registry refuses THROUGHPUT)
+//   num_streams          -> ov::num_streams (0 = as the hint decides; the registry refuses > 1)
 //   cache_dir            -> ov::cache_dir (empty = no model cache)
 #include <openvino/openvino.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -175,6 +176,7 @@ class OpenVinoCompiler final : public Compiler {
       ov::CompiledModel compiled = core_.compile_model(model, device, Properties(config, device));
       auto executable = std::make_unique<OpenVinoExecutable>(std::move(compiled), request.graph);
       CheckPrecision(executable->EffectiveSettings(), precision);
+      CheckOneStream(executable->EffectiveSettings());
       return executable;
     } catch (const ov::Exception& e) {
       throw CompileError("openvino (" + device + "): " + e.what());
@@ -214,9 +216,7 @@ class OpenVinoCompiler final : public Compiler {
     if (config.threads > 0) cpu_properties.emplace(ov::inference_num_threads(config.threads));
 
     ov::AnyMap properties = {ov::hint::performance_mode(
-        options.String("performance_hint") == "THROUGHPUT"
-            ? ov::hint::PerformanceMode::THROUGHPUT
-            : ov::hint::PerformanceMode::LATENCY)};
+        ov::Any(options.String("performance_hint")).as<ov::hint::PerformanceMode>())};
     if (!options.String("cache_dir").empty()) {
       properties.emplace(ov::cache_dir(options.String("cache_dir")));
     }
@@ -237,6 +237,19 @@ class OpenVinoCompiler final : public Compiler {
     if (it != settings.end() && it->second != precision.get_type_name()) {
       throw CompileError("openvino: asked for inference precision " + precision.get_type_name() +
                          ", the compiled model runs " + it->second);
+    }
+  }
+
+  // Run() is one synchronous request, which keeps one stream busy: a model compiled with more
+  // streams would be timed in a mode it does not run in. Config validation refuses the settings
+  // that ask for more; this checks what OpenVINO actually chose.
+  static void CheckOneStream(const std::map<std::string, std::string>& settings) {
+    const auto it = settings.find("num_streams");
+    // strtoll: a symbolic value (AUTO, NUMA) reads as 0, i.e. not known to be several streams.
+    if (it != settings.end() && std::strtoll(it->second.c_str(), nullptr, 10) > 1) {
+      throw CompileError("openvino: the compiled model has num_streams " + it->second +
+                         ", but ngraphbench times one synchronous infer request, which uses one "
+                         "stream; use performance_hint LATENCY with num_streams 0 or 1");
     }
   }
 

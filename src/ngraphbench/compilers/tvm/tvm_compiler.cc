@@ -225,6 +225,16 @@ class TvmExecutable : public Executable {
 
   std::map<std::string, std::string> EffectiveSettings() const override { return settings_; }
 
+  // Tuning asked for but failed, or functions left as TVM's plain loops.
+  std::vector<std::string> Degraded() const override {
+    std::vector<std::string> degraded;
+    const std::string tuning = settings_.at("tuning");
+    if (tuning.rfind("failed:", 0) == 0) degraded.push_back("tvm tuning=" + tuning);
+    const std::string schedule = settings_.at("schedule");
+    if (schedule != "default") degraded.push_back("tvm schedule=" + schedule);
+    return degraded;
+  }
+
  private:
   static ffi::Module LoadVm(const ffi::Module& library, const std::string& path) {
     auto load = library->GetFunction("vm_load_executable");

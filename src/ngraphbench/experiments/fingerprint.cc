@@ -1,0 +1,68 @@
+#include "ngraphbench/experiments/fingerprint.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+
+#include "ngraphbench/core/random.h"
+
+namespace ngraphbench {
+
+namespace {
+
+std::string Number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string FingerprintText(const RunSpec& run, const CompilerConfig& config, int sample_ms) {
+  std::string text = "fingerprint=1\n";
+  auto add = [&text](const std::string& key, const std::string& value) {
+    text += key + "=" + value + "\n";
+  };
+  add("experiment", run.experiment);
+  add("model.family", run.model.family);
+  add("model.name", run.model.name);
+  add("model.variant", run.model.variant);
+  add("model.width", std::to_string(run.model.width));
+  add("model.depth", std::to_string(run.model.depth));
+  if (!run.model.onnx_path.empty()) {
+    // An external model: its path and size (a changed file is a different model).
+    struct stat st {};
+    add("model.onnx_path", run.model.onnx_path);
+    add("model.onnx_bytes",
+        ::stat(run.model.onnx_path.c_str(), &st) == 0 ? std::to_string(st.st_size) : "?");
+  }
+  add("batch_size", std::to_string(run.batch_size));
+  add("warmup", std::to_string(run.warmup));
+  add("repeats", std::to_string(run.repeats));
+  add("max_time_s", Number(run.max_time_s));
+  add("min_time_s", Number(run.min_time_s));
+  add("max_repeats", std::to_string(run.max_repeats));
+  add("timing_boundary", run.timing_boundary);
+  add("quick", run.quick ? "true" : "false");
+  add("check", run.check.enabled ? "on" : "off");
+  add("check.tolerance.fp32", Number(run.check.tolerance_fp32));
+  add("check.tolerance.bf16", Number(run.check.tolerance_bf16));
+  add("check.tolerance.fp16", Number(run.check.tolerance_fp16));
+  add("compiler", config.compiler);
+  add("compiler.device", config.device);
+  add("compiler.precision", config.precision);
+  add("compiler.threads", std::to_string(config.threads));
+  add("compiler.opt_level", config.opt_level);
+  for (const auto& [key, value] : config.options.values()) add("compiler.options." + key, value);
+  add("sample_ms", std::to_string(sample_ms));
+  return text;
+}
+
+std::string ConfigHash(const RunSpec& run, const CompilerConfig& config, int sample_ms) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx",
+                static_cast<unsigned long long>(Fnv1a64(FingerprintText(run, config, sample_ms))));
+  return buf;
+}
+
+}  // namespace ngraphbench

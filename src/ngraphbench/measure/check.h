@@ -1,0 +1,49 @@
+// The output check of every run: the first inference's outputs against a reference computed on
+// the same inputs by an independent execution path (the worker picks it: ONNX Runtime at fp32
+// with graph optimizations disabled; `identity` for onnxruntime itself). A compiler that is fast
+// because it computes something else ends as status `wrong`, never as an `ok` row.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ngraphbench/core/tensor.h"
+
+namespace ngraphbench {
+
+// configs/experiments.yaml: `check: on|off`, `check_tolerance: {fp32, bf16, fp16}`.
+struct CheckSettings {
+  bool enabled = true;
+  double tolerance_fp32 = 1e-4;
+  double tolerance_bf16 = 5e-2;
+  double tolerance_fp16 = 1e-2;
+};
+
+// The tolerance on the max relative error for a row's precision ("fp32", "bf16", "fp16").
+// Throws std::invalid_argument for another precision.
+double ToleranceFor(const CheckSettings& settings, const std::string& precision);
+
+struct CheckResult {
+  double max_abs_err = 0;  // max |out - ref| over every element of every output
+  // max over outputs of max|out - ref| / max(1, max|ref|): relative to the output's scale, so
+  // that outputs near zero are not judged by their relative error.
+  double max_rel_err = 0;
+  std::string mismatch;    // set when the outputs cannot be compared (count or shape differs)
+};
+
+// Compares `outputs` with `reference` (same order). A NaN or infinity where the reference is
+// finite makes both errors infinite.
+CheckResult CompareOutputs(const std::vector<HostTensor>& outputs,
+                           const std::vector<HostTensor>& reference);
+
+// Within tolerance: comparable, and max_rel_err <= tolerance (NaN never is).
+bool WithinTolerance(const CheckResult& result, double tolerance);
+
+// The reference outputs on disk (the worker's cache, results/.cache/reference/): a binary file
+// "NGBTENS1", a uint64 tensor count, then per tensor a uint64 rank, int64 dims and float32
+// data, all little-endian as written by this machine. ReadTensorFile checks every size against
+// the bytes present and throws InputError for a truncated or malformed file.
+std::string FormatTensorFile(const std::vector<HostTensor>& tensors);
+std::vector<HostTensor> ParseTensorFile(const std::string& bytes, const std::string& source);
+
+}  // namespace ngraphbench

@@ -1,0 +1,35 @@
+// The validity verdict of a measured run (as MLPerf LoadGen marks a run INVALID instead of
+// hiding it): a row that breaks a rule is kept, with `valid=false` and its reasons, and analysis
+// leaves it out of derived numbers by default.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ngraphbench {
+
+// Thresholds, from configs/experiments.yaml `validity:` (min_time_s is a run setting: it also
+// extends the timed phase).
+struct ValiditySettings {
+  double max_cv = 0.25;           // coefficient of variation of the timed latencies
+  double max_other_cpu_pct = 50;  // CPU used by other processes over the window, % of one core
+  int64_t min_repeats = 10;       // timed runs
+};
+
+// What the verdict looks at.
+struct VerdictInput {
+  double window_s = 0;       // wall time of the timed phase
+  int64_t repeats = 0;       // timed runs
+  std::optional<double> cv;
+  std::optional<double> other_cpu_pct;  // empty: not measurable here, no verdict on it
+  std::vector<std::string> degraded;    // what the compiler did less of than asked
+};
+
+// The reasons the run is invalid, in a fixed order, each naming the value and the threshold;
+// empty when it is valid.
+std::vector<std::string> InvalidReasons(const VerdictInput& input,
+                                        const ValiditySettings& settings, double min_time_s);
+
+}  // namespace ngraphbench

@@ -1,0 +1,109 @@
+// The settings fingerprint: the same settings give the same hash, and every setting that
+// changes the measurement changes it.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <regex>
+#include <set>
+
+#include "ngraphbench/experiments/fingerprint.h"
+#include "ngraphbench/models/zoo.h"
+
+namespace ngraphbench {
+namespace {
+
+RunSpec BaseRun() {
+  RunSpec run;
+  run.run_id = "conv2d_w16_b1";
+  run.experiment = "conv2d";
+  run.model = SyntheticSpec("conv2d", "conv2d", 16, 0);
+  run.batch_size = 1;
+  run.warmup = 10;
+  run.repeats = 100;
+  run.max_time_s = 60;
+  run.min_time_s = 0.5;
+  run.max_repeats = 100000;
+  run.timing_boundary = "compute";
+  return run;
+}
+
+CompilerConfig BaseConfig() {
+  CompilerConfig c;
+  c.compiler = "onnxruntime";
+  c.device = "cpu";
+  c.precision = "fp32";
+  c.threads = 2;
+  c.opt_level = "all";
+  c.options = Options({{"execution_mode", "sequential"}, {"inter_op_threads", "1"}});
+  return c;
+}
+
+TEST(Fingerprint, SameSettingsSameHash) {
+  const std::string h = ConfigHash(BaseRun(), BaseConfig(), 10);
+  EXPECT_TRUE(std::regex_match(h, std::regex("[0-9a-f]{16}"))) << h;
+  EXPECT_EQ(h, ConfigHash(BaseRun(), BaseConfig(), 10));
+  // Where results go, the timeout and the validity thresholds do not change the measurement.
+  RunSpec run = BaseRun();
+  run.timeout_s = 12345;
+  run.validity.max_cv = 0.01;
+  run.validity.min_repeats = 999;
+  CompilerConfig config = BaseConfig();
+  config.source = "/elsewhere/onnxruntime.yaml";
+  EXPECT_EQ(h, ConfigHash(run, config, 10));
+}
+
+TEST(Fingerprint, EverySettingThatChangesTheMeasurementChangesTheHash) {
+  const std::string base = ConfigHash(BaseRun(), BaseConfig(), 10);
+  const std::vector<std::pair<std::string, std::function<void(RunSpec&, CompilerConfig&, int&)>>>
+      changes = {
+          {"experiment", [](RunSpec& r, CompilerConfig&, int&) { r.experiment = "other"; }},
+          {"model width",
+           [](RunSpec& r, CompilerConfig&, int&) { r.model = SyntheticSpec("conv2d", "conv2d", 32, 0); }},
+          {"model depth", [](RunSpec& r, CompilerConfig&, int&) { r.model.depth = 2; }},
+          {"batch size", [](RunSpec& r, CompilerConfig&, int&) { r.batch_size = 8; }},
+          {"warmup", [](RunSpec& r, CompilerConfig&, int&) { r.warmup = 5; }},
+          {"repeats", [](RunSpec& r, CompilerConfig&, int&) { r.repeats = 50; }},
+          {"max_time_s", [](RunSpec& r, CompilerConfig&, int&) { r.max_time_s = 5; }},
+          {"min_time_s", [](RunSpec& r, CompilerConfig&, int&) { r.min_time_s = 1; }},
+          {"max_repeats", [](RunSpec& r, CompilerConfig&, int&) { r.max_repeats = 1000; }},
+          {"timing boundary",
+           [](RunSpec& r, CompilerConfig&, int&) { r.timing_boundary = "end_to_end"; }},
+          {"quick", [](RunSpec& r, CompilerConfig&, int&) { r.quick = true; }},
+          {"check off", [](RunSpec& r, CompilerConfig&, int&) { r.check.enabled = false; }},
+          {"fp32 tolerance", [](RunSpec& r, CompilerConfig&, int&) { r.check.tolerance_fp32 = 1e-3; }},
+          {"bf16 tolerance", [](RunSpec& r, CompilerConfig&, int&) { r.check.tolerance_bf16 = 1e-3; }},
+          {"fp16 tolerance", [](RunSpec& r, CompilerConfig&, int&) { r.check.tolerance_fp16 = 1e-3; }},
+          {"compiler", [](RunSpec&, CompilerConfig& c, int&) { c.compiler = "openvino"; }},
+          {"device", [](RunSpec&, CompilerConfig& c, int&) { c.device = "cuda"; }},
+          {"precision", [](RunSpec&, CompilerConfig& c, int&) { c.precision = "bf16"; }},
+          {"threads", [](RunSpec&, CompilerConfig& c, int&) { c.threads = 1; }},
+          {"opt_level", [](RunSpec&, CompilerConfig& c, int&) { c.opt_level = "disable"; }},
+          {"an option",
+           [](RunSpec&, CompilerConfig& c, int&) {
+             c.options = Options({{"execution_mode", "parallel"}, {"inter_op_threads", "1"}});
+           }},
+          {"sampler period", [](RunSpec&, CompilerConfig&, int& ms) { ms = 0; }},
+      };
+  std::set<std::string> seen = {base};
+  for (const auto& [what, change] : changes) {
+    RunSpec run = BaseRun();
+    CompilerConfig config = BaseConfig();
+    int sample_ms = 10;
+    change(run, config, sample_ms);
+    const std::string h = ConfigHash(run, config, sample_ms);
+    EXPECT_NE(h, base) << what;
+    EXPECT_TRUE(seen.insert(h).second) << what << " collides with another change";
+  }
+}
+
+TEST(Fingerprint, TextNamesEachSetting) {
+  const std::string text = FingerprintText(BaseRun(), BaseConfig(), 10);
+  for (const char* key : {"batch_size=1\n", "quick=false\n", "compiler.threads=2\n",
+                          "compiler.precision=fp32\n", "compiler.options.execution_mode=sequential\n",
+                          "timing_boundary=compute\n", "check=on\n", "sample_ms=10\n"}) {
+    EXPECT_NE(text.find(key), std::string::npos) << key << " in\n" << text;
+  }
+}
+
+}  // namespace
+}  // namespace ngraphbench

@@ -1,0 +1,102 @@
+// The validity rules, each on its own and together.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "ngraphbench/measure/sampler.h"
+#include "ngraphbench/measure/verdict.h"
+
+namespace ngraphbench {
+namespace {
+
+VerdictInput Good() {
+  VerdictInput in;
+  in.window_s = 1.0;
+  in.repeats = 100;
+  in.cv = 0.05;
+  in.other_cpu_pct = 3;
+  return in;
+}
+
+ValiditySettings Settings() {
+  ValiditySettings s;
+  s.max_cv = 0.25;
+  s.max_other_cpu_pct = 50;
+  s.min_repeats = 10;
+  return s;
+}
+
+TEST(Verdict, AGoodRunIsValid) { EXPECT_TRUE(InvalidReasons(Good(), Settings(), 0.5).empty()); }
+
+TEST(Verdict, EachRuleNamesItsValueAndThreshold) {
+  VerdictInput in = Good();
+  in.window_s = 0.2;
+  auto r = InvalidReasons(in, Settings(), 0.5);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0], "timed window 0.2 s < min_time_s 0.5");
+
+  in = Good();
+  in.repeats = 9;
+  r = InvalidReasons(in, Settings(), 0.5);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0], "9 timed runs < min_repeats 10");
+
+  in = Good();
+  in.cv = 0.3;
+  r = InvalidReasons(in, Settings(), 0.5);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0], "cv 0.3 > max_cv 0.25");
+
+  in = Good();
+  in.other_cpu_pct = 73;
+  r = InvalidReasons(in, Settings(), 0.5);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0], "other processes used 73% of a core > max_other_cpu_pct 50");
+
+  in = Good();
+  in.degraded = {"tvm tuning=failed:timeout"};
+  r = InvalidReasons(in, Settings(), 0.5);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0], "degraded build: tvm tuning=failed:timeout");
+}
+
+TEST(Verdict, ThresholdsAreInclusiveAndUnmeasuredFiguresAreNoVerdict) {
+  VerdictInput in = Good();
+  in.window_s = 0.5;
+  in.repeats = 10;
+  in.cv = 0.25;
+  in.other_cpu_pct = 50;
+  EXPECT_TRUE(InvalidReasons(in, Settings(), 0.5).empty());
+  in.other_cpu_pct.reset();  // /proc/stat unreadable
+  EXPECT_TRUE(InvalidReasons(in, Settings(), 0.5).empty());
+  in.cv = std::numeric_limits<double>::quiet_NaN();  // a NaN CV is no pass
+  EXPECT_EQ(InvalidReasons(in, Settings(), 0.5).size(), 1u);
+}
+
+TEST(Verdict, AllReasonsInAFixedOrder) {
+  VerdictInput in;
+  in.window_s = 0.01;
+  in.repeats = 3;
+  in.cv = 2;
+  in.other_cpu_pct = 120;
+  in.degraded = {"a", "b"};
+  const auto r = InvalidReasons(in, Settings(), 0.5);
+  ASSERT_EQ(r.size(), 6u);
+  EXPECT_EQ(r[0].rfind("timed window", 0), 0u);
+  EXPECT_EQ(r[1].rfind("3 timed runs", 0), 0u);
+  EXPECT_EQ(r[2].rfind("cv 2", 0), 0u);
+  EXPECT_EQ(r[3].rfind("other processes used 120%", 0), 0u);
+  EXPECT_EQ(r[4], "degraded build: a");
+  EXPECT_EQ(r[5], "degraded build: b");
+}
+
+TEST(Verdict, ProcStatBusyTimeCountsStealButNotIdleOrIowait) {
+  // user nice system idle iowait irq softirq steal guest guest_nice
+  const std::string stat = "cpu  100 20 30 5000 70 1 2 7 50 0\ncpu0 50 10 15 2500 35 0 1 3 25 0\n";
+  EXPECT_EQ(ParseProcStatBusyNs(stat, 10000000), (100 + 20 + 30 + 1 + 2 + 7) * 10000000LL);
+  EXPECT_FALSE(ParseProcStatBusyNs("intr 5\n", 10000000).has_value());
+  EXPECT_FALSE(ParseProcStatBusyNs("cpu  x\n", 10000000).has_value());
+}
+
+}  // namespace
+}  // namespace ngraphbench
