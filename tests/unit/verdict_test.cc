@@ -35,6 +35,9 @@ TEST(Verdict, EachRuleNamesItsValueAndThreshold) {
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0], "timed window 0.2 s < min_time_s 0.5");
 
+  in.reached_max_repeats = true;  // the ceiling on timed runs, not a short measurement, ended it
+  EXPECT_TRUE(InvalidReasons(in, Settings(), 0.5).empty());
+
   in = Good();
   in.repeats = 9;
   r = InvalidReasons(in, Settings(), 0.5);

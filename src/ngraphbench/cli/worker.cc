@@ -307,8 +307,13 @@ int CmdWorker(const WorkerArgs& args) {
     auto settings = executable->EffectiveSettings();
     settings["heap"] = heap;
     row.compiler_settings = JoinSettings(settings);
-    VerdictInput verdict{m.system.window_s, row.repeats.value_or(0), row.cv,
-                         m.system.other_cpu_pct, executable->Degraded()};
+    VerdictInput verdict;
+    verdict.window_s = m.system.window_s;
+    verdict.repeats = row.repeats.value_or(0);
+    verdict.reached_max_repeats = verdict.repeats >= run.max_repeats;
+    verdict.cv = row.cv;
+    verdict.other_cpu_pct = m.system.other_cpu_pct;
+    verdict.degraded = executable->Degraded();
     if (auto it = settings.find("threads"); it != settings.end()) {
       row.threads = std::stoll(it->second);
       if (*row.threads != config.threads) {

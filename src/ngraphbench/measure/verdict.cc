@@ -7,7 +7,7 @@ namespace ngraphbench {
 std::vector<std::string> InvalidReasons(const VerdictInput& in, const ValiditySettings& settings,
                                         double min_time_s) {
   std::vector<std::string> reasons;
-  if (in.window_s < min_time_s) {
+  if (in.window_s < min_time_s && !in.reached_max_repeats) {
     reasons.push_back(
         fmt::format("timed window {:.3g} s < min_time_s {:.3g}", in.window_s, min_time_s));
   }

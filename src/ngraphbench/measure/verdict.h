@@ -22,6 +22,9 @@ struct ValiditySettings {
 struct VerdictInput {
   double window_s = 0;       // wall time of the timed phase
   int64_t repeats = 0;       // timed runs
+  // The timed phase ended at its max_repeats ceiling: a window shorter than min_time_s then
+  // still holds that many runs, and is no reason to call the run invalid.
+  bool reached_max_repeats = false;
   std::optional<double> cv;
   std::optional<double> other_cpu_pct;  // empty: not measurable here, no verdict on it
   std::vector<std::string> degraded;    // what the compiler did less of than asked
