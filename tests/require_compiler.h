@@ -39,8 +39,8 @@ inline std::string NotBuiltMessage(const std::string& name) {
   std::string upper = name;
   std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
   if (IsRequired(name)) {
-    return name + " is required by this build (NGB_WITH_" + upper + "=ON; required: " +
-           NGB_REQUIRED_COMPILERS + ") but its module " + ModulePath(name) +
+    return name + " is required by this build (NGB_WITH_" + upper +
+           "=ON; required: " + NGB_REQUIRED_COMPILERS + ") but its module " + ModulePath(name) +
            " is missing: rebuild it, or reconfigure with -DNGB_WITH_" + upper +
            "=AUTO to make it optional";
   }
@@ -65,15 +65,13 @@ inline std::vector<std::string> BuiltAmong(const std::vector<std::string>& names
 
 // In a test body or SetUp(): ends the test unless compiler `name` is built, as a failure when
 // this build requires it and as a skip otherwise.
-#define NGB_REQUIRE_BUILT(name)                                               \
-  do {                                                                        \
-    const std::string ngb_required_name_ = (name);                            \
-    if (!::ngraphbench::IsBuilt(ngb_required_name_)) {                        \
-      if (::ngraphbench::test_support::IsRequired(ngb_required_name_)) {      \
-        GTEST_FAIL() << ::ngraphbench::test_support::NotBuiltMessage(         \
-            ngb_required_name_);                                              \
-      }                                                                       \
-      GTEST_SKIP() << ::ngraphbench::test_support::NotBuiltMessage(           \
-          ngb_required_name_);                                                \
-    }                                                                         \
+#define NGB_REQUIRE_BUILT(name)                                                           \
+  do {                                                                                    \
+    const std::string ngb_required_name_ = (name);                                        \
+    if (!::ngraphbench::IsBuilt(ngb_required_name_)) {                                    \
+      if (::ngraphbench::test_support::IsRequired(ngb_required_name_)) {                  \
+        GTEST_FAIL() << ::ngraphbench::test_support::NotBuiltMessage(ngb_required_name_); \
+      }                                                                                   \
+      GTEST_SKIP() << ::ngraphbench::test_support::NotBuiltMessage(ngb_required_name_);   \
+    }                                                                                     \
   } while (0)

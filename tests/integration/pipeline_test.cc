@@ -66,8 +66,8 @@ class Pipeline : public ::testing::Test {
     std::ofstream(root_ / "configs" / "experiments.yaml")
         << "defaults:\n  batch_sizes: [1, 2, 4]\n  quick_batch_sizes: [1]\n  warmup: 2\n"
         << "  repeats: " << repeats << "\n  timeout_s: " << timeout_s << "\n"
-        << "  min_time_s: " << min_time_s_ << "\n" << extra_defaults_
-        << "experiments:\n  tiny:\n    family: linear\n    widths: [8, 16]\n"
+        << "  min_time_s: " << min_time_s_ << "\n"
+        << extra_defaults_ << "experiments:\n  tiny:\n    family: linear\n    widths: [8, 16]\n"
         << "  many:\n    family: linear\n    widths: [4, 5, 6, 7, 8, 9, 10, 11]\n";
   }
   void WriteNull(const std::string& options) {
@@ -194,8 +194,8 @@ TEST_F(Pipeline, RowsMeasuredWithOtherSettingsStopTheRunUntilReplaced) {
   std::sort(moved.begin(), moved.end());
   EXPECT_EQ(moved, (std::vector<std::string>{"tiny_w16_b1.csv", "tiny_w16_b1.latencies.csv",
                                              "tiny_w8_b1.csv", "tiny_w8_b1.latencies.csv"}));
-  for (const std::string id : {"tiny_w8_b1", "tiny_w8_b2", "tiny_w8_b4", "tiny_w16_b1",
-                               "tiny_w16_b2", "tiny_w16_b4"}) {
+  for (const std::string id :
+       {"tiny_w8_b1", "tiny_w8_b2", "tiny_w8_b4", "tiny_w16_b1", "tiny_w16_b2", "tiny_w16_b4"}) {
     EXPECT_EQ(Row(id).quick, false) << id;
     EXPECT_EQ(Row(id).status, "ok") << id;
   }
@@ -261,7 +261,7 @@ TEST_F(Pipeline, EveryMeasuredRowCarriesAVerdict) {
   EXPECT_EQ(longer.code, 0) << longer.output;
   row = Row("tiny_w8_b1");
   EXPECT_EQ(row.valid, true) << row.invalid_reason;
-  EXPECT_GE(*row.timed_window_s, 0.3);      // min_time_s extends the timed phase
+  EXPECT_GE(*row.timed_window_s, 0.3);  // min_time_s extends the timed phase
   EXPECT_GT(*row.repeats, 5);
   EXPECT_TRUE(row.cpu_util_pct.has_value());  // 300 ms hold 30 sampler periods
 }

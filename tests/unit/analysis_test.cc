@@ -165,15 +165,18 @@ RunPoint Invalid(RunPoint p, const std::string& reason) {
 std::vector<RunPoint> InvalidTable() {
   RunPoint tvm1 = Point("tvm", "m", 1, 200);
   tvm1.valid = true;
-  return {Point("identity", "m", 1, 100), Invalid(Point("identity", "m", 8, 400), "cv 0.3 > 0.1"),
-          tvm1,                           Point("tvm", "m", 8, 1000),
-          Point("tvm", "m", 4, 600),      Invalid(Point("tvm", "m2", 1, 50), "other load 80%")};
+  return {Point("identity", "m", 1, 100),
+          Invalid(Point("identity", "m", 8, 400), "cv 0.3 > 0.1"),
+          tvm1,
+          Point("tvm", "m", 8, 1000),
+          Point("tvm", "m", 4, 600),
+          Invalid(Point("tvm", "m2", 1, 50), "other load 80%")};
 }
 
 TEST(AnalysisMetrics, InvalidRunsLeftOutByDefault) {
   const std::vector<RunPoint> runs = InvalidTable();
   EXPECT_TRUE(IsInvalid(runs[1]));
-  EXPECT_FALSE(IsInvalid(runs[4]));  // empty verdict
+  EXPECT_FALSE(IsInvalid(runs[4]));                                                 // empty verdict
   EXPECT_FALSE(IsInvalid(Invalid(Point("tvm", "x", 1, {}, kStatusError), "n/a")));  // not ok
 
   const std::vector<ScalingRow> rows = ComputeScaling(runs);
@@ -235,8 +238,10 @@ TEST(AnalysisMetrics, WrongRunsNeverEnterSpeedups) {
 
   const std::string arch = kRankedExperiment;
   const std::vector<RunPoint> runs = {
-      Point("identity", "m", 1, 100, kStatusWrong), Point("identity", "m", 8, 400),
-      Point("tvm", "m", 1, 300),                    Point("tvm", "m", 8, 900, kStatusWrong),
+      Point("identity", "m", 1, 100, kStatusWrong),
+      Point("identity", "m", 8, 400),
+      Point("tvm", "m", 1, 300),
+      Point("tvm", "m", 8, 900, kStatusWrong),
       Point("identity", "a", 1, 300, kStatusOk, arch),
       Point("identity", "b", 1, 200, kStatusOk, arch),
       Point("tvm", "a", 1, 100, kStatusWrong, arch),
@@ -564,8 +569,7 @@ TEST_F(AnalyzeFiles, InvalidAndWrongRowsInTheirOwnFiles) {
             "cpu0,conv2d,tvm,c,conv2d,,,8,1000,,,,,,batch-1 run of tvm ended with status wrong,"
             "identity run at this batch size is invalid (cv 0.31 > 0.1; other_cpu_pct 90 > 50)\n");
 
-  ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "all").string(), InvalidRuns::kInclude),
-            kExitOk);
+  ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "all").string(), InvalidRuns::kInclude), kExitOk);
   const std::string all = ReadText(root_ / "all" / kScalingCsv);
   EXPECT_NE(all.find("cpu0,conv2d,identity,c,conv2d,,,8,400,100,4,0.5,400,1,,\n"),
             std::string::npos)

@@ -1,4 +1,6 @@
 // The output check: errors, the tolerance rule and the reference file.
+#include "ngraphbench/measure/check.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -6,7 +8,6 @@
 #include <limits>
 
 #include "ngraphbench/core/error.h"
-#include "ngraphbench/measure/check.h"
 
 namespace ngraphbench {
 namespace {
@@ -20,15 +21,16 @@ TEST(Check, ErrorsAreRelativeToMaxOneAndTheReferenceScale) {
   EXPECT_DOUBLE_EQ(r.max_abs_err, 0.5);
   EXPECT_DOUBLE_EQ(r.max_rel_err, 0.05);
   // Small outputs are judged against 1, not against their own tiny scale.
-  const CheckResult small = CompareOutputs({HostTensor{{2}, {0.002f, 0}}}, {HostTensor{{2}, {0.001f, 0}}});
+  const CheckResult small =
+      CompareOutputs({HostTensor{{2}, {0.002f, 0}}}, {HostTensor{{2}, {0.001f, 0}}});
   EXPECT_NEAR(small.max_rel_err, 0.001, 1e-9);
 }
 
 TEST(Check, RelativeErrorIsTheWorstOutput) {
   const CheckResult r = CompareOutputs({HostTensor{{1}, {1.0f}}, HostTensor{{1}, {100.5f}}},
                                        {HostTensor{{1}, {1.25f}}, HostTensor{{1}, {100.0f}}});
-  EXPECT_DOUBLE_EQ(r.max_abs_err, 0.5);    // from the second output
-  EXPECT_DOUBLE_EQ(r.max_rel_err, 0.2);    // from the first: 0.25 / max(1, 1.25)
+  EXPECT_DOUBLE_EQ(r.max_abs_err, 0.5);  // from the second output
+  EXPECT_DOUBLE_EQ(r.max_rel_err, 0.2);  // from the first: 0.25 / max(1, 1.25)
 }
 
 TEST(Check, ToleranceRule) {
@@ -57,8 +59,10 @@ TEST(Check, ToleranceRule) {
 TEST(Check, NanOrInfinityWhereTheReferenceIsFiniteIsInfinitelyWrong) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
-  EXPECT_TRUE(std::isinf(CompareOutputs({HostTensor{{2}, {1, nan}}}, {HostTensor{{2}, {1, 2}}}).max_rel_err));
-  EXPECT_TRUE(std::isinf(CompareOutputs({HostTensor{{1}, {inf}}}, {HostTensor{{1}, {2}}}).max_abs_err));
+  EXPECT_TRUE(std::isinf(
+      CompareOutputs({HostTensor{{2}, {1, nan}}}, {HostTensor{{2}, {1, 2}}}).max_rel_err));
+  EXPECT_TRUE(
+      std::isinf(CompareOutputs({HostTensor{{1}, {inf}}}, {HostTensor{{1}, {2}}}).max_abs_err));
   EXPECT_EQ(CompareOutputs({HostTensor{{1}, {inf}}}, {HostTensor{{1}, {inf}}}).max_abs_err, 0);
 }
 

@@ -160,8 +160,7 @@ TEST_F(ConfigTest, OpenVinoThroughputSettingsAreRefusedWithTheReason) {
   EXPECT_NE(m.find("allowed values: LATENCY"), std::string::npos) << m;
 
   m = CompilerError("options:\n  num_streams: 4\n", "openvino");
-  EXPECT_NE(m.find("'options.num_streams' must be <= 1, got 4; refused: "), std::string::npos)
-      << m;
+  EXPECT_NE(m.find("'options.num_streams' must be <= 1, got 4; refused: "), std::string::npos) << m;
   EXPECT_NE(m.find("several requests in flight"), std::string::npos) << m;
   EXPECT_NE(m.find("num_streams 0 or 1"), std::string::npos) << m;
 
@@ -171,8 +170,7 @@ TEST_F(ConfigTest, OpenVinoThroughputSettingsAreRefusedWithTheReason) {
             std::string::npos)
       << m;
   const CompilerConfig c = LoadCompilerConfig(
-      Write("options:\n  performance_hint: LATENCY\n  num_streams: 1\n"),
-      FindCompiler("openvino"));
+      Write("options:\n  performance_hint: LATENCY\n  num_streams: 1\n"), FindCompiler("openvino"));
   EXPECT_EQ(c.options.String("performance_hint"), "LATENCY");
   EXPECT_EQ(c.options.Int("num_streams"), 1);
 }

@@ -1,12 +1,13 @@
 // The settings fingerprint: the same settings give the same hash, and every setting that
 // changes the measurement changes it.
+#include "ngraphbench/experiments/fingerprint.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <regex>
 #include <set>
 
-#include "ngraphbench/experiments/fingerprint.h"
 #include "ngraphbench/models/zoo.h"
 
 namespace ngraphbench {
@@ -57,8 +58,8 @@ TEST(Fingerprint, EverySettingThatChangesTheMeasurementChangesTheHash) {
   const std::vector<std::pair<std::string, std::function<void(RunSpec&, CompilerConfig&, int&)>>>
       changes = {
           {"experiment", [](RunSpec& r, CompilerConfig&, int&) { r.experiment = "other"; }},
-          {"model width",
-           [](RunSpec& r, CompilerConfig&, int&) { r.model = SyntheticSpec("conv2d", "conv2d", 32, 0); }},
+          {"model width", [](RunSpec& r, CompilerConfig&,
+                             int&) { r.model = SyntheticSpec("conv2d", "conv2d", 32, 0); }},
           {"model depth", [](RunSpec& r, CompilerConfig&, int&) { r.model.depth = 2; }},
           {"batch size", [](RunSpec& r, CompilerConfig&, int&) { r.batch_size = 8; }},
           {"warmup", [](RunSpec& r, CompilerConfig&, int&) { r.warmup = 5; }},
@@ -70,9 +71,12 @@ TEST(Fingerprint, EverySettingThatChangesTheMeasurementChangesTheHash) {
            [](RunSpec& r, CompilerConfig&, int&) { r.timing_boundary = "end_to_end"; }},
           {"quick", [](RunSpec& r, CompilerConfig&, int&) { r.quick = true; }},
           {"check off", [](RunSpec& r, CompilerConfig&, int&) { r.check.enabled = false; }},
-          {"fp32 tolerance", [](RunSpec& r, CompilerConfig&, int&) { r.check.tolerance_fp32 = 1e-3; }},
-          {"bf16 tolerance", [](RunSpec& r, CompilerConfig&, int&) { r.check.tolerance_bf16 = 1e-3; }},
-          {"fp16 tolerance", [](RunSpec& r, CompilerConfig&, int&) { r.check.tolerance_fp16 = 1e-3; }},
+          {"fp32 tolerance",
+           [](RunSpec& r, CompilerConfig&, int&) { r.check.tolerance_fp32 = 1e-3; }},
+          {"bf16 tolerance",
+           [](RunSpec& r, CompilerConfig&, int&) { r.check.tolerance_bf16 = 1e-3; }},
+          {"fp16 tolerance",
+           [](RunSpec& r, CompilerConfig&, int&) { r.check.tolerance_fp16 = 1e-3; }},
           {"compiler", [](RunSpec&, CompilerConfig& c, int&) { c.compiler = "openvino"; }},
           {"device", [](RunSpec&, CompilerConfig& c, int&) { c.device = "cuda"; }},
           {"precision", [](RunSpec&, CompilerConfig& c, int&) { c.precision = "bf16"; }},
@@ -98,9 +102,10 @@ TEST(Fingerprint, EverySettingThatChangesTheMeasurementChangesTheHash) {
 
 TEST(Fingerprint, TextNamesEachSetting) {
   const std::string text = FingerprintText(BaseRun(), BaseConfig(), 10);
-  for (const char* key : {"batch_size=1\n", "quick=false\n", "compiler.threads=2\n",
-                          "compiler.precision=fp32\n", "compiler.options.execution_mode=sequential\n",
-                          "timing_boundary=compute\n", "check=on\n", "sample_ms=10\n"}) {
+  for (const char* key :
+       {"batch_size=1\n", "quick=false\n", "compiler.threads=2\n", "compiler.precision=fp32\n",
+        "compiler.options.execution_mode=sequential\n", "timing_boundary=compute\n", "check=on\n",
+        "sample_ms=10\n"}) {
     EXPECT_NE(text.find(key), std::string::npos) << key << " in\n" << text;
   }
 }

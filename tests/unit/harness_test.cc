@@ -105,7 +105,7 @@ TEST(Harness, MinTimeExtendsTheTimedPhaseUpToMaxRepeats) {
   options.repeats = 5;
   options.min_time = std::chrono::milliseconds(60);
   const Measurement m = Measure(exe, {}, options);
-  EXPECT_GT(m.latencies_ns.size(), 5u);   // 5 x 1 ms would be far shorter than 60 ms
+  EXPECT_GT(m.latencies_ns.size(), 5u);  // 5 x 1 ms would be far shorter than 60 ms
   EXPECT_GE(m.system.window_s, 0.06);
 
   CountingExecutable fast(std::chrono::microseconds(0));

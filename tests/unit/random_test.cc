@@ -1,11 +1,12 @@
 // The portable generator: fixed values for fixed seeds, computed independently from the
 // algorithm documented in core/random.h (a short Python transcription of it), so that inputs
 // and weights are the same on every standard library.
+#include "ngraphbench/core/random.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "ngraphbench/core/random.h"
 #include "ngraphbench/core/tensor.h"
 
 namespace ngraphbench {

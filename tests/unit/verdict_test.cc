@@ -1,10 +1,11 @@
 // The validity rules, each on its own and together.
+#include "ngraphbench/measure/verdict.h"
+
 #include <gtest/gtest.h>
 
 #include <limits>
 
 #include "ngraphbench/measure/sampler.h"
-#include "ngraphbench/measure/verdict.h"
 
 namespace ngraphbench {
 namespace {

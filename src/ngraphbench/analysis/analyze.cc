@@ -216,9 +216,8 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   const std::vector<RankingRow> rankings = ComputeRankings(points, invalid_runs);
   size_t reversals = 0;
   for (const RankingRow& row : rankings) reversals += row.reversals.size();
-  const auto ok = std::count_if(points.begin(), points.end(), [](const RunPoint& p) {
-    return p.status == kStatusOk;
-  });
+  const auto ok = std::count_if(points.begin(), points.end(),
+                                [](const RunPoint& p) { return p.status == kStatusOk; });
   const auto invalid = std::count_if(points.begin(), points.end(), IsInvalid);
 
   const std::filesystem::path dir(out_dir);
@@ -240,8 +239,8 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   std::cerr << "; wrote to " << out_dir << ": " << kScalingCsv << " (" << scaling.size()
             << " rows), " << kBlocksCsv << " (" << blocks.size() << "), " << kRankingCsv << " ("
             << rankings.size() << "), " << kReversalsCsv << " (" << reversals << "), "
-            << kFailuresCsv << " (" << runs.size() - ok << "), " << kInvalidCsv << " ("
-            << invalid << ")\n";
+            << kFailuresCsv << " (" << runs.size() - ok << "), " << kInvalidCsv << " (" << invalid
+            << ")\n";
   return kExitOk;
 }
 

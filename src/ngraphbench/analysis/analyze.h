@@ -1,7 +1,7 @@
 // `ngraphbench analyze <results-dir or .zip>... [-o DIR] [--include-invalid]`: loads runs,
 // derives the batch-scaling metrics (analysis/metrics.h) and writes them as tidy CSVs, which
-// python/report.py turns into a report. Output depends only on the runs, not on where they were read from, so a results tree
-// and a zip of it give byte-identical files.
+// python/report.py turns into a report. Output depends only on the runs, not on where they were
+// read from, so a results tree and a zip of it give byte-identical files.
 #pragma once
 
 #include <string>

@@ -31,7 +31,7 @@ struct RunPoint {
   int64_t batch_size = 0;
   std::optional<int64_t> threads;
   std::string precision, timing_boundary, compute_device;
-  std::string status;                   // kStatusOk, kStatusWrong, kStatusError, ...
+  std::string status;                    // kStatusOk, kStatusWrong, kStatusError, ...
   std::optional<double> throughput_sps;  // throughput_median_sps of an ok run
   std::optional<bool> valid;             // the row's verdict; empty counts as valid
   std::string invalid_reason;

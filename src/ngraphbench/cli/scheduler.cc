@@ -1,6 +1,7 @@
 // The scheduler: expands the grid, skips runs whose row exists, and runs one worker process per
 // run. A worker that crashes or hangs costs one run, never the sweep (DESIGN.md §3).
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -15,8 +16,6 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
-
-#include <fmt/core.h>
 
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/core/error.h"
@@ -214,8 +213,8 @@ int CmdRun(const RunArgs& args) {
   }
   if (!changed.empty()) {
     const std::string to = MoveAside(dir, changed);
-    std::cerr << fmt::format("moved {} row(s) measured with other settings to {}\n",
-                             changed.size(), to);
+    std::cerr << fmt::format("moved {} row(s) measured with other settings to {}\n", changed.size(),
+                             to);
   }
   std::cerr << fmt::format("{} {} on {}: {} runs, {} to run, {} skipped ({} ok{})\n",
                            args.grid.experiment, info.name, args.device, runs.size(), todo.size(),

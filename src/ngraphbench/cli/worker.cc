@@ -1,5 +1,6 @@
 // The worker: one process per run. Loads exactly one compiler module, builds the model,
 // compiles, measures and writes the run's row atomically.
+#include <fmt/core.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,8 +13,6 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
-
-#include <fmt/core.h>
 
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/core/error.h"
@@ -95,8 +94,8 @@ std::string ReferencePath(const RunArgs& args, const RunSpec& run, const Graph& 
                           const std::string& reference) {
   std::string key = std::string("reference=1\n") + reference + "\n" + NGB_VERSION + "\n" +
                     run.model.family + "\n" + run.model.name + "\n" + run.model.variant + "\n" +
-                    std::to_string(run.model.width) + "x" + std::to_string(run.model.depth) +
-                    "\n" + run.model.onnx_path + "\nb" + std::to_string(run.batch_size) + "\n";
+                    std::to_string(run.model.width) + "x" + std::to_string(run.model.depth) + "\n" +
+                    run.model.onnx_path + "\nb" + std::to_string(run.batch_size) + "\n";
   for (const auto& in : graph.inputs) {
     key += in.name + "=" + std::to_string(InputSeed(run.run_id, in.name)) + "\n";
   }
@@ -317,8 +316,8 @@ int CmdWorker(const WorkerArgs& args) {
     if (auto it = settings.find("threads"); it != settings.end()) {
       row.threads = std::stoll(it->second);
       if (*row.threads != config.threads) {
-        verdict.degraded.push_back(fmt::format("threads: {} asked, the SDK runs {}",
-                                               config.threads, *row.threads));
+        verdict.degraded.push_back(
+            fmt::format("threads: {} asked, the SDK runs {}", config.threads, *row.threads));
       }
     }
     const std::vector<std::string> reasons = InvalidReasons(verdict, run.validity, run.min_time_s);
@@ -336,10 +335,11 @@ int CmdWorker(const WorkerArgs& args) {
         row.status = kStatusWrong;
         row.error = !check.mismatch.empty()
                         ? "outputs do not match " + row.check_reference + "'s: " + check.mismatch
-                        : fmt::format("outputs differ from {}'s: max abs err {:.3g}, max rel err "
-                                      "{:.3g} > tolerance {:.3g} ({})",
-                                      row.check_reference, check.max_abs_err, check.max_rel_err,
-                                      *row.check_tolerance, config.precision);
+                        : fmt::format(
+                              "outputs differ from {}'s: max abs err {:.3g}, max rel err "
+                              "{:.3g} > tolerance {:.3g} ({})",
+                              row.check_reference, check.max_abs_err, check.max_rel_err,
+                              *row.check_tolerance, config.precision);
       }
     }
   } catch (const CompileError& e) {

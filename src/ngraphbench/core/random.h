@@ -6,8 +6,8 @@
 //   - Fnv1a64(text): 64-bit FNV-1a over the bytes of `text` (offset basis 0xcbf29ce484222325,
 //     prime 0x100000001b3).
 //   - PortableRng: SplitMix64 (Steele, Lea, Flood 2014): state += 0x9e3779b97f4a7c15, then
-//     z = state; z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9; z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
-//     return z ^ (z >> 31). The seed is the initial state.
+//     z = state; z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9; z = (z ^ (z >> 27)) *
+//     0x94d049bb133111eb; return z ^ (z >> 31). The seed is the initial state.
 //   - Uniform(): the top 53 bits of the next value times 2^-53, in [0, 1).
 //   - Normal(): Box-Muller with u1 = 1 - Uniform() (in (0, 1]) and u2 = Uniform() from two
 //     consecutive values: sqrt(-2 ln u1) * cos(2 pi u2), in double, one value per pair (the sine

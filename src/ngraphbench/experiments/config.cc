@@ -151,9 +151,9 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
 }
 
 const std::vector<std::string> kRunSettingKeys = {
-    "batch_sizes",     "quick_batch_sizes", "warmup",     "repeats", "timeout_s",
-    "max_time_s",      "quick_max_time_s",  "min_time_s", "max_repeats", "check",   "check_tolerance",
-    "timing_boundary", "validity"};
+    "batch_sizes",     "quick_batch_sizes", "warmup",     "repeats",     "timeout_s",
+    "max_time_s",      "quick_max_time_s",  "min_time_s", "max_repeats", "check",
+    "check_tolerance", "timing_boundary",   "validity"};
 
 }  // namespace
 
@@ -275,8 +275,8 @@ CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& i
         case OptionType::kInt: {
           const int64_t v = ToInt(options[spec.key], where, spec.min_value);
           if (v > spec.max_value) {
-            const std::string range = "must be <= " + std::to_string(spec.max_value) + ", got " +
-                                      std::to_string(v);
+            const std::string range =
+                "must be <= " + std::to_string(spec.max_value) + ", got " + std::to_string(v);
             where.Fail(spec.refused_reason.empty() ? range
                                                    : range + "; refused: " + spec.refused_reason);
           }

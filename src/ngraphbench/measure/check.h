@@ -28,7 +28,7 @@ struct CheckResult {
   // max over outputs of max|out - ref| / max(1, max|ref|): relative to the output's scale, so
   // that outputs near zero are not judged by their relative error.
   double max_rel_err = 0;
-  std::string mismatch;    // set when the outputs cannot be compared (count or shape differs)
+  std::string mismatch;  // set when the outputs cannot be compared (count or shape differs)
 };
 
 // Compares `outputs` with `reference` (same order). A NaN or infinity where the reference is

@@ -23,7 +23,7 @@ struct SystemStats {
   double rss_peak_mb = 0;        // highest RSS seen during the window (sampled, and at both ends)
   double window_s = 0;           // wall time of the window
   int64_t samples = 0;
-  std::string note;              // why a figure above is empty
+  std::string note;  // why a figure above is empty
 };
 
 // The fewest sampler periods a window must hold for cpu_util_pct to be reported.

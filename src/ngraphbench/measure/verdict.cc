@@ -19,8 +19,9 @@ std::vector<std::string> InvalidReasons(const VerdictInput& in, const ValiditySe
     reasons.push_back(fmt::format("cv {:.3g} > max_cv {:.3g}", *in.cv, settings.max_cv));
   }
   if (in.other_cpu_pct && *in.other_cpu_pct > settings.max_other_cpu_pct) {
-    reasons.push_back(fmt::format("other processes used {:.0f}% of a core > max_other_cpu_pct {:.3g}",
-                                  *in.other_cpu_pct, settings.max_other_cpu_pct));
+    reasons.push_back(
+        fmt::format("other processes used {:.0f}% of a core > max_other_cpu_pct {:.3g}",
+                    *in.other_cpu_pct, settings.max_other_cpu_pct));
   }
   for (const auto& d : in.degraded) reasons.push_back("degraded build: " + d);
   return reasons;

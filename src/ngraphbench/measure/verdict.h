@@ -20,8 +20,8 @@ struct ValiditySettings {
 
 // What the verdict looks at.
 struct VerdictInput {
-  double window_s = 0;       // wall time of the timed phase
-  int64_t repeats = 0;       // timed runs
+  double window_s = 0;  // wall time of the timed phase
+  int64_t repeats = 0;  // timed runs
   // The timed phase ended at its max_repeats ceiling: a window shorter than min_time_s then
   // still holds that many runs, and is no reason to call the run invalid.
   bool reached_max_repeats = false;
@@ -32,7 +32,7 @@ struct VerdictInput {
 
 // The reasons the run is invalid, in a fixed order, each naming the value and the threshold;
 // empty when it is valid.
-std::vector<std::string> InvalidReasons(const VerdictInput& input,
-                                        const ValiditySettings& settings, double min_time_s);
+std::vector<std::string> InvalidReasons(const VerdictInput& input, const ValiditySettings& settings,
+                                        double min_time_s);
 
 }  // namespace ngraphbench

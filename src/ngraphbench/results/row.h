@@ -50,12 +50,12 @@ struct ResultRow {
   std::optional<double> check_max_abs_err, check_max_rel_err, check_tolerance;
   // Validity verdict over the timed window (MLPerf LoadGen's INVALID): set for measured rows
   std::optional<bool> valid;
-  std::string invalid_reason;  // "; "-joined reasons when valid is false
+  std::string invalid_reason;            // "; "-joined reasons when valid is false
   std::optional<double> timed_window_s;  // wall time of the timed runs
   // System, over the timed window. other_cpu_pct: CPU time of everything else on the machine
   // (from /proc/stat, less this process), percent of one core.
-  std::optional<double> other_cpu_pct, cpu_util_pct, cpu_util_norm_pct, rss_start_mb, rss_peak_mb, gpu_util_pct,
-      gpu_mem_mb;
+  std::optional<double> other_cpu_pct, cpu_util_pct, cpu_util_norm_pct, rss_start_mb, rss_peak_mb,
+      gpu_util_pct, gpu_mem_mb;
   // Provenance
   std::string status, error;
   std::optional<int64_t> warmup, repeats;

@@ -4,9 +4,8 @@
 // dependency); the headers may be older than the library, which is fine because we ask for the
 // API version of our headers (GetApi(ORT_API_VERSION)).
 #define ORT_API_MANUAL_INIT
-#include <onnxruntime_cxx_api.h>
-
 #include <dlfcn.h>
+#include <onnxruntime_cxx_api.h>
 
 #include <algorithm>
 #include <cstdlib>

@@ -9,14 +9,13 @@
 //   performance_hint     -> ov::hint::performance_mode (LATENCY; the registry refuses THROUGHPUT)
 //   num_streams          -> ov::num_streams (0 = as the hint decides; the registry refuses > 1)
 //   cache_dir            -> ov::cache_dir (empty = no model cache)
-#include <openvino/openvino.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <openvino/openvino.hpp>
 #include <stdexcept>
 #include <string>
 #include <utility>
