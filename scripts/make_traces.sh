@@ -74,6 +74,9 @@ done
 
 mkdir -p "$(dirname "$out")"
 rm -f "$out.tmp"
-(cd "$tmp" && zip -qr -X "$out.tmp" results)
+# Rows and traces only: the compilers' caches (results/.cache: TVM libraries, reference outputs)
+# are not results.
+(cd "$tmp" && zip -qr -X "$out.tmp" results -x 'results/.cache/*')
 mv "$out.tmp" "$out"
-echo "make_traces: wrote $out ($(unzip -Z1 "$out" | grep -vc '\.latencies\.csv$\|/$') runs)" >&2
+rows=$(unzip -Z1 "$out" | grep -E '^results/[^/]+/[^/]+/[^/]+\.csv$' | grep -vc '\.latencies\.csv$' || true)
+echo "make_traces: wrote $out ($rows runs)" >&2
