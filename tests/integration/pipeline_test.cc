@@ -340,5 +340,70 @@ TEST_F(Pipeline, BadInputExitsTwoAndChangesNothing) {
   expect_bad("run " + (root_ / "missing.onnx").string() + " null " + Common(), "does not exist");
 }
 
+TEST_F(Pipeline, TheCiStoppingRuleIsRecordedAndFingerprinted) {
+  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 300\n";
+  ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
+  const ResultRow fixed = Row("tiny_w8_b1");
+  EXPECT_EQ(fixed.stop_reason, "repeats");
+  EXPECT_EQ(fixed.repeats, 5);
+  EXPECT_FALSE(fixed.latency_p50_ci_low_ms.has_value());  // 5 runs: too few for a 95% interval
+  const Result ci = Ngb("run tiny null --quick --stop ci " + Common());
+  EXPECT_EQ(ci.code, 2) << ci.output;  // another stopping rule: other settings
+  EXPECT_NE(ci.output.find("other settings"), std::string::npos) << ci.output;
+  ASSERT_EQ(Ngb("run tiny null --quick --stop ci --replace-changed " + Common()).code, 0);
+  const ResultRow row = Row("tiny_w8_b1");
+  EXPECT_TRUE(row.stop_reason == "ci" || row.stop_reason == "max_repeats") << row.stop_reason;
+  EXPECT_GE(*row.repeats, 30);  // ci_min_repeats
+  EXPECT_LE(*row.latency_p50_ci_low_ms, *row.latency_p50_ms);
+  EXPECT_GE(*row.latency_p50_ci_high_ms, *row.latency_p50_ms);
+  EXPECT_TRUE(row.cpu_ms_per_inference.has_value() ||
+              row.notes.find("cpu_util") != std::string::npos)
+      << row.notes;
+}
+
+TEST_F(Pipeline, PinningMachineContextAndEnergyAreRecorded) {
+  auto all_of = [](const std::string& text, const std::string& chars) {
+    return !text.empty() && text.find_first_not_of(chars) == std::string::npos;
+  };
+  ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
+  EXPECT_EQ(Row("tiny_w8_b1").affinity, "none");
+  EXPECT_FALSE(Row("tiny_w8_b1").affinity_cpus.empty());  // read back unpinned too
+
+  std::ofstream(root_ / "configs" / "null.yaml")
+      << "threads: 1\naffinity: compact\noptions:\n  sleep_us: 0\n";
+  const Result changed = Ngb("run tiny null --quick " + Common());
+  EXPECT_EQ(changed.code, 2) << changed.output;  // pinning is part of the settings
+  EXPECT_NE(changed.output.find("affinity none -> compact"), std::string::npos) << changed.output;
+  const Result pinned = Ngb("run tiny null --quick --replace-changed " + Common());
+  ASSERT_EQ(pinned.code, 0) << pinned.output;
+  for (const std::string id : {"tiny_w8_b1", "tiny_w16_b1"}) {
+    const ResultRow row = Row(id);
+    EXPECT_EQ(row.status, "ok") << row.error;
+    EXPECT_EQ(row.affinity, "compact");
+    EXPECT_TRUE(all_of(row.affinity_cpus, "0123456789")) << "not one CPU: " << row.affinity_cpus;
+    EXPECT_EQ(row.invalid_reason.find("affinity"), std::string::npos) << row.invalid_reason;
+    EXPECT_EQ(row.machine_id.size(), 16u);
+    EXPECT_TRUE(all_of(row.machine_id, "0123456789abcdef")) << row.machine_id;
+    EXPECT_EQ(row.energy_j.has_value(), row.power_w.has_value());
+    EXPECT_TRUE(row.energy_j.has_value() || row.notes.find("energy: ") != std::string::npos)
+        << row.notes;
+  }
+
+  const fs::path machine = root_ / "results" / "local" / "machine.json";
+  ASSERT_TRUE(fs::exists(machine));
+  std::stringstream text;
+  text << std::ifstream(machine).rdbuf();
+  EXPECT_NE(text.str().find("\"" + Row("tiny_w8_b1").machine_id + "\": {"), std::string::npos)
+      << text.str();
+
+  std::ofstream(machine) << "{broken";
+  const auto before = Snapshot(root_ / "results");
+  const Result bad = Ngb("run tiny null " + Common());
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_NE(bad.output.find(machine.string() + ": not valid JSON"), std::string::npos)
+      << bad.output;
+  EXPECT_EQ(Snapshot(root_ / "results"), before);
+}
+
 }  // namespace
 }  // namespace ngraphbench

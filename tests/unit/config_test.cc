@@ -239,3 +239,44 @@ experiments:
 
 }  // namespace
 }  // namespace ngraphbench
+
+// Thread pinning (`affinity`): appended with its own include.
+#include "ngraphbench/measure/machine.h"
+
+namespace ngraphbench {
+namespace {
+
+TEST_F(ConfigTest, AffinityIsReadValidatedAndSetsThreadsForACpuList) {
+  const std::vector<int> allowed = ProcessCpus();
+  ASSERT_FALSE(allowed.empty());
+  const CompilerInfo& info = FindCompiler("null");
+  EXPECT_EQ(LoadCompilerConfig(Write("threads: 1\n"), info).affinity, "none");
+  CompilerConfig c = LoadCompilerConfig(Write("threads: 1\naffinity: compact\n"), info);
+  EXPECT_EQ(c.affinity, "compact");
+  EXPECT_EQ(c.threads, 1);
+  // threads 0 (or unset) with a CPU list: one thread per listed CPU; an explicit count stays.
+  const std::string first = std::to_string(allowed.front());
+  c = LoadCompilerConfig(Write("affinity: \"" + first + "\"\n"), info);
+  EXPECT_EQ(c.affinity, first);
+  EXPECT_EQ(c.threads, 1);
+  EXPECT_EQ(LoadCompilerConfig(Write("threads: 3\naffinity: \"" + first + "\"\n"), info).threads,
+            3);
+
+  const std::string too_many =
+      "threads: " + std::to_string(allowed.size() + 1) + "\naffinity: compact\n";
+  EXPECT_NE(CompilerError(too_many, "null").find("affinity 'compact' pins threads"),
+            std::string::npos);
+  const std::string outside = std::to_string(allowed.back() + 1);
+  const std::string not_available = "names CPUs " + outside +
+                                    " that are not available: this process may use CPUs " +
+                                    FormatCpuList(allowed);
+  EXPECT_NE(CompilerError("affinity: \"" + outside + "\"\n", "null").find(not_available),
+            std::string::npos);
+  EXPECT_NE(CompilerError("affinity: spread\n", "null").find("none, compact, or a CPU list"),
+            std::string::npos);
+  EXPECT_NE(CompilerError("affinity: [0, 1]\n", "null").find("'affinity' must be a string"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ngraphbench

@@ -88,7 +88,7 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
   EXPECT_EQ(out.error, "worker killed: \"SIGABRT\", at a, b second line");
   EXPECT_EQ(out.schema_version, kSchemaVersion);
   EXPECT_EQ(RowColumns().front(), "schema_version");
-  EXPECT_EQ(RowColumns().size(), 59u);
+  EXPECT_EQ(RowColumns().size(), 68u);
   EXPECT_EQ(out.quick, false);
   EXPECT_EQ(out.valid, false);
   EXPECT_EQ(out.invalid_reason, in.invalid_reason);
@@ -100,18 +100,55 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
 TEST(Csv, OtherSchemaVersionsAndBadBooleansAreRefusedByName) {
   std::string text = FormatRowCsv(SampleRow());
   std::string old = text;
-  old.replace(old.find("\n2,"), 3, "\n1,");
+  old.replace(old.find("\n3,"), 3, "\n1,");
   try {
     ParseRowCsv(old, "f.csv");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads version 2"),
+    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 3"),
               std::string::npos)
+        << e.what();
+  }
+  std::string newer = text;
+  newer.replace(newer.find("\n3,"), 3, "\n4,");
+  try {
+    ParseRowCsv(newer, "f.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a newer ngraphbench wrote it"), std::string::npos)
         << e.what();
   }
   std::string bad = text;
   bad.replace(bad.find(",false,"), 7, ",maybe,");
   EXPECT_THROW(ParseRowCsv(bad, "f.csv"), InputError);
+}
+
+// A version-2 row (the released traces' schema) lacks the version-3 columns: they read empty.
+TEST(Csv, VersionTwoRowsReadWithTheNewerColumnsEmpty) {
+  ResultRow in = SampleRow();
+  const std::string text = FormatRowCsv(in);
+  std::vector<std::string> header = CsvSplitLine(text.substr(0, text.find('\n')));
+  std::vector<std::string> values =
+      CsvSplitLine(text.substr(text.find('\n') + 1, text.size() - text.find('\n') - 2));
+  std::string h2, v2;
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == "stop_reason" || header[i] == "machine_id" || header[i] == "energy_j" ||
+        header[i] == "latency_p50_ci_low_ms" || header[i] == "latency_p50_ci_high_ms" ||
+        header[i] == "cpu_ms_per_inference" || header[i] == "power_w" ||
+        header[i] == "affinity" || header[i] == "affinity_cpus") {
+      continue;
+    }
+    h2 += (h2.empty() ? "" : ",") + header[i];
+    v2 += (v2.empty() ? "" : ",") + CsvEscape(i == 0 ? "2" : values[i]);
+  }
+  const ResultRow out = ParseRowCsv(h2 + "\n" + v2 + "\n", "v2.csv");
+  EXPECT_EQ(out.schema_version, 2);
+  EXPECT_EQ(out.run_id, in.run_id);
+  EXPECT_FALSE(out.latency_p50_ci_low_ms.has_value());
+  EXPECT_EQ(out.machine_id, "");
+  // A version-3 row must have them all.
+  std::string v3 = h2 + "\n3" + v2.substr(1) + "\n";
+  EXPECT_THROW(ParseRowCsv(v3, "v3.csv"), InputError);
 }
 
 TEST(Csv, MalformedRowsNameTheProblem) {

@@ -70,6 +70,12 @@ TEST(Fingerprint, EverySettingThatChangesTheMeasurementChangesTheHash) {
           {"timing boundary",
            [](RunSpec& r, CompilerConfig&, int&) { r.timing_boundary = "end_to_end"; }},
           {"quick", [](RunSpec& r, CompilerConfig&, int&) { r.quick = true; }},
+          {"stop ci", [](RunSpec& r, CompilerConfig&, int&) { r.stop = "ci"; }},
+          {"stop ci, other target",
+           [](RunSpec& r, CompilerConfig&, int&) {
+             r.stop = "ci";
+             r.ci_rel_target = 0.05;
+           }},
           {"check off", [](RunSpec& r, CompilerConfig&, int&) { r.check.enabled = false; }},
           {"fp32 tolerance",
            [](RunSpec& r, CompilerConfig&, int&) { r.check.tolerance_fp32 = 1e-3; }},
@@ -81,6 +87,7 @@ TEST(Fingerprint, EverySettingThatChangesTheMeasurementChangesTheHash) {
           {"device", [](RunSpec&, CompilerConfig& c, int&) { c.device = "cuda"; }},
           {"precision", [](RunSpec&, CompilerConfig& c, int&) { c.precision = "bf16"; }},
           {"threads", [](RunSpec&, CompilerConfig& c, int&) { c.threads = 1; }},
+          {"affinity", [](RunSpec&, CompilerConfig& c, int&) { c.affinity = "compact"; }},
           {"opt_level", [](RunSpec&, CompilerConfig& c, int&) { c.opt_level = "disable"; }},
           {"an option",
            [](RunSpec&, CompilerConfig& c, int&) {
@@ -108,6 +115,14 @@ TEST(Fingerprint, TextNamesEachSetting) {
         "sample_ms=10\n"}) {
     EXPECT_NE(text.find(key), std::string::npos) << key << " in\n" << text;
   }
+}
+
+TEST(Fingerprint, CiSettingsMatterOnlyUnderTheCiRule) {
+  RunSpec run = BaseRun();
+  const std::string fixed = ConfigHash(run, BaseConfig(), 10);
+  run.ci_rel_target = 0.2;
+  run.ci_min_repeats = 99;
+  EXPECT_EQ(ConfigHash(run, BaseConfig(), 10), fixed);
 }
 
 }  // namespace

@@ -146,3 +146,54 @@ TEST(Harness, CpuUtilizationIsEmptyWithAReasonForAWindowOfFewSamplerPeriods) {
 
 }  // namespace
 }  // namespace ngraphbench
+
+namespace ngraphbench {
+namespace {
+
+TEST(Harness, StopReasonsOfTheFixedRule) {
+  CountingExecutable exe(std::chrono::microseconds(0));
+  MeasureOptions options;
+  options.warmup = 0;
+  options.repeats = 7;
+  EXPECT_EQ(Measure(exe, {}, options).stop_reason, "repeats");
+  CountingExecutable slow(std::chrono::microseconds(20000));
+  options.repeats = 1000;
+  options.max_time = std::chrono::milliseconds(100);
+  const Measurement capped = Measure(slow, {}, options);
+  EXPECT_EQ(capped.stop_reason, "time");
+  EXPECT_EQ(capped.latencies_ns.size(), static_cast<size_t>(kMinTimedRepeats));
+  options.max_time = std::chrono::seconds(0);
+  options.repeats = 5;
+  options.min_time = std::chrono::seconds(30);
+  options.max_repeats = 40;
+  EXPECT_EQ(Measure(exe, {}, options).stop_reason, "max_repeats");
+}
+
+// A constant-time executable: its median's interval is narrow at once, so the ci rule stops
+// as soon as it may (ci_min_repeats), long before a fixed count of 100000 would.
+TEST(Harness, CiRuleStopsWhenTheIntervalIsNarrow) {
+  CountingExecutable exe(std::chrono::microseconds(2000));
+  MeasureOptions options;
+  options.warmup = 0;
+  options.repeats = 100000;
+  options.stop = StopRule::kCi;
+  options.ci_rel_target = 0.5;  // sleep_for's jitter stays well inside +-50%
+  options.ci_min_repeats = 30;
+  options.max_repeats = 100000;
+  const Measurement m = Measure(exe, {}, options);
+  EXPECT_EQ(m.stop_reason, "ci");
+  EXPECT_GE(m.latencies_ns.size(), 30u);
+  EXPECT_LT(m.latencies_ns.size(), 100u);
+
+  // An unreachable target ends at the ceiling.
+  options.ci_rel_target = 1e-12;
+  options.max_repeats = 60;
+  const Measurement ceiling = Measure(exe, {}, options);
+  EXPECT_EQ(ceiling.stop_reason, "max_repeats");
+  EXPECT_EQ(ceiling.latencies_ns.size(), 60u);
+  EXPECT_THROW(ParseStopRule("adaptive"), InputError);
+  EXPECT_EQ(ParseStopRule("ci"), StopRule::kCi);
+}
+
+}  // namespace
+}  // namespace ngraphbench

@@ -63,5 +63,33 @@ TEST(Summarize, OneSampleHasZeroSpread) {
   EXPECT_THROW(Summarize({}, 1), std::invalid_argument);
 }
 
+// Order-statistic intervals of the median, checked against binomial tail sums by hand:
+// n = 10: P(B <= 1) = 11/1024 = 0.0107 <= 0.025 < P(B <= 2) = 56/1024 = 0.0547 -> ranks 2, 9.
+// n = 6: P(B <= 0) = 1/64 = 0.0156 -> ranks 1, 6; n = 5: P(B <= 0) = 1/32 = 0.03125 -> none.
+TEST(MedianCi, RanksFromBinomialTails) {
+  EXPECT_EQ(MedianCiRanks(10), std::make_pair(int64_t{2}, int64_t{9}));
+  EXPECT_EQ(MedianCiRanks(6), std::make_pair(int64_t{1}, int64_t{6}));
+  EXPECT_FALSE(MedianCiRanks(5).has_value());
+  EXPECT_FALSE(MedianCiRanks(1).has_value());
+  // Published tables (and scipy.stats.binom): n = 20 -> 6, 15; n = 100 -> 40, 61.
+  EXPECT_EQ(MedianCiRanks(20), std::make_pair(int64_t{6}, int64_t{15}));
+  EXPECT_EQ(MedianCiRanks(100), std::make_pair(int64_t{40}, int64_t{61}));
+  // Large n, where 2^-n underflows: scipy gives 469, 532 and 49690, 50311.
+  EXPECT_EQ(MedianCiRanks(1000), std::make_pair(int64_t{469}, int64_t{532}));
+  EXPECT_EQ(MedianCiRanks(100000), std::make_pair(int64_t{49690}, int64_t{50311}));
+  // A 50% interval is narrower.
+  EXPECT_GT(MedianCiRanks(100, 0.5)->first, 40);
+}
+
+TEST(MedianCi, SummarizeFillsTheIntervalFromTheSortedSample) {
+  // 10 samples 1..10 ms, shuffled: the interval is the 2nd and 9th smallest.
+  const LatencyStats s = Summarize({7000000, 2000000, 9000000, 1000000, 10000000, 3000000,
+                                    5000000, 4000000, 8000000, 6000000},
+                                   1);
+  EXPECT_DOUBLE_EQ(*s.p50_ci_low_ms, 2.0);
+  EXPECT_DOUBLE_EQ(*s.p50_ci_high_ms, 9.0);
+  EXPECT_FALSE(Summarize({1000, 2000, 3000}, 1).p50_ci_low_ms.has_value());
+}
+
 }  // namespace
 }  // namespace ngraphbench

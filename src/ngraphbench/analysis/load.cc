@@ -31,8 +31,15 @@ bool IsRowFile(const std::string& name) {
   return !name.empty() && name[0] != '.' && EndsWith(name, ".csv") && !EndsWith(name, kTraceSuffix);
 }
 
-LoadedRun ParseRun(const std::string& text, const std::string& source) {
-  LoadedRun run{ParseRowCsv(text, source), source};
+// The trace beside a row file or entry: "<dir>/<run_id>.csv" -> "<dir>/<run_id>.latencies.csv".
+std::string TraceBeside(const std::string& row_path) {
+  return row_path.substr(0, row_path.size() - std::string(".csv").size()) + kTraceSuffix;
+}
+
+// `archive` and `trace`: see LoadedRun.
+LoadedRun ParseRun(const std::string& text, const std::string& source, const std::string& archive,
+                   const std::string& trace) {
+  LoadedRun run{ParseRowCsv(text, source), source, archive, trace};
   const ResultRow& row = run.row;
   if (row.batch_size < 1) {
     throw InputError(source + ": batch_size is " + std::to_string(row.batch_size) +
@@ -71,7 +78,9 @@ std::vector<LoadedRun> LoadDirectory(const fs::path& input) {
   }
   std::sort(files.begin(), files.end());  // directory order is not portable
   std::vector<LoadedRun> runs;
-  for (const fs::path& file : files) runs.push_back(ParseRun(ReadFile(file), file.string()));
+  for (const fs::path& file : files) {
+    runs.push_back(ParseRun(ReadFile(file), file.string(), "", TraceBeside(file.string())));
+  }
   if (runs.empty()) {
     throw InputError(input.string() + ": not a results tree; expected files " + root.string() +
                      "/" + kLayout);
@@ -95,15 +104,69 @@ std::vector<std::string> SplitPath(const std::string& path) {
   return parts;
 }
 
-std::vector<LoadedRun> LoadZip(const std::string& input) {
-  const std::string expected =
+using ZipArchive = std::unique_ptr<zip_t, void (*)(zip_t*)>;
+
+const std::string& ZipExpected() {
+  static const std::string text =
       "; expected a .zip archive of " + std::string(kLayout) + " (optionally under results/)";
+  return text;
+}
+
+ZipArchive OpenZip(const std::string& input) {
   int code = 0;
-  std::unique_ptr<zip_t, void (*)(zip_t*)> archive(
-      zip_open(input.c_str(), ZIP_RDONLY, &code), zip_discard);
+  ZipArchive archive(zip_open(input.c_str(), ZIP_RDONLY, &code), zip_discard);
   if (!archive) {
-    throw InputError(input + ": cannot open as zip (" + ZipErrorText(code) + ")" + expected);
+    throw InputError(input + ": cannot open as zip (" + ZipErrorText(code) + ")" + ZipExpected());
   }
+  return archive;
+}
+
+// The whole text of entry `index`; `source` ("<archive>:<entry>") names it in errors.
+std::string ReadEntry(zip_t* archive, zip_int64_t index, const std::string& source) {
+  zip_stat_t stat;
+  zip_stat_init(&stat);
+  if (zip_stat_index(archive, index, 0, &stat) != 0 || !(stat.valid & ZIP_STAT_SIZE)) {
+    throw InputError(source + ": cannot stat the entry (" + zip_strerror(archive) + ")");
+  }
+  std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> file(zip_fopen_index(archive, index, 0),
+                                                         zip_fclose);
+  if (!file) {
+    throw InputError(source + ": cannot open the entry (" + zip_strerror(archive) + ")");
+  }
+  std::string text(stat.size, '\0');
+  // zip_fread checks the CRC once the whole entry is read, so a damaged entry fails here.
+  const zip_int64_t got = zip_fread(file.get(), text.data(), stat.size);
+  if (got < 0 || static_cast<zip_uint64_t>(got) != stat.size) {
+    throw InputError(source + ": corrupt entry (" + zip_file_strerror(file.get()) + ")");
+  }
+  return text;
+}
+
+// The format results/csv.h WriteLatencies writes (ReadLatencies reads it from files only).
+std::vector<int64_t> ParseTrace(const std::string& text, const std::string& source) {
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);
+  if (line != "iteration,latency_ns") {
+    throw InputError("trace '" + source + "' does not start with 'iteration,latency_ns'");
+  }
+  std::vector<int64_t> latencies_ns;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const std::vector<std::string> fields = CsvSplitLine(line);
+    try {
+      if (fields.size() != 2) throw std::invalid_argument("fields");
+      latencies_ns.push_back(std::stoll(fields[1]));
+    } catch (const std::exception&) {
+      throw InputError("trace '" + source + "': line '" + line + "' is not 'iteration,latency_ns'");
+    }
+  }
+  return latencies_ns;
+}
+
+std::vector<LoadedRun> LoadZip(const std::string& input) {
+  const std::string& expected = ZipExpected();
+  ZipArchive archive = OpenZip(input);
 
   const zip_int64_t entries = zip_get_num_entries(archive.get(), 0);
   std::vector<std::string> names;
@@ -131,23 +194,8 @@ std::vector<LoadedRun> LoadZip(const std::string& input) {
   std::vector<LoadedRun> runs;
   for (const auto& [name, index] : rows) {
     const std::string source = input + ":" + name;
-    zip_stat_t stat;
-    zip_stat_init(&stat);
-    if (zip_stat_index(archive.get(), index, 0, &stat) != 0 || !(stat.valid & ZIP_STAT_SIZE)) {
-      throw InputError(source + ": cannot stat the entry (" + zip_strerror(archive.get()) + ")");
-    }
-    std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> file(
-        zip_fopen_index(archive.get(), index, 0), zip_fclose);
-    if (!file) {
-      throw InputError(source + ": cannot open the entry (" + zip_strerror(archive.get()) + ")");
-    }
-    std::string text(stat.size, '\0');
-    // zip_fread checks the CRC once the whole entry is read, so a damaged entry fails here.
-    const zip_int64_t got = zip_fread(file.get(), text.data(), stat.size);
-    if (got < 0 || static_cast<zip_uint64_t>(got) != stat.size) {
-      throw InputError(source + ": corrupt entry (" + zip_file_strerror(file.get()) + ")");
-    }
-    runs.push_back(ParseRun(text, source));
+    runs.push_back(
+        ParseRun(ReadEntry(archive.get(), index, source), source, input, TraceBeside(name)));
   }
   if (runs.empty()) {
     throw InputError(input + ": no run rows in the archive" + expected);
@@ -189,6 +237,18 @@ std::vector<LoadedRun> LoadRuns(const std::vector<std::string>& inputs) {
     }
   }
   return runs;
+}
+
+std::optional<std::vector<int64_t>> ReadRunLatencies(const LoadedRun& run) {
+  if (run.archive.empty()) {
+    if (!fs::exists(run.trace)) return std::nullopt;
+    return ReadLatencies(run.trace);
+  }
+  ZipArchive archive = OpenZip(run.archive);
+  const zip_int64_t index = zip_name_locate(archive.get(), run.trace.c_str(), 0);
+  if (index < 0) return std::nullopt;
+  const std::string source = run.archive + ":" + run.trace;
+  return ParseTrace(ReadEntry(archive.get(), index, source), source);
 }
 
 }  // namespace ngraphbench

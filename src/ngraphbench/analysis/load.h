@@ -1,6 +1,8 @@
 // Loads run rows from results trees and from zip archives of them (the released traces).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,9 @@ namespace ngraphbench {
 struct LoadedRun {
   ResultRow row;
   std::string source;
+  // Where the run's trace (<run_id>.latencies.csv beside the row) would be: a file path, or an
+  // entry name within `archive` ("" for a directory). The trace may be missing.
+  std::string archive, trace;
 };
 
 // Reads every run row of one input, in path order. The input is
@@ -29,5 +34,10 @@ std::vector<LoadedRun> LoadRuns(const std::string& input);
 // Every input in turn. Throws InputError when two files hold the same run (device, compiler,
 // experiment, model, batch size): the metrics would have to pick one.
 std::vector<LoadedRun> LoadRuns(const std::vector<std::string>& inputs);
+
+// The run's raw per-iteration latencies in ns, from its trace in the directory or the archive it
+// was loaded from; nullopt when the run has no trace. Throws InputError naming the trace when it
+// exists but cannot be read or is not `iteration,latency_ns` lines.
+std::optional<std::vector<int64_t>> ReadRunLatencies(const LoadedRun& run);
 
 }  // namespace ngraphbench

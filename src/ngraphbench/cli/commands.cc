@@ -53,6 +53,12 @@ ExperimentConfig ResolveExperiment(const GridArgs& args) {
     if (*args.repeats < 1) throw InputError("--repeats must be >= 1");
     e.repeats = *args.repeats;
   }
+  if (args.stop) {
+    if (*args.stop != "fixed" && *args.stop != "ci") {
+      throw InputError("--stop is '" + *args.stop + "'; allowed: fixed, ci");
+    }
+    e.stop = *args.stop;
+  }
   if (args.timeout_s) {
     if (!(*args.timeout_s > 0)) throw InputError("--timeout must be > 0 seconds");
     e.timeout_s = *args.timeout_s;
@@ -94,6 +100,7 @@ std::vector<std::string> WorkerCommand(const WorkerArgs& w) {
   if (r.grid.quick) cmd.push_back("--quick");
   if (r.grid.warmup) cmd.insert(cmd.end(), {"--warmup", std::to_string(*r.grid.warmup)});
   if (r.grid.repeats) cmd.insert(cmd.end(), {"--repeats", std::to_string(*r.grid.repeats)});
+  if (r.grid.stop) cmd.insert(cmd.end(), {"--stop", *r.grid.stop});
   if (!w.reference_out.empty()) {
     cmd.insert(cmd.end(),
                {"--reference-compiler", w.reference_compiler, "--reference-out", w.reference_out});

@@ -20,6 +20,7 @@ struct GridArgs {
   std::string configs_dir = "configs";
   std::optional<int64_t> warmup, repeats;  // override the experiment's settings
   std::optional<double> timeout_s;
+  std::optional<std::string> stop;  // overrides the experiment's `stop` rule
 };
 
 struct RunArgs {

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "ngraphbench/analysis/analyze.h"
+#include "ngraphbench/analysis/compare.h"
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/core/error.h"
 
@@ -19,6 +20,9 @@ void AddGridOptions(CLI::App* cmd, ngraphbench::GridArgs& grid) {
                   "<compiler>.yaml")->capture_default_str();
   cmd->add_option("--warmup", grid.warmup, "override the warmup runs")->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeats", grid.repeats, "override the timed runs")->check(CLI::PositiveNumber);
+  cmd->add_option("--stop", grid.stop,
+                  "when timing ends: fixed (the experiment's repeats) or ci (until the median's "
+                  "95% interval is within ci_rel_target); overrides the experiment's `stop`");
 }
 
 void AddRunOptions(CLI::App* cmd, ngraphbench::RunArgs& run) {
@@ -100,6 +104,30 @@ int main(int argc, char** argv) {
                         "keep ok runs marked invalid (valid = false) in the derived numbers; "
                         "they are left out by default and listed in invalid.csv either way");
 
+  std::string compare_base, compare_new;
+  CompareOptions compare;
+  bool compare_include_invalid = false;
+  CLI::App* compare_cmd = app.add_subcommand(
+      "compare",
+      "compare two results trees run by run: ratio of medians, bootstrap interval, "
+      "Mann-Whitney U test");
+  compare_cmd->add_option("base", compare_base, "the baseline: a results directory or .zip")
+      ->required();
+  compare_cmd->add_option("new", compare_new, "the new results: a results directory or .zip")
+      ->required();
+  compare_cmd->add_option("--alpha", compare.alpha, "significance level of the test")
+      ->capture_default_str();
+  compare_cmd
+      ->add_option("--threshold", compare.threshold,
+                   "smallest |ratio - 1| that counts as a change (0.05 = 5%)")
+      ->capture_default_str();
+  compare_cmd->add_option("--csv", compare.csv_path, "also write the per-pair table as CSV");
+  compare_cmd->add_flag("--include-invalid", compare_include_invalid,
+                        "count pairs with a side marked invalid in the summary and "
+                        "--fail-on-regression");
+  compare_cmd->add_flag("--fail-on-regression", compare.fail_on_regression,
+                        "exit 1 when a pair is significantly slower beyond the threshold");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -123,6 +151,10 @@ int main(int argc, char** argv) {
     if (*analyze_cmd) {
       return RunAnalyze(analyze_inputs, analyze_out,
                         analyze_include_invalid ? InvalidRuns::kInclude : InvalidRuns::kExclude);
+    }
+    if (*compare_cmd) {
+      if (compare_include_invalid) compare.invalid_runs = InvalidRuns::kInclude;
+      return RunCompare(compare_base, compare_new, compare, std::cout);
     }
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/experiments/fingerprint.h"
+#include "ngraphbench/measure/machine.h"
 #include "ngraphbench/results/csv.h"
 
 namespace ngraphbench {
@@ -92,6 +94,14 @@ WorkerOutcome RunWorker(const std::vector<std::string>& argv, double timeout_s) 
 
 bool Exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
+std::optional<std::string> ReadIfExists(const std::string& path) {
+  if (!Exists(path)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
 std::string FormatDuration(double seconds) {
   const int s = static_cast<int>(seconds + 0.5);
   return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
@@ -120,6 +130,7 @@ std::string Difference(const ResultRow& row, const RunSpec& run, const CompilerC
   differs("precision", row.precision, config.precision);
   differs("threads", row.threads ? std::to_string(*row.threads) : "",
           std::to_string(config.threads));
+  differs("affinity", row.affinity, config.affinity);
   differs("opt_level", row.opt_level, config.opt_level);
   differs("timing_boundary", row.timing_boundary, run.timing_boundary);
   if (diffs.empty()) diffs.push_back("other settings");
@@ -162,6 +173,12 @@ int CmdRun(const RunArgs& args) {
   if (args.sample_ms < 0) throw InputError("--sample-ms must be >= 0");
   const std::vector<RunSpec> runs = ResolveGrid(args.grid);
   const std::string dir = RunDirectory(args);
+  // This machine's entry in machine.json, merged now so that a malformed file stops the run
+  // before anything is written; the rows link to it by machine_id.
+  const MachineInfo machine = DescribeMachine();
+  const std::string machine_path = args.results_dir + "/" + args.device + "/machine.json";
+  const std::string machine_json =
+      MergeMachineFile(ReadIfExists(machine_path), machine_path, machine);
   if (int removed = RemoveStaleTempFiles(dir)) {
     std::cerr << fmt::format("removed {} temporary file(s) an interrupted run left in {}\n",
                              removed, dir);
@@ -223,6 +240,10 @@ int CmdRun(const RunArgs& args) {
                                                      kept_failed)
                                        : "");
 
+  if (!todo.empty()) {
+    WriteFileAtomic(machine_path, machine_json);
+    ::setenv(kMachineIdEnv, machine.machine_id.c_str(), 1);  // the workers inherit it
+  }
   const auto sweep_start = Clock::now();
   int failed = kept_failed;
   int invalid = 0;

@@ -4,9 +4,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -22,6 +24,7 @@
 #include "ngraphbench/measure/check.h"
 #include "ngraphbench/measure/harness.h"
 #include "ngraphbench/measure/heap.h"
+#include "ngraphbench/measure/machine.h"
 #include "ngraphbench/measure/stats.h"
 #include "ngraphbench/measure/verdict.h"
 #include "ngraphbench/models/zoo.h"
@@ -41,6 +44,13 @@ std::string Hostname() {
   char buf[256] = {};
   ::gethostname(buf, sizeof(buf) - 1);
   return buf;
+}
+
+// This machine's key in results/<device>/machine.json: handed down by the scheduler, computed
+// here when the worker runs on its own (a "reproduce" command line).
+std::string MachineId() {
+  const char* id = std::getenv(kMachineIdEnv);
+  return id && *id ? std::string(id) : DescribeMachine().machine_id;
 }
 
 std::string UtcTimestamp() {
@@ -180,6 +190,7 @@ ResultRow BaseRow(const RunSpec& run, const RunArgs& args, const CompilerConfig&
   row.device = args.device;
   row.precision = config.precision;
   row.threads = config.threads;
+  row.affinity = config.affinity;
   row.opt_level = config.opt_level;
   row.timing_boundary = run.timing_boundary;
   row.compute_device = config.device;
@@ -189,6 +200,7 @@ ResultRow BaseRow(const RunSpec& run, const RunArgs& args, const CompilerConfig&
   row.repeats = run.repeats;
   row.timestamp = UtcTimestamp();
   row.host = Hostname();
+  row.machine_id = MachineId();
   row.ngraphbench_version = NGB_VERSION;
   return row;
 }
@@ -236,6 +248,11 @@ int CmdWorker(const WorkerArgs& args) {
   const std::string heap = PinHeapThresholds();
   std::vector<int64_t> latencies;
   try {
+    // Before the model is built and before any SDK starts a thread: the threads the runtimes
+    // start later inherit the mask (README, Measurement: pinning).
+    const std::vector<int> pinned = AffinityCpus(config.affinity, config.threads, ProcessCpus());
+    if (!pinned.empty()) PinCpus(pinned);
+    row.affinity_cpus = FormatCpuList(ProcessCpus());
     auto start = Clock::now();
     const Graph graph = BuildModel(run.model, run.batch_size);
     const std::string onnx = info.consumes_onnx ? ExportOnnx(graph) : std::string();
@@ -277,6 +294,9 @@ int CmdWorker(const WorkerArgs& args) {
     options.max_time = std::chrono::duration<double>(run.max_time_s);
     options.min_time = std::chrono::duration<double>(run.min_time_s);
     options.max_repeats = run.max_repeats;
+    options.stop = ParseStopRule(run.stop);
+    options.ci_rel_target = run.ci_rel_target;
+    options.ci_min_repeats = run.ci_min_repeats;
     options.capture_first_outputs = reference.has_value();
     Measurement m = Measure(*executable, inputs, options);
     latencies = std::move(m.latencies_ns);
@@ -294,6 +314,9 @@ int CmdWorker(const WorkerArgs& args) {
     row.latency_p99_ms = s.p99_ms;
     row.latency_max_ms = s.max_ms;
     row.cv = s.cv;
+    row.latency_p50_ci_low_ms = s.p50_ci_low_ms;
+    row.latency_p50_ci_high_ms = s.p50_ci_high_ms;
+    row.stop_reason = m.stop_reason;
     row.throughput_median_sps = s.throughput_median_sps;
     row.throughput_mean_sps = s.throughput_mean_sps;
     row.timed_window_s = m.system.window_s;
@@ -302,7 +325,17 @@ int CmdWorker(const WorkerArgs& args) {
     row.cpu_util_norm_pct = m.system.cpu_util_norm_pct;
     row.rss_start_mb = m.system.rss_start_mb;
     row.rss_peak_mb = m.system.rss_peak_mb;
+    if (m.system.cpu_util_pct && *row.repeats > 0) {
+      row.cpu_ms_per_inference = *m.system.cpu_util_pct / 100.0 * m.system.window_s * 1e3 /
+                                 static_cast<double>(*row.repeats);
+    }
     row.notes = m.system.note;
+    if (m.system.energy_j_total && *row.repeats > 0 && m.system.window_s > 0) {
+      row.energy_j = *m.system.energy_j_total / static_cast<double>(*row.repeats);
+      row.power_w = *m.system.energy_j_total / m.system.window_s;
+    } else {
+      row.notes += (row.notes.empty() ? "" : "; ") + m.system.energy_note;
+    }
     auto settings = executable->EffectiveSettings();
     settings["heap"] = heap;
     row.compiler_settings = JoinSettings(settings);
@@ -313,6 +346,14 @@ int CmdWorker(const WorkerArgs& args) {
     verdict.cv = row.cv;
     verdict.other_cpu_pct = m.system.other_cpu_pct;
     verdict.degraded = executable->Degraded();
+    // Read back over every thread after the timed runs: a runtime may re-pin its own threads.
+    const std::vector<int> ran_on = ThreadsCpus();
+    row.affinity_cpus = FormatCpuList(ran_on);
+    if (!pinned.empty() &&
+        !std::includes(pinned.begin(), pinned.end(), ran_on.begin(), ran_on.end())) {
+      verdict.degraded.push_back("affinity: pinned to CPUs " + FormatCpuList(pinned) +
+                                 ", but threads may run on " + row.affinity_cpus);
+    }
     if (auto it = settings.find("threads"); it != settings.end()) {
       row.threads = std::stoll(it->second);
       if (*row.threads != config.threads) {

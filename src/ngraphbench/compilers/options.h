@@ -48,6 +48,9 @@ struct CompilerConfig {
   std::string device = "cpu";
   std::string precision = "fp32";
   int threads = 0;         // resolved: 0 in the YAML means "every available core"
+  // Thread pinning of the worker (measure/machine.h AffinityCpus): "none", "compact" (the first
+  // `threads` CPUs the process may use) or a CPU list such as "0-3" or "0,2,4".
+  std::string affinity = "none";
   std::string opt_level;   // one of CompilerInfo::opt_levels
   Options options;         // compiler-specific keys
   std::string source;      // the file these settings came from, for messages

@@ -7,6 +7,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/tensor.h"
+#include "ngraphbench/measure/machine.h"
 #include "ngraphbench/models/zoo.h"
 
 namespace ngraphbench {
@@ -128,6 +129,13 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
   }
   if (map["min_time_s"]) e.min_time_s = ToDouble(map["min_time_s"], where / "min_time_s", -1);
   if (map["max_repeats"]) e.max_repeats = ToInt(map["max_repeats"], where / "max_repeats", 1);
+  if (map["stop"]) e.stop = ToString(map["stop"], where / "stop", {"fixed", "ci"});
+  if (map["ci_rel_target"]) {
+    e.ci_rel_target = ToDouble(map["ci_rel_target"], where / "ci_rel_target", 0);
+  }
+  if (map["ci_min_repeats"]) {
+    e.ci_min_repeats = ToInt(map["ci_min_repeats"], where / "ci_min_repeats", 6);
+  }
   if (map["check"]) {
     const std::string v = ToString(map["check"], where / "check", {"on", "off"});
     e.check.enabled = v == "on";
@@ -151,9 +159,10 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
 }
 
 const std::vector<std::string> kRunSettingKeys = {
-    "batch_sizes",     "quick_batch_sizes", "warmup",     "repeats",     "timeout_s",
-    "max_time_s",      "quick_max_time_s",  "min_time_s", "max_repeats", "check",
-    "check_tolerance", "timing_boundary",   "validity"};
+    "batch_sizes",   "quick_batch_sizes", "warmup",          "repeats",         "timeout_s",
+    "max_time_s",    "quick_max_time_s",  "min_time_s",      "max_repeats",     "stop",
+    "ci_rel_target", "ci_min_repeats",    "check",           "check_tolerance", "timing_boundary",
+    "validity"};
 
 }  // namespace
 
@@ -250,7 +259,7 @@ CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& i
   YAML::Node root = LoadYaml(path);
   const Where top{path, ""};
   if (root.IsNull()) return c;
-  CheckKeys(root, top, {"device", "precision", "threads", "opt_level", "options"});
+  CheckKeys(root, top, {"device", "precision", "threads", "affinity", "opt_level", "options"});
   if (root["device"]) c.device = ToString(root["device"], top / "device", info.devices);
   if (root["precision"]) {
     c.precision = ToString(root["precision"], top / "precision", info.precisions);
@@ -258,6 +267,20 @@ CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& i
   if (root["threads"]) {
     int64_t threads = ToInt(root["threads"], top / "threads", 0);
     c.threads = threads == 0 ? AvailableCores() : static_cast<int>(threads);
+  }
+  if (root["affinity"]) {
+    c.affinity = ToString(root["affinity"], top / "affinity");
+    std::vector<int> cpus;
+    try {
+      cpus = AffinityCpus(c.affinity, c.threads, ProcessCpus());
+    } catch (const InputError& e) {
+      throw InputError(path + ": " + e.what());
+    }
+    // threads 0 (or unset) means every CPU the process may use: with a CPU list, those listed.
+    const bool all_cores = !root["threads"] || ToInt(root["threads"], top / "threads", 0) == 0;
+    if (c.affinity != "compact" && !cpus.empty() && all_cores) {
+      c.threads = static_cast<int>(cpus.size());
+    }
   }
   if (root["opt_level"]) {
     c.opt_level = ToString(root["opt_level"], top / "opt_level", info.opt_levels);

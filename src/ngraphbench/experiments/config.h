@@ -31,6 +31,11 @@ struct ExperimentConfig {
   // runs hold enough sampler periods; a shorter window makes the row invalid.
   double min_time_s = 0.5;
   int64_t max_repeats = 100000;  // ceiling on the timed runs that min_time_s may add
+  // When timing ends: "fixed" (the paper's protocol: warmup, then `repeats` timed runs) or
+  // "ci" (until the median's 95% interval is within ci_rel_target of the median).
+  std::string stop = "fixed";
+  double ci_rel_target = 0.01;
+  int64_t ci_min_repeats = 30;
   CheckSettings check;
   ValiditySettings validity;
 };

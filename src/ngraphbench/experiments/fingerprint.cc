@@ -42,6 +42,11 @@ std::string FingerprintText(const RunSpec& run, const CompilerConfig& config, in
   add("max_time_s", Number(run.max_time_s));
   add("min_time_s", Number(run.min_time_s));
   add("max_repeats", std::to_string(run.max_repeats));
+  add("stop", run.stop);
+  if (run.stop == "ci") {  // only then do they change the measurement
+    add("ci_rel_target", Number(run.ci_rel_target));
+    add("ci_min_repeats", std::to_string(run.ci_min_repeats));
+  }
   add("timing_boundary", run.timing_boundary);
   add("quick", run.quick ? "true" : "false");
   add("check", run.check.enabled ? "on" : "off");
@@ -52,6 +57,7 @@ std::string FingerprintText(const RunSpec& run, const CompilerConfig& config, in
   add("compiler.device", config.device);
   add("compiler.precision", config.precision);
   add("compiler.threads", std::to_string(config.threads));
+  add("compiler.affinity", config.affinity);
   add("compiler.opt_level", config.opt_level);
   for (const auto& [key, value] : config.options.values()) add("compiler.options." + key, value);
   add("sample_ms", std::to_string(sample_ms));

@@ -71,6 +71,9 @@ std::vector<RunSpec> ExpandGrid(const ExperimentConfig& e, bool quick) {
       run.max_time_s = quick ? e.quick_max_time_s : e.max_time_s;
       run.min_time_s = e.min_time_s;
       run.max_repeats = std::max(e.max_repeats, run.repeats);
+      run.stop = e.stop;
+      run.ci_rel_target = e.ci_rel_target;
+      run.ci_min_repeats = e.ci_min_repeats;
       run.timing_boundary = e.timing_boundary;
       run.quick = quick;
       run.check = e.check;

@@ -20,6 +20,9 @@ struct RunSpec {
   double max_time_s = 60;
   double min_time_s = 0;
   int64_t max_repeats = 100000;
+  std::string stop = "fixed";
+  double ci_rel_target = 0.01;
+  int64_t ci_min_repeats = 30;
   std::string timing_boundary;
   bool quick = false;
   CheckSettings check;

@@ -1,8 +1,10 @@
 #include "ngraphbench/measure/harness.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/measure/stats.h"
 
 namespace ngraphbench {
 
@@ -30,7 +32,27 @@ int64_t TimedIteration(Executable& executable, const std::vector<HostTensor>& in
   return ElapsedNs(start, end);
 }
 
+// The half-width of the median's 95% interval relative to the median, of a copy of `ns`;
+// infinity while the sample is too small for an interval.
+double RelativeHalfWidth(std::vector<int64_t> ns) {
+  const auto ranks = MedianCiRanks(static_cast<int64_t>(ns.size()));
+  if (!ranks) return INFINITY;
+  std::sort(ns.begin(), ns.end());
+  const double low = static_cast<double>(ns[static_cast<size_t>(ranks->first - 1)]);
+  const double high = static_cast<double>(ns[static_cast<size_t>(ranks->second - 1)]);
+  const size_t mid = ns.size() / 2;
+  const double median = ns.size() % 2 ? static_cast<double>(ns[mid])
+                                      : (static_cast<double>(ns[mid - 1]) + ns[mid]) / 2.0;
+  return median > 0 ? (high - low) / 2.0 / median : INFINITY;
+}
+
 }  // namespace
+
+StopRule ParseStopRule(const std::string& name) {
+  if (name == "fixed") return StopRule::kFixed;
+  if (name == "ci") return StopRule::kCi;
+  throw InputError("stop rule '" + name + "' is not one of: fixed, ci");
+}
 
 TimingBoundary ParseTimingBoundary(const std::string& name) {
   if (name == "compute") return TimingBoundary::kCompute;
@@ -55,20 +77,29 @@ Measurement Measure(Executable& executable, const std::vector<HostTensor>& input
   }
   m.latencies_ns.reserve(static_cast<size_t>(options.repeats));
   const int64_t min_repeats = std::min(options.repeats, kMinTimedRepeats);
+  const bool by_ci = options.stop == StopRule::kCi;
   SystemSampler sampler(options.sample_period);
   sampler.Start();
   const auto timed_start = Clock::now();
-  auto under_min_time = [&] {
-    return options.min_time.count() > 0 &&
-           static_cast<int64_t>(m.latencies_ns.size()) < options.max_repeats &&
-           Clock::now() - timed_start < options.min_time;
+  int64_t next_ci_check = 0;
+  auto done = [&]() -> const char* {
+    const int64_t n = static_cast<int64_t>(m.latencies_ns.size());
+    if (n >= min_repeats && over_time(timed_start)) return "time";
+    if (n >= options.max_repeats && n >= (by_ci ? 1 : options.repeats)) return "max_repeats";
+    const bool min_time_done =
+        options.min_time.count() <= 0 || Clock::now() - timed_start >= options.min_time;
+    if (!by_ci) return n >= options.repeats && min_time_done ? "repeats" : nullptr;
+    // The interval is checked at geometrically spaced counts (5% apart), so sorting copies
+    // costs O(n log n) over the whole phase, between timed runs.
+    if (n < options.ci_min_repeats || !min_time_done || n < next_ci_check) return nullptr;
+    next_ci_check = n + std::max<int64_t>(1, n / 20);
+    return RelativeHalfWidth(m.latencies_ns) <= options.ci_rel_target ? "ci" : nullptr;
   };
-  while (static_cast<int64_t>(m.latencies_ns.size()) < options.repeats || under_min_time()) {
+  const char* reason = nullptr;
+  while (!(reason = done())) {
     m.latencies_ns.push_back(TimedIteration(executable, inputs, options.boundary));
-    if (static_cast<int64_t>(m.latencies_ns.size()) >= min_repeats && over_time(timed_start)) {
-      break;
-    }
   }
+  m.stop_reason = reason;
   m.system = sampler.Stop();
   return m;
 }

@@ -20,6 +20,16 @@ enum class TimingBoundary {
 // "compute" / "end_to_end"; throws InputError for anything else.
 TimingBoundary ParseTimingBoundary(const std::string& name);
 
+// When the timed phase ends (`stop` in experiments.yaml, --stop on the command line).
+enum class StopRule {
+  kFixed,  // the paper's protocol: `repeats` timed runs (more under min_time, fewer at max_time)
+  kCi,     // until the median's 95% interval is within ci_rel_target of it (at least
+           // ci_min_repeats runs and min_time), or max_repeats / max_time
+};
+
+// "fixed" / "ci"; throws InputError for anything else.
+StopRule ParseStopRule(const std::string& name);
+
 struct MeasureOptions {
   int64_t warmup = 10;
   int64_t repeats = 100;
@@ -32,7 +42,10 @@ struct MeasureOptions {
   // The timed phase goes on past `repeats` until it has run this long (max_time still caps it),
   // so microsecond-scale runs hold enough sampler periods for honest system figures.
   std::chrono::duration<double> min_time{0};
-  int64_t max_repeats = 100000;  // ceiling on the runs min_time may add
+  int64_t max_repeats = 100000;  // ceiling on the runs min_time (or the ci rule) may add
+  StopRule stop = StopRule::kFixed;
+  double ci_rel_target = 0.01;  // kCi: the interval's half-width relative to the median
+  int64_t ci_min_repeats = 30;  // kCi: the fewest timed runs before the interval may stop it
   // Copy the outputs of the first run to the host (outside any timing) for the output check.
   bool capture_first_outputs = false;
 };
@@ -46,6 +59,9 @@ struct Measurement {
   std::vector<int64_t> latencies_ns;   // one per timed repeat, raw
   SystemStats system;                  // over the timed repeats only
   std::vector<HostTensor> first_outputs;  // with capture_first_outputs
+  // Why the timed phase ended: "repeats" (the fixed count), "ci" (the interval was narrow
+  // enough), "time" (max_time), "max_repeats" (the ceiling on timed runs).
+  std::string stop_reason;
 };
 
 // Places `inputs`, times the first run, discards `warmup` runs, then times `repeats` runs (more

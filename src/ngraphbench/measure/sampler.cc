@@ -89,6 +89,7 @@ void SystemSampler::Start() {
     thread_ = std::thread([this] { Loop(); });
   }
   busy_start_ns_ = SystemBusyNs();
+  energy_.Start();
   wall_start_ = std::chrono::steady_clock::now();
   cpu_start_ns_ = ProcessCpuNs();
 }
@@ -105,6 +106,7 @@ void SystemSampler::Loop() {
 SystemStats SystemSampler::Stop() {
   const int64_t cpu_end_ns = ProcessCpuNs();
   const auto wall_end = std::chrono::steady_clock::now();
+  const EnergyReading energy = energy_.Stop();
   const std::optional<int64_t> busy_end_ns = SystemBusyNs();
   running_ = false;
   if (thread_.joinable()) thread_.join();
@@ -132,6 +134,8 @@ SystemStats SystemSampler::Stop() {
   s.rss_start_mb = rss_start_mb_;
   s.rss_peak_mb = static_cast<double>(peak_rss_kb_.load()) / 1024.0;
   s.samples = samples_.load();
+  s.energy_j_total = energy.joules;
+  if (!energy.joules) s.energy_note = "energy: " + energy.reason;
   return s;
 }
 

@@ -1,4 +1,5 @@
-// A sampler thread that watches this process over the timed window: CPU time and RSS.
+// A sampler thread that watches this process over the timed window: CPU time and RSS; and the
+// machine's RAPL energy counters, read when the window opens and when it closes.
 #pragma once
 
 #include <atomic>
@@ -7,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+
+#include "ngraphbench/measure/energy.h"
 
 namespace ngraphbench {
 
@@ -24,6 +27,10 @@ struct SystemStats {
   double window_s = 0;           // wall time of the window
   int64_t samples = 0;
   std::string note;  // why a figure above is empty
+  // RAPL package + DRAM energy over the window, joules (measure/energy.h); empty, with the
+  // reason in energy_note, where the machine does not expose it.
+  std::optional<double> energy_j_total;
+  std::string energy_note;
 };
 
 // The fewest sampler periods a window must hold for cpu_util_pct to be reported.
@@ -42,9 +49,12 @@ int64_t ProcessCpuNs();
 // Start() opens the window, Stop() closes it. With a zero period no thread is started and
 // only the two ends are read: the "sampler off" mode used to measure the sampler's own cost.
 // The thread sleeps between samples, so it takes a core only for microseconds per period.
+// Energy is read at the two ends only, outside the clock, from `powercap_root`.
 class SystemSampler {
  public:
-  explicit SystemSampler(std::chrono::milliseconds period) : period_(period) {}
+  explicit SystemSampler(std::chrono::milliseconds period,
+                         std::string powercap_root = kPowercapRoot)
+      : period_(period), energy_(std::move(powercap_root)) {}
   ~SystemSampler();
 
   void Start();
@@ -54,6 +64,7 @@ class SystemSampler {
   void Loop();
 
   std::chrono::milliseconds period_;
+  EnergyMeter energy_;
   std::thread thread_;
   std::atomic<bool> running_{false};
   std::atomic<int64_t> peak_rss_kb_{0};

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace ngraphbench {
@@ -17,7 +19,17 @@ struct LatencyStats {
   double cv = 0;  // std / mean; std is the sample standard deviation (n − 1); 0 for one sample
   double throughput_median_sps = 0;  // batch / p50
   double throughput_mean_sps = 0;    // batch / mean
+  // 95% confidence interval of the median (MedianCiRanks); empty for fewer than 6 samples
+  std::optional<double> p50_ci_low_ms, p50_ci_high_ms;
 };
+
+// The distribution-free confidence interval of the median from order statistics: with
+// B ~ Binomial(n, 1/2), l = the largest k >= 1 with P(B <= k - 1) <= (1 - confidence) / 2, the
+// interval is [x_(l), x_(n-l+1)] (1-based ranks of the sorted sample); it covers the population
+// median with probability 1 - 2 P(B <= l - 1) >= confidence, whatever the distribution.
+// Returns the two 1-based ranks, or nullopt when n is too small for any interval at this
+// confidence (n <= 5 at 95%). E.g. n = 10: ranks 2 and 9; n = 100: 40 and 61.
+std::optional<std::pair<int64_t, int64_t>> MedianCiRanks(int64_t n, double confidence = 0.95);
 
 // Summarizes per-iteration latencies (integer ns) of runs over `batch_size` samples each.
 LatencyStats Summarize(const std::vector<int64_t>& latencies_ns, int64_t batch_size);

@@ -13,7 +13,14 @@ struct Column {
   std::string name;
   std::function<std::string(const ResultRow&)> format;
   std::function<void(ResultRow&, const std::string&)> parse;  // throws std::invalid_argument
+  int since = 2;  // the schema version that added the column: older rows read it as empty
 };
+
+// A column added in schema version `version`.
+inline Column Since(int version, Column column) {
+  column.since = version;
+  return column;
+}
 
 const std::vector<Column>& Columns();
 

@@ -166,6 +166,9 @@ const std::vector<Column>& Columns() {
       Opt("latency_p99_ms", &R::latency_p99_ms),
       Opt("latency_max_ms", &R::latency_max_ms),
       Opt("cv", &R::cv),
+      Since(3, Opt("latency_p50_ci_low_ms", &R::latency_p50_ci_low_ms)),
+      Since(3, Opt("latency_p50_ci_high_ms", &R::latency_p50_ci_high_ms)),
+      Since(3, Text("stop_reason", &R::stop_reason)),
       Opt("throughput_median_sps", &R::throughput_median_sps),
       Opt("throughput_mean_sps", &R::throughput_mean_sps),
       Text("check_reference", &R::check_reference),
@@ -182,6 +185,11 @@ const std::vector<Column>& Columns() {
       Opt("rss_peak_mb", &R::rss_peak_mb),
       Opt("gpu_util_pct", &R::gpu_util_pct),
       Opt("gpu_mem_mb", &R::gpu_mem_mb),
+      Since(3, Opt("cpu_ms_per_inference", &R::cpu_ms_per_inference)),
+      Since(3, Opt("energy_j", &R::energy_j)),
+      Since(3, Opt("power_w", &R::power_w)),
+      Since(3, Text("affinity", &R::affinity)),
+      Since(3, Text("affinity_cpus", &R::affinity_cpus)),
       Text("status", &R::status),
       Text("error", &R::error),
       Opt("warmup", &R::warmup),
@@ -191,6 +199,7 @@ const std::vector<Column>& Columns() {
       Text("compiler_version", &R::compiler_version),
       Text("compiler_settings", &R::compiler_settings),
       Text("ngraphbench_version", &R::ngraphbench_version),
+      Since(3, Text("machine_id", &R::machine_id)),
       Text("notes", &R::notes),
   };
   return columns;
@@ -292,12 +301,17 @@ ResultRow ParseRowCsv(const std::string& text, const std::string& source) {
       seen[c] = true;
     }
   }
-  if (seen[0] && row.schema_version != kSchemaVersion) {
+  if (seen[0] && (row.schema_version < kOldestReadableSchemaVersion ||
+                  row.schema_version > kSchemaVersion)) {
     throw InputError("result file '" + source + "' has schema version " +
-                     std::to_string(row.schema_version) + "; this ngraphbench reads version " +
-                     std::to_string(kSchemaVersion) + " (measure the run again)");
+                     std::to_string(row.schema_version) + "; this ngraphbench reads versions " +
+                     std::to_string(kOldestReadableSchemaVersion) + " to " +
+                     std::to_string(kSchemaVersion) +
+                     (row.schema_version > kSchemaVersion ? " (a newer ngraphbench wrote it)"
+                                                          : " (measure the run again)"));
   }
   for (size_t c = 0; c < Columns().size(); ++c) {
+    if (!seen[c] && seen[0] && row.schema_version < Columns()[c].since) continue;
     if (!seen[c]) {
       throw InputError("result file '" + source + "' lacks column '" + Columns()[c].name +
                        "' (schema version " + std::to_string(kSchemaVersion) + ")");

@@ -12,7 +12,11 @@ namespace ngraphbench {
 // Bump when a column is added, removed or changes meaning.
 // 2: compute_device, quick, config_hash, the output check, the validity verdict, timed_window_s,
 //    other_cpu_pct, notes; status `wrong`.
-constexpr int kSchemaVersion = 2;
+// 3: latency_p50_ci_{low,high}_ms, stop_reason, cpu_ms_per_inference, affinity,
+//    affinity_cpus, energy_j, power_w, machine_id. Rows of version 2 are read with those empty.
+constexpr int kSchemaVersion = 3;
+// The oldest version ParseRowCsv reads.
+constexpr int kOldestReadableSchemaVersion = 2;
 
 // Statuses a run can end in.
 inline constexpr const char* kStatusOk = "ok";
@@ -43,6 +47,9 @@ struct ResultRow {
   // Latency of one synchronous run over one batch
   std::optional<double> latency_mean_ms, latency_std_ms, latency_min_ms, latency_p50_ms,
       latency_p90_ms, latency_p95_ms, latency_p99_ms, latency_max_ms, cv;
+  // Distribution-free 95% confidence interval of the median (order statistics, measure/stats.h)
+  std::optional<double> latency_p50_ci_low_ms, latency_p50_ci_high_ms;
+  std::string stop_reason;  // why timing ended: repeats, ci, time, max_repeats
   // Throughput in samples per second
   std::optional<double> throughput_median_sps, throughput_mean_sps;
   // Output check of the first inference against an independent reference (measure/check.h)
@@ -56,10 +63,19 @@ struct ResultRow {
   // (from /proc/stat, less this process), percent of one core.
   std::optional<double> other_cpu_pct, cpu_util_pct, cpu_util_norm_pct, rss_start_mb, rss_peak_mb,
       gpu_util_pct, gpu_mem_mb;
+  // This process's CPU time over the timed window / timed runs: barely touched by CPU steal.
+  std::optional<double> cpu_ms_per_inference;
+  // Energy over the timed window (RAPL package + DRAM where readable): per inference, and the
+  // mean power. Empty, with the reason in `notes`, where the machine does not expose it.
+  std::optional<double> energy_j, power_w;
+  // Thread pinning: the compiler's `affinity` setting and the CPU list read back
+  // (sched_getaffinity) in the worker, e.g. "0-3".
+  std::string affinity, affinity_cpus;
   // Provenance
   std::string status, error;
   std::optional<int64_t> warmup, repeats;
   std::string timestamp, host, compiler_version, ngraphbench_version;
+  std::string machine_id;  // links to results/<device>/machine.json (measure/machine.h)
   std::string compiler_settings;  // effective settings read back from the SDK, "k=v;k=v"
   std::string notes;              // why a measured cell is empty, "; "-joined
   int64_t schema_version = kSchemaVersion;

@@ -276,6 +276,9 @@ class TvmCompiler : public Compiler {
     // inherits it, so that tuning measures candidates with the same pool.
     const int threads = config.threads > 0 ? config.threads : AvailableCores();
     ::setenv("TVM_NUM_THREADS", std::to_string(threads).c_str(), 1);
+    // TVM binds its pool's threads to the first online CPUs whatever the process's mask; under
+    // the worker's `affinity` pinning they must stay inside the mask, so TVM does not bind them.
+    if (config.affinity != "none") ::setenv("TVM_BIND_THREADS", "0", 1);
 
     const std::string target = config.options.String("target");
     // --quick skips auto-tuning (CompileRequest::quick), as DESIGN.md's "quick" grid intends.

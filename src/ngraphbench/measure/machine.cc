@@ -1,0 +1,383 @@
+#include "ngraphbench/measure/machine.h"
+
+#include <sched.h>
+#include <sys/utsname.h>
+#if defined(__GLIBC__)
+#include <gnu/libc-version.h>
+#endif
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/core/random.h"
+
+namespace ngraphbench {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr int kMaxCpuId = 65535;
+
+std::optional<std::string> ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return buffer.str();
+}
+
+std::string Trim(const std::string& text) {
+  const size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
+}
+
+std::optional<int64_t> ParseInt(const std::string& text) {
+  const std::string t = Trim(text);
+  if (t.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(t.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return std::nullopt;
+  return v;
+}
+
+std::optional<int64_t> ReadInt(const fs::path& path) {
+  const std::optional<std::string> text = ReadFile(path);
+  return text ? ParseInt(*text) : std::nullopt;
+}
+
+std::string ReadTrimmed(const fs::path& path) { return Trim(ReadFile(path).value_or("")); }
+
+// The entries of a directory, sorted by name; none when it cannot be read.
+std::vector<fs::path> List(const fs::path& dir) {
+  std::vector<fs::path> entries;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    entries.push_back(it->path());
+  }
+  std::sort(entries.begin(), entries.end());
+  return entries;
+}
+
+// "key : value" lines (cpuinfo, meminfo, task status, the NVIDIA information file): the first
+// value of each key (cpuinfo repeats its keys once per processor).
+std::map<std::string, std::string> KeyValues(const std::string& text) {
+  std::map<std::string, std::string> values;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = Trim(line.substr(0, colon));
+    values.emplace(key, Trim(line.substr(colon + 1)));
+  }
+  return values;
+}
+
+std::string CpuModel(const std::string& cpuinfo) {
+  const auto values = KeyValues(cpuinfo);
+  // x86: "model name"; Raspberry Pi and some arm64 kernels: "Model" or "Hardware"; otherwise
+  // the implementer and part numbers are all an aarch64 cpuinfo has.
+  for (const char* key : {"model name", "Model", "Hardware", "cpu model", "Processor"}) {
+    if (auto it = values.find(key); it != values.end() && !it->second.empty()) return it->second;
+  }
+  auto implementer = values.find("CPU implementer");
+  auto part = values.find("CPU part");
+  if (implementer != values.end() && part != values.end()) {
+    return "implementer " + implementer->second + " part " + part->second;
+  }
+  return "";
+}
+
+// Sockets, cores and logical CPUs from sysfs topology: one cpuN directory per online CPU.
+void TopologyFromSysfs(const fs::path& cpu_dir, MachineInfo& m) {
+  static const std::regex kCpuName("cpu[0-9]+");
+  std::set<int64_t> packages;
+  std::set<std::pair<int64_t, int64_t>> cores;
+  int threads = 0;
+  for (const fs::path& entry : List(cpu_dir)) {
+    if (!std::regex_match(entry.filename().string(), kCpuName)) continue;
+    const auto package = ReadInt(entry / "topology" / "physical_package_id");
+    const auto core = ReadInt(entry / "topology" / "core_id");
+    if (!package || !core) continue;  // offline CPUs have no topology
+    ++threads;
+    packages.insert(*package);
+    cores.insert({*package, *core});
+  }
+  if (threads == 0) return;
+  m.threads = threads;
+  m.sockets = static_cast<int>(packages.size());
+  m.cores = static_cast<int>(cores.size());
+}
+
+// The same from /proc/cpuinfo, for systems without sysfs topology.
+void TopologyFromCpuinfo(const std::string& cpuinfo, MachineInfo& m) {
+  std::set<std::string> packages;
+  std::set<std::pair<std::string, std::string>> cores;
+  int processors = 0;
+  std::string package;
+  std::istringstream in(cpuinfo);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = Trim(line.substr(0, colon));
+    const std::string value = Trim(line.substr(colon + 1));
+    if (key == "processor") ++processors;
+    if (key == "physical id") packages.insert(package = value);
+    if (key == "core id") cores.insert({package, value});
+  }
+  if (processors == 0) return;
+  m.threads = processors;
+  if (!packages.empty()) m.sockets = static_cast<int>(packages.size());
+  if (!cores.empty()) m.cores = static_cast<int>(cores.size());
+}
+
+// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 ..." (or "... Open
+// Kernel Module for x86_64  550.54.14 ...") -> the version.
+std::string NvidiaDriver(const std::string& version_file) {
+  const std::string first_line = version_file.substr(0, version_file.find('\n'));
+  const size_t module = first_line.find("Kernel Module");
+  if (module == std::string::npos) return "";
+  static const std::regex kVersion(R"((^|\s)(\d+\.\d+(\.\d+)*)(\s|$))");
+  std::smatch match;
+  const std::string rest = first_line.substr(module);
+  return std::regex_search(rest, match, kVersion) ? match[2].str() : "";
+}
+
+std::string CompilerOfThisBuild() {
+#if defined(__GNUC__) && !defined(__clang__)
+  return std::string("gcc ") + __VERSION__;
+#else
+  return __VERSION__;
+#endif
+}
+
+template <typename T>
+json OrNull(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+// The fields that identify the machine; machine_id hashes exactly this.
+json IdentityJson(const MachineInfo& m) {
+  return json{{"cpu_model", m.cpu_model},
+              {"arch", m.arch},
+              {"sockets", OrNull(m.sockets)},
+              {"cores", OrNull(m.cores)},
+              {"threads", OrNull(m.threads)},
+              {"smt_active", OrNull(m.smt_active)},
+              {"governor", m.governor},
+              {"turbo", OrNull(m.turbo)},
+              {"mem_total_kb", OrNull(m.mem_total_kb)},
+              {"kernel", m.kernel},
+              {"libc", m.libc},
+              {"compiler", m.compiler},
+              {"gpus", m.gpus},
+              {"gpu_driver", m.gpu_driver}};
+}
+
+json ToJson(const MachineInfo& m) {
+  json j = IdentityJson(m);
+  j["machine_id"] = m.machine_id;
+  j["load_avg"] = m.load_avg;
+  j["cpus_available"] = m.cpus_available;
+  return j;
+}
+
+}  // namespace
+
+MachineInfo DescribeMachine(const std::string& root) {
+  const fs::path base(root);
+  const fs::path cpu_dir = base / "sys/devices/system/cpu";
+  MachineInfo m;
+
+  const std::string cpuinfo = ReadFile(base / "proc/cpuinfo").value_or("");
+  m.cpu_model = CpuModel(cpuinfo);
+  TopologyFromSysfs(cpu_dir, m);
+  if (!m.threads) TopologyFromCpuinfo(cpuinfo, m);
+  if (auto smt = ReadInt(cpu_dir / "smt/active")) m.smt_active = *smt != 0;
+  m.governor = ReadTrimmed(cpu_dir / "cpu0/cpufreq/scaling_governor");
+  if (auto no_turbo = ReadInt(cpu_dir / "intel_pstate/no_turbo")) {
+    m.turbo = *no_turbo == 0;
+  } else if (auto boost = ReadInt(cpu_dir / "cpufreq/boost")) {
+    m.turbo = *boost != 0;
+  }
+  const auto meminfo = KeyValues(ReadFile(base / "proc/meminfo").value_or(""));
+  if (auto it = meminfo.find("MemTotal"); it != meminfo.end()) {
+    std::istringstream in(it->second);  // "16384256 kB"
+    int64_t kb = 0;
+    std::string unit;
+    if (in >> kb >> unit && unit == "kB") m.mem_total_kb = kb;
+  }
+
+  utsname u{};
+  if (::uname(&u) == 0) {
+    m.kernel = std::string(u.sysname) + " " + u.release;
+    m.arch = u.machine;
+  }
+#if defined(__GLIBC__)
+  m.libc = std::string("glibc ") + ::gnu_get_libc_version();
+#endif
+  m.compiler = CompilerOfThisBuild();
+
+  if (auto version = ReadFile(base / "proc/driver/nvidia/version")) {
+    m.gpu_driver = NvidiaDriver(*version);
+  }
+  for (const fs::path& gpu : List(base / "proc/driver/nvidia/gpus")) {
+    const auto info = KeyValues(ReadFile(gpu / "information").value_or(""));
+    if (auto it = info.find("Model"); it != info.end() && !it->second.empty()) {
+      m.gpus.push_back(it->second);
+    }
+  }
+
+  {
+    std::istringstream in(ReadFile(base / "proc/loadavg").value_or(""));
+    double one = 0, five = 0, fifteen = 0;
+    if (in >> one >> five >> fifteen) m.load_avg = {one, five, fifteen};
+  }
+  m.cpus_available = FormatCpuList(ProcessCpus());
+
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx",
+                static_cast<unsigned long long>(Fnv1a64(IdentityJson(m).dump())));
+  m.machine_id = hex;
+  return m;
+}
+
+std::string MachineJson(const MachineInfo& m) { return ToJson(m).dump(2); }
+
+std::string MergeMachineFile(const std::optional<std::string>& existing, const std::string& source,
+                             const MachineInfo& m) {
+  json all = json::object();
+  if (existing) {
+    const std::string what =
+        "; it should be a JSON object mapping each machine_id to that machine's description "
+        "(fix it, or move it away to start a new one)";
+    all = json::parse(*existing, nullptr, /*allow_exceptions=*/false);
+    if (all.is_discarded()) throw InputError(source + ": not valid JSON" + what);
+    if (!all.is_object()) throw InputError(source + ": not a JSON object" + what);
+    for (auto it = all.begin(); it != all.end(); ++it) {
+      if (!it.value().is_object()) {
+        throw InputError(source + ": the entry '" + it.key() + "' is not a JSON object" + what);
+      }
+    }
+  }
+  all[m.machine_id] = ToJson(m);
+  return all.dump(2) + "\n";
+}
+
+std::optional<std::vector<int>> ParseCpuList(const std::string& text) {
+  static const std::regex kItem(R"(\s*(\d{1,5})(?:\s*-\s*(\d{1,5}))?\s*)");
+  std::set<int> cpus;
+  std::string item;
+  std::istringstream in(text);
+  bool any = false;
+  while (std::getline(in, item, ',')) {
+    std::smatch match;
+    if (!std::regex_match(item, match, kItem)) return std::nullopt;
+    const int first = std::stoi(match[1].str());
+    const int last = match[2].matched ? std::stoi(match[2].str()) : first;
+    if (last < first || last > kMaxCpuId) return std::nullopt;
+    for (int cpu = first; cpu <= last; ++cpu) cpus.insert(cpu);
+    any = true;
+  }
+  // getline drops a trailing separator: "0,1," would otherwise pass.
+  if (!any || (!text.empty() && Trim(text).back() == ',')) return std::nullopt;
+  return std::vector<int>(cpus.begin(), cpus.end());
+}
+
+std::string FormatCpuList(const std::vector<int>& cpus) {
+  std::string out;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(cpus[i]);
+    if (j > i) out += "-" + std::to_string(cpus[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<int> ProcessCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+std::vector<int> AffinityCpus(const std::string& setting, int threads,
+                              const std::vector<int>& allowed) {
+  const std::string allowed_text = "this process may use CPUs " + FormatCpuList(allowed) + " (" +
+                                   std::to_string(allowed.size()) + ")";
+  if (setting == "none") return {};
+  if (setting == "compact") {
+    if (threads < 1 || static_cast<size_t>(threads) > allowed.size()) {
+      throw InputError("affinity 'compact' pins threads (" + std::to_string(threads) +
+                       ") to as many CPUs, but " + allowed_text +
+                       "; lower threads or list CPUs explicitly");
+    }
+    return std::vector<int>(allowed.begin(), allowed.begin() + threads);
+  }
+  const std::optional<std::vector<int>> cpus = ParseCpuList(setting);
+  if (!cpus) {
+    throw InputError("affinity '" + setting +
+                     "' is none of: none, compact, or a CPU list such as 0-3 or 0,2,4; " +
+                     allowed_text);
+  }
+  std::vector<int> outside;
+  std::set_difference(cpus->begin(), cpus->end(), allowed.begin(), allowed.end(),
+                      std::back_inserter(outside));
+  if (!outside.empty()) {
+    throw InputError("affinity '" + setting + "' names CPUs " + FormatCpuList(outside) +
+                     " that are not available: " + allowed_text);
+  }
+  return *cpus;
+}
+
+void PinCpus(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cpus) {
+    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+  }
+  if (::sched_setaffinity(0, sizeof(set), &set) != 0) {
+    throw InputError("affinity: cannot pin to CPUs " + FormatCpuList(cpus) + ": " +
+                     std::strerror(errno));
+  }
+}
+
+std::vector<int> ThreadsCpus(const std::string& root) {
+  std::set<int> cpus;
+  bool read_any = false;
+  for (const fs::path& task : List(fs::path(root) / "proc/self/task")) {
+    const auto status = KeyValues(ReadFile(task / "status").value_or(""));
+    auto it = status.find("Cpus_allowed_list");
+    if (it == status.end()) continue;  // the thread ended meanwhile
+    if (auto list = ParseCpuList(it->second)) {
+      cpus.insert(list->begin(), list->end());
+      read_any = true;
+    }
+  }
+  return read_any ? std::vector<int>(cpus.begin(), cpus.end()) : ProcessCpus();
+}
+
+}  // namespace ngraphbench
