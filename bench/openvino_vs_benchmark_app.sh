@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # ngraphbench's openvino module against OpenVINO's own benchmark_app on the same model, with the
 # same threads, streams and inference precision, the LATENCY hint and one synchronous request
-# each. Prints both median latencies and their ratio; a ratio far from 1 means the module adds
-# overhead (or saves some) that OpenVINO's reference tool does not. ngraphbench refuses
+# each. The two tools alternate round by round (ngraphbench first, then benchmark_app first on the
+# next round); each round gives a ratio ngraphbench / benchmark_app of the median latency, printed
+# as the median ratio with IQR and min-max over rounds (bench/ratios.py). A ratio far from 1 means
+# the module adds overhead (or saves some) that OpenVINO's reference tool does not. benchmark_app
+# reports no CPU time, so there is no CPU-per-inference ratio. ngraphbench refuses
 # THROUGHPUT and more than one stream (one synchronous request cannot use them); for throughput
 # mode run benchmark_app alone (-hint throughput).
 #
@@ -13,13 +16,13 @@
 #     --warmup N --repeats N      (default 10 and 200; benchmark_app runs warmup+repeats
 #                                  iterations after its own first inference)
 #     --rounds N                  (default 4: the two tools alternate N times, so that a change
-#                                  in machine load hits both; the medians of the rounds are compared)
+#                                  in machine load hits both; one ratio per round)
 #     --build DIR                 (default build)
 # Run ids: `build/ngraphbench expand <experiment>`.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 experiment=$1 run_id=$2
 shift 2
@@ -94,37 +97,42 @@ for ((round = 1; round <= rounds; round++)); do
   fi
 done
 
-python3 - "$work" "$run_id" "$rounds" <<'EOF'
-import csv, re, statistics, sys
+python3 - "$work" "$run_id" "$rounds" "$root/bench" <<'EOF'
+import re, sys
 work, run_id, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-ngb, bapp, ngb_min, bapp_min = [], [], [], []
+sys.path.insert(0, sys.argv[4])
+import ratios
+c = ratios.Comparison("ngraphbench", "benchmark_app")
+ngb_min, bapp_min, ngb_cpu = [], [], []
 for r in range(1, rounds + 1):
-    row = next(csv.DictReader(open(f"{work}/results{r}/bench/openvino/{run_id}.csv")))
+    row = ratios.read_row(f"{work}/results{r}/bench/openvino/{run_id}.csv")
     if row["status"] != "ok":
         sys.exit(f"ngraphbench run failed: {row['status']}: {row['error']}")
-    ngb.append(float(row["latency_p50_ms"]))
     ngb_min.append(float(row["latency_min_ms"]))
+    if ratios.cell(row, "cpu_ms_per_inference") is not None:
+        ngb_cpu.append(ratios.cell(row, "cpu_ms_per_inference"))
     log = open(f"{work}/bapp{r}.log").read()
-    for stat, into in (("Median", bapp), ("Min", bapp_min)):
+    bapp = {}
+    for stat in ("Median", "Min"):
         m = re.search(stat + r":\s+([\d.]+)\s+(ms|us)", log)
         if not m:
             sys.exit(f"no {stat} latency in benchmark_app's output:\n" + log[-2000:])
-        into.append(float(m.group(1)) / (1000.0 if m.group(2) == "us" else 1.0))
+        bapp[stat] = float(m.group(1)) / (1000.0 if m.group(2) == "us" else 1.0)
+    bapp_min.append(bapp["Min"])
+    c.add(row["run_id"], "p50 ms", r, float(row["latency_p50_ms"]), bapp["Median"])
 props = dict(re.findall(r"\[ INFO \]\s+(NUM_STREAMS|INFERENCE_NUM_THREADS|PERFORMANCE_HINT|"
                         r"INFERENCE_PRECISION_HINT|ENABLE_CPU_PINNING): (.*)", log))
-fmt = lambda xs: " ".join(f"{x:.4f}" for x in xs)
 print(f"model                  {row['model']} batch {row['batch_size']} "
       f"input {row['input_shape']} ({row['run_id']})")
 print(f"openvino               {row['compiler_version']}")
 print(f"ngraphbench settings   {row['compiler_settings']}")
 print("benchmark_app settings " + ", ".join(f"{k}={v}" for k, v in props.items()))
-print(f"median latency ms per round   ngraphbench {fmt(ngb)}   benchmark_app {fmt(bapp)}")
-n, b = statistics.median(ngb), statistics.median(bapp)
-print(f"median of rounds ms           ngraphbench {n:.4f}   benchmark_app {b:.4f}")
-print(f"ratio ngraphbench/benchmark_app  {n / b:.3f}   (per round: "
-      + " ".join(f"{x / y:.3f}" for x, y in zip(ngb, bapp)) + ")")
+c.note("cpu ms/inf: benchmark_app reports no CPU time, so no ratio; ngraphbench's "
+       + (f"cpu_ms_per_inference, median over rounds: {ratios.percentile(ngb_cpu, 50):.4g} ms"
+          if ngb_cpu else "cpu_ms_per_inference: not in the rows"))
+c.print(per_round=True)
 # The minimum is the run least disturbed by other processes: on a busy machine it shows the
 # module's own overhead better than the median does.
-print(f"min latency ms                ngraphbench {min(ngb_min):.4f}   benchmark_app "
+print(f"min latency ms over all rounds  ngraphbench {min(ngb_min):.4f}   benchmark_app "
       f"{min(bapp_min):.4f}   ratio {min(ngb_min) / min(bapp_min):.3f}")
 EOF

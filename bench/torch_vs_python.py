@@ -1,20 +1,22 @@
-"""Times the models of ngraphbench result rows in Python PyTorch; prints both side by side.
+"""Times ngraphbench's synthetic models in Python PyTorch; prints both sides' ratios per round.
 
-`time` reads the rows that bench/torch_vs_python.sh had `ngraphbench run` write in one round,
-rebuilds each model as torch.nn modules with the same shapes (conv_block, mha_block; see
-src/ngraphbench/models/synthetic.h), and times eager PyTorch (against `identity`) and traced +
-frozen + optimize_for_inference TorchScript (against `torchscript`), with this process's minor
-page faults per timed iteration. `report` prints the medians over rounds and their ratios.
-Weights differ (latency does not depend on their values); shapes, threads, warmup and repeats
-are the same.
+`time` rebuilds one model as torch.nn modules with the same shapes (conv_block, mha_block; see
+src/ngraphbench/models/synthetic.h) and times it either in eager PyTorch (the twin of
+`identity`) or traced + frozen + optimize_for_inference TorchScript (the twin of `torchscript`),
+with the CPU time per inference (time.process_time() over the timed loop / iterations) and this
+process's minor page faults per timed iteration. bench/torch_vs_python.sh runs it next to the
+matching `ngraphbench run`, the two alternating. `report` pairs each round's Python figures with
+that round's rows and prints the median per-round ratios with IQR and min-max
+(bench/ratios.py). Weights differ (latency does not depend on their values); shapes, threads,
+warmup and repeats are the same.
 """
 import argparse
-import csv
 import glob
 import json
 import os
 import resource
 import statistics
+import sys
 import time
 
 import torch
@@ -24,7 +26,10 @@ from torch import nn
 SPATIAL = 56    # kConvSpatial
 SEQUENCE = 197  # kSequenceLength
 HEAD_DIM = 64   # kHeadDim
-PAIRS = (("identity", "eager"), ("torchscript", "torch.jit"))
+PYTHON = {"identity": "eager", "torchscript": "torch.jit"}  # ngraphbench's twin
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ratios  # noqa: E402
 
 
 class MhaBlock(nn.Module):
@@ -63,103 +68,104 @@ def torchscript(model, x):
 
 
 def time_ms(fn, x, warmup, repeats):
-    """Median latency in ms and minor page faults per timed iteration."""
+    """Median latency in ms, CPU ms per inference and minor page faults per timed iteration."""
     with torch.inference_mode():
         for _ in range(warmup):
             fn(x)
         times = []
         faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        cpu = time.process_time()
         for _ in range(repeats):
             start = time.perf_counter_ns()
             fn(x)
             times.append(time.perf_counter_ns() - start)
+        cpu = time.process_time() - cpu
         faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
-    return statistics.median(times) / 1e6, faults / repeats
+    return statistics.median(times) / 1e6, cpu * 1e3 / repeats, faults / repeats
 
 
-def read_rows(results):
-    rows = {}
-    for path in sorted(glob.glob(os.path.join(results, "*", "*.csv"))):
-        if path.endswith(".latencies.csv"):
-            continue
-        with open(path, newline="") as f:
-            for row in csv.DictReader(f):
-                rows[(row["model"], int(row["batch_size"]), row["compiler"])] = row
-    return rows
-
-
-def time_round(args):
+def time_model(args):
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    rows = read_rows(args.results)
-    if not rows:
-        raise SystemExit(f"no result rows under {args.results}")
     out = []
-    for model, batch in sorted({(m, b) for m, b, _ in rows}):
-        any_row = next(r for (m, b, _), r in rows.items() if m == model and b == batch)
-        net, x = build(any_row["family"], int(any_row["width"]), int(any_row["depth"]), batch)
-        for compiler, python in PAIRS:
-            row = rows.get((model, batch, compiler))
-            if row is None or row["status"] != "ok":
-                raise SystemExit(f"{model} b{batch} {compiler}: "
-                                 f"{row['error'] if row else 'no row'}")
-            if row["threads"] != str(args.threads):
-                raise SystemExit(f"{compiler} row ran with {row['threads']} threads, "
-                                 f"not {args.threads}")
-            fn = net if compiler == "identity" else torchscript(net, x)
-            ms, faults = time_ms(fn, x, args.warmup, args.repeats)
-            out.append({"model": model, "batch": batch, "compiler": compiler, "python": python,
-                        "ngraphbench_ms": float(row["latency_p50_ms"]), "python_ms": ms,
-                        "python_faults_per_iter": faults})
+    for batch in args.batches:
+        net, x = build(args.family, args.width, args.depth, batch)
+        fn = net if args.compiler == "identity" else torchscript(net, x)
+        ms, cpu_ms, faults = time_ms(fn, x, args.warmup, args.repeats)
+        out.append({"family": args.family, "width": args.width, "depth": args.depth,
+                    "batch": batch, "compiler": args.compiler, "python_ms": ms,
+                    "python_cpu_ms": cpu_ms, "python_faults_per_iter": faults})
     with open(args.out, "w") as f:
         json.dump(out, f)
 
 
+def read_rows(results):
+    """ngraphbench rows under results/<device>/<compiler>/, by (compiler, family, width, depth,
+    batch)."""
+    rows = {}
+    for path in sorted(glob.glob(os.path.join(results, "*", "*", "*.csv"))):
+        if path.endswith(".latencies.csv"):
+            continue
+        row = ratios.read_row(path)
+        rows[(row["compiler"], row["family"], int(row["width"]), int(row["depth"]),
+              int(row["batch_size"]))] = row
+    return rows
+
+
 def report(args):
     print(f"torch {torch.__version__}, {args.threads} threads, warmup {args.warmup}, repeats "
-          f"{args.repeats}; medians over rounds; ratio = ngraphbench / Python (1.00 = same cost); "
-          f"faults = Python's minor page faults per iteration; ngraphbench's workers fix their "
-          f"heap (measure/heap.h), malloc below is the Python side's")
+          f"{args.repeats}; faults = Python's minor page faults per iteration; ngraphbench's "
+          f"workers fix their heap (measure/heap.h), malloc below is the Python side's")
     for malloc in ("glibc", "pinned"):
-        cells = {}
-        for path in sorted(glob.glob(os.path.join(args.dir, malloc, "round*", "python.json"))):
-            for c in json.load(open(path)):
-                cells.setdefault((c["model"], c["batch"], c["compiler"]), []).append(c)
-        if not cells:
+        rounds = sorted(glob.glob(os.path.join(args.dir, malloc, "round*")))
+        if not rounds:
             continue
-        rounds = len(next(iter(cells.values())))
-        print(f"\nmalloc: {malloc} ({rounds} rounds)")
-        header = (f"{'model':<22} {'batch':>5} | {'identity':>9} {'eager':>9} {'ratio':>6} "
-                  f"{'faults':>7} | {'torchscript':>11} {'torch.jit':>9} {'ratio':>6} {'faults':>7}")
-        print(header)
-        print("-" * len(header))
-        for model, batch in sorted({(m, b) for m, b, _ in cells}):
-            line = f"{model:<22} {batch:>5}"
-            for compiler, _ in PAIRS:
-                c = cells[(model, batch, compiler)]
-                ours = statistics.median(x["ngraphbench_ms"] for x in c)
-                theirs = statistics.median(x["python_ms"] for x in c)
-                faults = statistics.median(x["python_faults_per_iter"] for x in c)
-                width = 9 if compiler == "identity" else 11
-                line += (f" | {ours:{width}.3f} {theirs:9.3f} {ours / theirs:6.2f} "
-                         f"{faults:7.0f}")
-            print(line)
+        c = ratios.Comparison("ngraphbench", "python")
+        faults = {}
+        for round_dir in rounds:
+            r = int(os.path.basename(round_dir)[len("round"):])
+            rows = read_rows(round_dir)
+            for path in sorted(glob.glob(os.path.join(round_dir, "python_*.json"))):
+                for p in json.load(open(path)):
+                    key = (p["compiler"], p["family"], p["width"], p["depth"], p["batch"])
+                    row = rows.get(key)
+                    if row is None or row["status"] != "ok":
+                        raise SystemExit(f"round {r}: {key}: "
+                                         f"{row['error'] if row else 'no ngraphbench row'}")
+                    if row["threads"] != str(args.threads):
+                        raise SystemExit(f"{p['compiler']} row ran with {row['threads']} "
+                                         f"threads, not {args.threads}")
+                    label = f"{row['model']} b{p['batch']} {p['compiler']}/{PYTHON[p['compiler']]}"
+                    c.add(label, "p50 ms", r, ratios.cell(row, "latency_p50_ms"), p["python_ms"])
+                    c.add(label, "cpu ms/inf", r, ratios.cell(row, "cpu_ms_per_inference"),
+                          p["python_cpu_ms"])
+                    faults.setdefault(label, []).append(p["python_faults_per_iter"])
+        print(f"\nmalloc: {malloc}")
+        c.print()
+        print("Python's minor page faults per iteration, median over rounds: " +
+              ", ".join(f"{label} {statistics.median(f):.0f}" for label, f in faults.items()))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("time", help="time one round in Python next to its ngraphbench rows")
-    t.add_argument("--results", required=True, help="results/<device> directory of the round")
+    t = sub.add_parser("time", help="time one model in Python, as one ngraphbench compiler runs it")
+    t.add_argument("--family", required=True, choices=("conv_block", "mha_block"))
+    t.add_argument("--width", type=int, required=True)
+    t.add_argument("--depth", type=int, required=True)
+    t.add_argument("--batches", type=lambda s: [int(b) for b in s.split(",")], required=True,
+                   help="comma-separated batch sizes")
+    t.add_argument("--compiler", required=True, choices=sorted(PYTHON),
+                   help="the ngraphbench compiler whose Python twin to time")
     t.add_argument("--out", required=True, help="JSON file to write")
-    r = sub.add_parser("report", help="print the rounds side by side")
+    r = sub.add_parser("report", help="print the per-round ratios")
     r.add_argument("--dir", required=True, help="the bench's directory of rounds")
     for p in (t, r):
         p.add_argument("--threads", type=int, required=True)
         p.add_argument("--warmup", type=int, default=10)
         p.add_argument("--repeats", type=int, default=50)
     args = parser.parse_args()
-    time_round(args) if args.command == "time" else report(args)
+    time_model(args) if args.command == "time" else report(args)
 
 
 if __name__ == "__main__":

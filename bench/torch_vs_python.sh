@@ -3,8 +3,12 @@
 #   identity     vs  eager torch.nn modules under torch.inference_mode()
 #   torchscript  vs  torch.jit.trace + torch.jit.freeze + torch.jit.optimize_for_inference
 # on conv_blocks (width 64, depth 8) and mha_blocks (width 256, depth 4), batch 1 and 8, with the
-# same thread count, interleaved over rounds (medians over rounds). A ratio near 1 says the C++
-# baseline costs what PyTorch costs.
+# same thread count. Per round, each (heap, model, compiler) runs both sides, alternating which
+# goes first (ngraphbench first, then Python first for the next one and the next round), and
+# gives a ratio ngraphbench / Python of the median latency and of the CPU time per inference
+# (the row's cpu_ms_per_inference; Python's time.process_time() over its timed loop). Prints
+# the median ratio with IQR and min-max over rounds (bench/ratios.py). A ratio near 1 says the
+# C++ baseline costs what PyTorch costs.
 #
 # Each round runs the Python side twice (ngraphbench's workers always fix their heap, see
 # src/ngraphbench/measure/heap.h):
@@ -68,22 +72,36 @@ for compiler in identity torchscript; do
   sed "s/^threads:.*/threads: $THREADS/" "$ROOT/configs/$compiler.yaml" >"$TMP/configs/$compiler.yaml"
 done
 
+# experiment name, family, width, depth: the grid above, for the Python twin.
+MODELS="conv_blocks:conv_block:64:8 mha_blocks:mha_block:256:4"
 for round in $(seq "$ROUNDS"); do
+  m=0
   for malloc in glibc pinned; do
     env=()
     if [ "$malloc" = pinned ]; then
       env=(MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=2147483647)
     fi
     out=$TMP/$malloc/round$round
-    for experiment in conv_blocks mha_blocks; do
+    mkdir -p "$out"
+    for spec in $MODELS; do
+      IFS=: read -r experiment family width depth <<<"$spec"
       for compiler in identity torchscript; do
-        "$BIN" run "$experiment" "$compiler" --configs "$TMP/configs" \
-          --results "$out" --device bench >/dev/null 2>&1 ||
-          { echo "ngraphbench run $experiment $compiler failed; rows in $out" >&2; exit 1; }
+        order="ngraphbench python"; [ $(((round + m) % 2)) -eq 0 ] && order="python ngraphbench"
+        m=$((m + 1))
+        for side in $order; do
+          if [ $side = ngraphbench ]; then
+            "$BIN" run "$experiment" "$compiler" --configs "$TMP/configs" \
+              --results "$out" --device bench >/dev/null 2>&1 ||
+              { echo "ngraphbench run $experiment $compiler failed; rows in $out" >&2; exit 1; }
+          else
+            env "${env[@]}" "$PY" "$ROOT/bench/torch_vs_python.py" time --family "$family" \
+              --width "$width" --depth "$depth" --batches 1,8 --compiler "$compiler" \
+              --threads "$THREADS" --warmup "$WARMUP" --repeats "$REPEATS" \
+              --out "$out/python_${experiment}_$compiler.json"
+          fi
+        done
       done
     done
-    env "${env[@]}" "$PY" "$ROOT/bench/torch_vs_python.py" time --results "$out/bench" \
-      --threads "$THREADS" --warmup "$WARMUP" --repeats "$REPEATS" --out "$out/python.json"
     echo "round $round ($malloc) done" >&2
   done
 done

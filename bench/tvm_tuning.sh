@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # What MetaSchedule auto-tuning buys: the tvm module on one model, untuned and tuned with a trial
-# budget, median latency side by side with the tuning time. Both runs go through the ordinary
-# scheduler and worker (ngraphbench run), each with its own configs directory; the tuned run
-# starts from an empty cache, so its tuning is real (not a cached database).
+# budget, median latency side by side with the tuning time. Both variants go through the ordinary
+# scheduler and worker (ngraphbench run), each with its own configs and results directory; the
+# tuned variant starts from an empty cache, so its tuning (in its first round) is real, not a
+# cached database; later rounds load the compiled libraries from the cache. The two variants
+# alternate over rounds (untuned first, then tuned first on the next round), and each round gives
+# a ratio untuned / tuned (the speedup) of the median latency and of cpu_ms_per_inference;
+# printed as the median with IQR and min-max over rounds (bench/ratios.py).
 #
 #   bench/tvm_tuning.sh [options]
 #     --width N --depth N --batch N  conv_blocks model (default 64, 4, 8: Table V's block)
 #     --trials N                     MetaSchedule trial budget (default 64, a few minutes on 2 cores)
 #     --tuning-timeout N             seconds (default 1200; over it the row says tuning=failed:...)
 #     --warmup N --repeats N         (default 2 and 10)
+#     --rounds N                     (default 5)
 #     --threads N                    (default 0 = every available core)
 #     --build DIR                    (default build)
 #     --keep DIR                     keep configs, results and cache in DIR (default: a temp dir)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-width=64 depth=4 batch=8 trials=64 tuning_timeout=1200 warmup=2 repeats=10 threads=0
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+width=64 depth=4 batch=8 trials=64 tuning_timeout=1200 warmup=2 repeats=10 threads=0 rounds=5
 build=$root/build keep=""
 while [[ $# -gt 1 ]]; do
   case $1 in
@@ -27,6 +32,7 @@ while [[ $# -gt 1 ]]; do
     --tuning-timeout) tuning_timeout=$2 ;;
     --warmup) warmup=$2 ;;
     --repeats) repeats=$2 ;;
+    --rounds) rounds=$2 ;;
     --threads) threads=$2 ;;
     --build) build=$(cd "$2" && pwd) ;;
     --keep) keep=$2 ;;
@@ -75,30 +81,50 @@ options:
   tuning_trials: $n
   tuning_timeout_s: $tuning_timeout
 EOF
-  echo "== $variant (tuning_trials=$n)" >&2
-  "$build/ngraphbench" run conv_blocks tvm --configs "$dir" --results "$work/results_$variant" >&2
+done
+# One results root per variant (its .cache/tvm shared by the rounds), one device label per round.
+# Exit 1 (a row not ok) goes on: the report lists it; anything else stops.
+for ((round = 1; round <= rounds; round++)); do
+  order="untuned tuned"; ((round % 2)) || order="tuned untuned"
+  for variant in $order; do
+    echo "== round $round/$rounds: $variant" >&2
+    "$build/ngraphbench" run conv_blocks tvm --configs "$work/configs_$variant" \
+      --results "$work/results_$variant" --device "round$round" >&2 || [[ $? -eq 1 ]]
+  done
 done
 
 run_id=conv_blocks_w${width}_d${depth}_b${batch}
-python3 - "$work" "$run_id" <<'EOF'
-import csv, sys
-work, run_id = sys.argv[1], sys.argv[2]
-rows = {}
-for variant in ("untuned", "tuned"):
-    with open(f"{work}/results_{variant}/local/tvm/{run_id}.csv", newline="") as f:
-        row = next(csv.DictReader(f))
+python3 - "$work" "$run_id" "$rounds" "$root/bench" <<'EOF'
+import sys
+work, run_id, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sys.path.insert(0, sys.argv[4])
+import ratios
+rows = {(v, r): ratios.read_row(f"{work}/results_{v}/round{r}/tvm/{run_id}.csv")
+        for v in ("untuned", "tuned") for r in range(1, rounds + 1)}
+for row in rows.values():
     row["settings"] = dict(kv.split("=", 1) for kv in row["compiler_settings"].split(";") if kv)
-    rows[variant] = row
-print(f"{run_id}, tvm, threads {rows['untuned']['threads']}, "
-      f"target {rows['untuned']['settings'].get('target', '?')}")
-print(f"{'':9} {'status':>7} {'p50 ms':>10} {'p90 ms':>10} {'compile_s':>10} {'tuning_s':>9} "
+first = rows[("untuned", 1)]
+print(f"{run_id}, tvm, threads {first['threads']}, target {first['settings'].get('target', '?')}")
+# Round 1 built (and tuned) from an empty cache; later rounds load the cached library.
+print(f"{'round 1':9} {'status':>7} {'p50 ms':>10} {'compile_s':>10} {'tuning_s':>9} "
       f"{'trials':>6}  tuning")
-for variant, row in rows.items():
-    s = row["settings"]
-    p50 = float(row["latency_p50_ms"]) if row["latency_p50_ms"] else float("nan")
-    p90 = float(row["latency_p90_ms"]) if row["latency_p90_ms"] else float("nan")
-    print(f"{variant:9} {row['status']:>7} {p50:10.3f} {p90:10.3f} {float(row['compile_s']):10.1f} "
+for variant in ("untuned", "tuned"):
+    row = rows[(variant, 1)]
+    s, p50 = row["settings"], ratios.cell(row, "latency_p50_ms")
+    print(f"{variant:9} {row['status']:>7} {p50 if p50 is not None else float('nan'):10.3f} "
+          f"{ratios.cell(row, 'compile_s') or float('nan'):10.1f} "
           f"{float(s.get('tuning_s', 0)):9.1f} {s.get('trials', '0'):>6}  {s.get('tuning', '?')}")
-u, t = (float(rows[v]["latency_p50_ms"] or "nan") for v in ("untuned", "tuned"))
-print(f"speedup from tuning (median latency): {u / t:.2f}x")
+bad = [f"{v} round {r}: {row['status']} {row['error']}" for (v, r), row in rows.items()
+       if row["status"] != "ok"]
+if bad:
+    print("not ok, left out of the ratios: " + "; ".join(bad))
+c = ratios.Comparison("untuned", "tuned")
+for r in range(1, rounds + 1):
+    u, t = rows[("untuned", r)], rows[("tuned", r)]
+    ok = u["status"] == "ok" and t["status"] == "ok"
+    for metric, column in (("p50 ms", "latency_p50_ms"), ("cpu ms/inf", "cpu_ms_per_inference")):
+        c.add(run_id, metric, r, ratios.cell(u, column) if ok else None,
+              ratios.cell(t, column) if ok else None)
+c.note("untuned / tuned = the speedup from tuning")
+c.print(per_round=True)
 EOF
