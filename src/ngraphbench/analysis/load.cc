@@ -142,28 +142,6 @@ std::string ReadEntry(zip_t* archive, zip_int64_t index, const std::string& sour
   return text;
 }
 
-// The format results/csv.h WriteLatencies writes (ReadLatencies reads it from files only).
-std::vector<int64_t> ParseTrace(const std::string& text, const std::string& source) {
-  std::istringstream in(text);
-  std::string line;
-  std::getline(in, line);
-  if (line != "iteration,latency_ns") {
-    throw InputError("trace '" + source + "' does not start with 'iteration,latency_ns'");
-  }
-  std::vector<int64_t> latencies_ns;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const std::vector<std::string> fields = CsvSplitLine(line);
-    try {
-      if (fields.size() != 2) throw std::invalid_argument("fields");
-      latencies_ns.push_back(std::stoll(fields[1]));
-    } catch (const std::exception&) {
-      throw InputError("trace '" + source + "': line '" + line + "' is not 'iteration,latency_ns'");
-    }
-  }
-  return latencies_ns;
-}
-
 std::vector<LoadedRun> LoadZip(const std::string& input) {
   const std::string& expected = ZipExpected();
   ZipArchive archive = OpenZip(input);
@@ -248,7 +226,7 @@ std::optional<std::vector<int64_t>> ReadRunLatencies(const LoadedRun& run) {
   const zip_int64_t index = zip_name_locate(archive.get(), run.trace.c_str(), 0);
   if (index < 0) return std::nullopt;
   const std::string source = run.archive + ":" + run.trace;
-  return ParseTrace(ReadEntry(archive.get(), index, source), source);
+  return ParseLatencies(ReadEntry(archive.get(), index, source), source);
 }
 
 }  // namespace ngraphbench

@@ -373,7 +373,11 @@ void WriteLatencies(const std::string& path, const std::vector<int64_t>& latenci
 }
 
 std::vector<int64_t> ReadLatencies(const std::string& path) {
-  std::istringstream in(ReadFile(path));
+  return ParseLatencies(ReadFile(path), path);
+}
+
+std::vector<int64_t> ParseLatencies(const std::string& text, const std::string& path) {
+  std::istringstream in(text);
   std::string line;
   std::getline(in, line);
   if (line != "iteration,latency_ns") {

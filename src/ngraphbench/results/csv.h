@@ -25,6 +25,8 @@ ResultRow ReadRow(const std::string& path);
 // The trace: one line per timed iteration, `iteration,latency_ns`.
 void WriteLatencies(const std::string& path, const std::vector<int64_t>& latencies_ns);
 std::vector<int64_t> ReadLatencies(const std::string& path);
+// The same from the trace's text (e.g. a zip entry); `source` names it in errors.
+std::vector<int64_t> ParseLatencies(const std::string& text, const std::string& source);
 
 // Writes `contents` to `path` atomically (temp file + fsync + rename). Creates parent dirs.
 void WriteFileAtomic(const std::string& path, const std::string& contents);
