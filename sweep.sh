@@ -2,6 +2,8 @@
 # ./sweep.sh <device> <compiler>... [-- ngraphbench run options, e.g. --quick]
 # Every experiment in configs/experiments.yaml with each listed compiler. Resumable: runs whose
 # row exists are skipped, so rerunning after an interruption continues where it stopped.
+# Exit code: 0 all ok, 1 some rows not ok, 2 bad input, 3 the environment failed (results not
+# writable, disk full), 130/143 interrupted; it stops at the first experiment that ends 2 or more.
 set -uo pipefail
 cd "$(dirname "$0")"
 if [ $# -lt 2 ]; then
@@ -19,8 +21,12 @@ for compiler in "${compilers[@]}"; do
   for experiment in $experiments; do
     build/ngraphbench run "$experiment" "$compiler" --device "$device" "$@"
     rc=$?
-    [ $rc -eq 2 ] && exit 2          # bad input: stop before running anything else
-    [ $rc -ne 0 ] && status=1        # some runs not ok: rows say why; go on
+    case $rc in
+      0) ;;
+      1) status=1 ;;                   # some runs not ok: rows say why; go on
+      2|3) exit $rc ;;                 # bad input or a failed environment: stop here
+      *) exit $rc ;;                   # interrupted (130, 143) or killed: stop, resumable
+    esac
   done
 done
 exit $status

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -403,6 +404,86 @@ TEST_F(Pipeline, PinningMachineContextAndEnergyAreRecorded) {
   EXPECT_NE(bad.output.find(machine.string() + ": not valid JSON"), std::string::npos)
       << bad.output;
   EXPECT_EQ(Snapshot(root_ / "results"), before);
+}
+
+TEST_F(Pipeline, SigintStopsTheWorkerPrintsHowToResumeAndExits130) {
+  WriteExperiments(20, 20);
+  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 15000\n";  // ~0.3 s a run
+  const std::string log = (root_ / "scheduler.log").string();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const std::string exe = std::string(NGB_BINARY_DIR) + "/ngraphbench";
+    const std::string configs = (root_ / "configs").string();
+    const std::string results = (root_ / "results").string();
+    ::freopen(log.c_str(), "w", stderr);
+    ::execl(exe.c_str(), exe.c_str(), "run", "many", "null", "--configs", configs.c_str(),
+            "--results", results.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (CountFiles(".latencies.csv") < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // a worker is mid-run
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  std::ifstream in(log);
+  const std::string output((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(output.find("interrupted by SIGINT"), std::string::npos) << output;
+  EXPECT_NE(output.find("resume with: "), std::string::npos) << output;
+  EXPECT_NE(output.find("run many null --configs"), std::string::npos) << output;
+  // Every row on disk is complete, no temporary file is left, and resume finishes the rest.
+  const size_t rows = CountFiles(".csv") - CountFiles(".latencies.csv");
+  EXPECT_LT(rows, 24u);
+  for (const auto& e : fs::directory_iterator(RunDir())) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  }
+  const Result resume = Ngb("run many null " + Common());
+  EXPECT_EQ(resume.code, 0) << resume.output;
+  EXPECT_NE(resume.output.find(std::to_string(24 - rows) + " to run"), std::string::npos)
+      << resume.output;
+}
+
+TEST_F(Pipeline, AResultsTreeThatCannotBeWrittenExitsThree) {
+  std::ofstream(root_ / "not_a_dir") << "a file";
+  const Result r = Ngb("run tiny null --configs " + (root_ / "configs").string() + " --results " +
+                       (root_ / "not_a_dir" / "results").string());
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("not_a_dir"), std::string::npos) << r.output;
+}
+
+TEST_F(Pipeline, DeviceLabelsStayInsideResultsAndWorkerLogsStayOutOfTmp) {
+  // A label is one plain path component: '../escape' wrote outside --results, and '', '.' and
+  // 'a/b' wrote rows that analyze cannot find.
+  for (const std::string label : {"../escape", "''", ".", ".hidden", "a/b"}) {
+    const Result r = Ngb("run tiny null " + Common() + " --device " + label);
+    EXPECT_EQ(r.code, 2) << label << "\n" << r.output;
+    EXPECT_NE(r.output.find("is not a valid device label"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("[A-Za-z0-9._-]+"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(root_ / "escape")) << label;
+    EXPECT_FALSE(fs::exists(root_ / "results")) << label;
+  }
+
+  // Worker logs live in <results>/.tmp while a worker runs and are removed after it; none is
+  // made in /tmp, where a killed scheduler used to leave them.
+  auto tmp_logs = [] {
+    std::set<std::string> logs;
+    for (const auto& e : fs::directory_iterator("/tmp")) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("ngraphbench-worker-", 0) == 0) logs.insert(name);
+    }
+    return logs;
+  };
+  const std::set<std::string> before = tmp_logs();
+  const Result r = Ngb("run tiny null " + Common() + " --device node-1.gpu_a");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(root_ / "results" / "node-1.gpu_a" / "null"));
+  EXPECT_EQ(tmp_logs(), before);
+  ASSERT_TRUE(fs::is_directory(root_ / "results" / ".tmp"));
+  EXPECT_TRUE(fs::is_empty(root_ / "results" / ".tmp"));
 }
 
 }  // namespace

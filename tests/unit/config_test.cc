@@ -278,5 +278,103 @@ TEST_F(ConfigTest, AffinityIsReadValidatedAndSetsThreadsForACpuList) {
             std::string::npos);
 }
 
+TEST_F(ConfigTest, ThreadsAboveTheMaximumAreRefusedNotWrapped) {
+  // 3000000000 wrapped to a negative int and 2^40 to 0 (every core) before the ceiling.
+  for (const std::string v : {"3000000000", "1099511627776", "4097"}) {
+    const std::string m = CompilerError("threads: " + v + "\n");
+    EXPECT_NE(m.find("'threads' must be <= 4096 (0 means every core), got " + v), std::string::npos)
+        << m;
+  }
+  EXPECT_EQ(LoadCompilerConfig(Write("threads: 4096\n"), FindCompiler("onnxruntime")).threads,
+            4096);
+}
+
+TEST_F(ConfigTest, DuplicateKeysAreRefusedEverywhere) {
+  const std::string given_twice = "' is given twice; each key may appear once in a mapping";
+  std::string m = ExperimentsError(
+      "experiments:\n  a:\n    family: conv2d\n    widths: [8]\nexperiments:\n  b:\n"
+      "    family: conv2d\n    widths: [8]\n");
+  EXPECT_NE(m.find("'experiments" + given_twice), std::string::npos) << m;
+  m = ExperimentsError(
+      "defaults:\n  warmup: 1\n  warmup: 2\nexperiments:\n  a:\n    family: conv2d\n"
+      "    widths: [8]\n");
+  EXPECT_NE(m.find("'defaults.warmup" + given_twice), std::string::npos) << m;
+  m = ExperimentsError(
+      "experiments:\n  a:\n    family: conv2d\n    widths: [8]\n  a:\n    family: conv2d\n"
+      "    widths: [16]\n");
+  EXPECT_NE(m.find("'experiments.a" + given_twice), std::string::npos) << m;
+  m = ExperimentsError(
+      "experiments:\n  a:\n    family: conv2d\n    widths: [8]\n    widths: [16]\n");
+  EXPECT_NE(m.find("'experiments.a.widths" + given_twice), std::string::npos) << m;
+  m = ExperimentsError(
+      "experiments:\n  a:\n    family: conv2d\n    widths: [8]\n    check_tolerance:\n"
+      "      fp32: 0.1\n      fp32: 0.2\n");
+  EXPECT_NE(m.find("'experiments.a.check_tolerance.fp32" + given_twice), std::string::npos) << m;
+  m = ExperimentsError(
+      "experiments:\n  a:\n    family: conv2d\n    widths: [8]\n    validity:\n"
+      "      max_cv: 0.1\n      max_cv: 0.2\n");
+  EXPECT_NE(m.find("'experiments.a.validity.max_cv" + given_twice), std::string::npos) << m;
+  m = CompilerError("threads: 1\nthreads: 2\n");
+  EXPECT_NE(m.find("'threads" + given_twice), std::string::npos) << m;
+  m = CompilerError("options:\n  execution_mode: parallel\n  execution_mode: sequential\n");
+  EXPECT_NE(m.find("'options.execution_mode" + given_twice), std::string::npos) << m;
+}
+
+TEST_F(ConfigTest, KeysThatAreListsOrMappingsAreInputErrors) {
+  std::string m = ExperimentsError(
+      "[a, b]: 1\nexperiments:\n  a:\n    family: conv2d\n    widths: [8]\n");
+  EXPECT_NE(m.find("the top level has a key that is a list; keys must be plain names"),
+            std::string::npos)
+      << m;
+  m = ExperimentsError("experiments:\n  {x: 1}:\n    family: conv2d\n    widths: [8]\n");
+  EXPECT_NE(m.find("'experiments' has a key that is a mapping"), std::string::npos) << m;
+  m = ExperimentsError(
+      "experiments:\n  a:\n    family: conv2d\n    widths: [8]\n    validity:\n"
+      "      [max_cv]: 0.1\n");
+  EXPECT_NE(m.find("'experiments.a.validity' has a key that is a list"), std::string::npos) << m;
+  m = CompilerError("options:\n  [execution_mode]: parallel\n");
+  EXPECT_NE(m.find("'options' has a key that is a list"), std::string::npos) << m;
+}
+
+TEST_F(ConfigTest, SizesAndCountsHaveCeilings) {
+  const std::string exp = "experiments:\n  a:\n    family: ";
+  std::string m = ExperimentsError(exp + "conv2d\n    widths: [8, 65537]\n");
+  EXPECT_NE(m.find("'experiments.a.widths.[1]' must be <= 65536, got 65537"), std::string::npos)
+      << m;
+  m = ExperimentsError(exp + "conv_block\n    widths: [8]\n    depths: [1025]\n");
+  EXPECT_NE(m.find("'experiments.a.depths.[0]' must be <= 1024, got 1025"), std::string::npos)
+      << m;
+  m = ExperimentsError(exp + "conv2d\n    widths: [8]\n    batch_sizes: [1, 65537]\n");
+  EXPECT_NE(m.find("'experiments.a.batch_sizes.[1]' must be <= 65536, got 65537"),
+            std::string::npos)
+      << m;
+  m = ExperimentsError("defaults:\n  quick_batch_sizes: [100000]\n" + exp +
+                       "conv2d\n    widths: [8]\n");
+  EXPECT_NE(m.find("'defaults.quick_batch_sizes.[0]' must be <= 65536"), std::string::npos) << m;
+  for (const std::string key : {"repeats", "warmup", "max_repeats"}) {
+    m = ExperimentsError(exp + "conv2d\n    widths: [8]\n    " + key + ": 10000001\n");
+    EXPECT_NE(m.find("'experiments.a." + key + "' must be <= 10000000, got 10000001"),
+              std::string::npos)
+        << m;
+  }
+}
+
+TEST_F(ConfigTest, AttentionWidthsMustSplitIntoEqualHeads) {
+  for (const std::string family : {"self_attention", "mha_block"}) {
+    const std::string depths = family == "mha_block" ? "    depths: [1]\n" : "";
+    const std::string m = ExperimentsError("experiments:\n  attn:\n    family: " + family +
+                                           "\n    widths: [64, 129]\n" + depths);
+    EXPECT_NE(m.find("'experiments.attn.widths' has width 129, which family " + family +
+                     " cannot split into max(1, width/64) = 2 equal heads"),
+              std::string::npos)
+        << m;
+    // Below one head's width, or divisible by the head count: accepted.
+    const ExperimentsFile f = LoadExperiments(Write("experiments:\n  attn:\n    family: " +
+                                                    family + "\n    widths: [16, 130, 768]\n" +
+                                                    depths));
+    EXPECT_EQ(f.experiments.at(0).widths, (std::vector<int64_t>{16, 130, 768}));
+  }
+}
+
 }  // namespace
 }  // namespace ngraphbench

@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -178,12 +180,18 @@ TEST(Csv, AtomicWritesLeaveOnlyFinalFiles) {
             (std::vector<int64_t>{5, 7, 11}));
 }
 
+// Only the temporary files of writers that are gone: another sweep's live write is kept.
 TEST(Csv, StaleTempFilesAreRemoved) {
   const std::string dir = TempDir("stale");
-  std::ofstream(dir + "/r1.csv.tmp.123") << "half a row";
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  std::ofstream(dir + "/r1.csv.tmp." + std::to_string(gone)) << "half a row";
+  std::ofstream(dir + "/r3.csv.tmp." + std::to_string(::getpid())) << "being written";
   std::ofstream(dir + "/r2.csv") << "kept";
   EXPECT_EQ(RemoveStaleTempFiles(dir), 1);
-  EXPECT_EQ(Listing(dir), (std::vector<std::string>{"r2.csv"}));
+  EXPECT_EQ(Listing(dir), (std::vector<std::string>{
+                              "r2.csv", "r3.csv.tmp." + std::to_string(::getpid())}));
 }
 
 }  // namespace

@@ -129,3 +129,79 @@ TEST(Import, FixedBatchSizeCannotBeChanged) {
 
 }  // namespace
 }  // namespace ngraphbench
+
+// Regressions from a fuzzing campaign: files that crashed or exhausted the importer.
+#include <onnx/onnx_pb.h>
+
+namespace ngraphbench {
+namespace {
+
+onnx::ModelProto Conv2dModel() {
+  onnx::ModelProto model;
+  const std::string bytes = ExportOnnx(BuildModel(SyntheticSpec("conv2d", "conv2d", 8, 0), 1));
+  EXPECT_TRUE(model.ParseFromString(bytes));
+  return model;
+}
+
+std::string ImportError(const onnx::ModelProto& model) {
+  try {
+    ImportOnnx(model.SerializeAsString(), "hostile.onnx", 1);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "imported without an error";
+  return "";
+}
+
+TEST(HostileImport, ZeroStrideIsAnErrorNotSigfpe) {
+  onnx::ModelProto model = Conv2dModel();
+  bool found = false;
+  for (auto& node : *model.mutable_graph()->mutable_node()) {
+    if (node.op_type() != "Conv") continue;
+    onnx::AttributeProto* strides = nullptr;
+    for (auto& a : *node.mutable_attribute()) {
+      if (a.name() == "strides") strides = &a;
+    }
+    if (!strides) {
+      strides = node.add_attribute();
+      strides->set_name("strides");
+      strides->set_type(onnx::AttributeProto::INTS);
+      strides->add_ints(1);
+      strides->add_ints(1);
+    }
+    strides->set_ints(0, 0);
+    found = true;
+  }
+  ASSERT_TRUE(found);
+  EXPECT_NE(ImportError(model).find("has strides 0; each must be >= 1"), std::string::npos);
+}
+
+TEST(HostileImport, GroupZeroAndNoOutputsAreErrors) {
+  onnx::ModelProto model = Conv2dModel();
+  for (auto& node : *model.mutable_graph()->mutable_node()) {
+    if (node.op_type() != "Conv") continue;
+    auto* group = node.add_attribute();
+    group->set_name("group");
+    group->set_type(onnx::AttributeProto::INT);
+    group->set_i(0);
+  }
+  EXPECT_NE(ImportError(model).find("has group 0; it must be >= 1"), std::string::npos);
+  onnx::ModelProto no_outputs = Conv2dModel();
+  no_outputs.mutable_graph()->clear_output();
+  EXPECT_NE(ImportError(no_outputs).find("has no graph outputs"), std::string::npos);
+}
+
+TEST(HostileImport, HugeDeclaredDimsAreRefusedBeforeAllocating) {
+  for (int64_t dim : {int64_t{1} << 32, int64_t{1} << 62, int64_t{-5}}) {
+    onnx::ModelProto model = Conv2dModel();
+    auto* init = model.mutable_graph()->mutable_initializer(0);
+    init->set_dims(0, dim);
+    const std::string error = ImportError(model);
+    EXPECT_TRUE(error.find("declares") != std::string::npos ||
+                error.find("negative dimension") != std::string::npos)
+        << dim << ": " << error;
+  }
+}
+
+}  // namespace
+}  // namespace ngraphbench

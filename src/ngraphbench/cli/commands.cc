@@ -23,6 +23,19 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 
 bool FileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
+// The device label names a directory under --results: one path component that analyze finds,
+// never '..' or a hidden or nested directory.
+void CheckDeviceLabel(const std::string& label) {
+  const bool ok = !label.empty() && label[0] != '.' &&
+                  label.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                          "0123456789._-") == std::string::npos;
+  if (!ok) {
+    throw InputError("--device '" + label +
+                     "' is not a valid device label: use letters, digits, '.', '_' and '-' "
+                     "([A-Za-z0-9._-]+), not starting with '.'");
+  }
+}
+
 }  // namespace
 
 std::string SelfExe() {
@@ -88,6 +101,7 @@ CompilerConfig ResolveCompilerConfig(const std::string& configs_dir, const Compi
 }
 
 std::string RunDirectory(const RunArgs& args) {
+  CheckDeviceLabel(args.device);
   return args.results_dir + "/" + args.device + "/" + args.compiler;
 }
 

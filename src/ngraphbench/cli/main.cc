@@ -159,6 +159,9 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
+  } catch (const EnvironmentError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitEnvironment;
   } catch (const std::exception& e) {
     std::cerr << "fatal: " << e.what() << "\n";
     return kExitRunsFailed;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -30,7 +31,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The signal (SIGINT, SIGTERM) that asked the sweep to stop, 0 while none did. Process-wide by
+// nature: a signal handler can only set a flag.
+volatile std::sig_atomic_t g_interrupt = 0;
+void OnInterrupt(int signal) { g_interrupt = signal; }
+
 struct WorkerOutcome {
+  pid_t pid = 0;
+  bool interrupted = false;  // stopped because the scheduler was asked to stop
   bool timed_out = false;
   int exit_code = -1;  // when it exited
   int signal = 0;      // when a signal killed it
@@ -46,13 +54,24 @@ std::string Tail(const std::string& path, size_t max_chars) {
   return text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
 }
 
-WorkerOutcome RunWorker(const std::vector<std::string>& argv, double timeout_s) {
-  char log_path[] = "/tmp/ngraphbench-worker-XXXXXX";
-  int log_fd = ::mkstemp(log_path);
-  if (log_fd < 0) throw std::runtime_error("cannot create a worker log in /tmp");
+// The worker's log lives in <results_dir>/.tmp/, not /tmp: a sweep killed before the unlink leaves
+// it inside its own results tree instead of piling up in the machine's /tmp.
+WorkerOutcome RunWorker(const std::vector<std::string>& argv, double timeout_s,
+                        const std::string& results_dir) {
+  const std::string tmp_dir = results_dir + "/.tmp";
+  std::error_code ec;
+  std::filesystem::create_directories(tmp_dir, ec);  // mkstemps reports a failure
+  std::string log_template = tmp_dir + "/ngraphbench-worker-XXXXXX.log";
+  const int log_fd = ::mkstemps(log_template.data(), 4);
+  if (log_fd < 0) {
+    throw EnvironmentError("cannot create a worker log in " + tmp_dir + ": " +
+                           std::strerror(errno));
+  }
+  const char* log_path = log_template.c_str();
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid < 0) throw EnvironmentError(std::string("cannot start a worker: fork failed: ") +
+                                      std::strerror(errno));
   if (pid == 0) {
     // The worker: its own process group (so a timeout kills all it started), and it dies with
     // the scheduler, so a killed sweep leaves no worker writing behind it.
@@ -70,12 +89,27 @@ WorkerOutcome RunWorker(const std::vector<std::string>& argv, double timeout_s) 
   }
   ::close(log_fd);
   WorkerOutcome outcome;
+  outcome.pid = pid;
   const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
   int status = 0;
   while (true) {
     pid_t r = ::waitpid(pid, &status, WNOHANG);
     if (r == pid) break;
-    if (r < 0 && errno != EINTR) throw std::runtime_error("waitpid failed");
+    if (r < 0 && errno != EINTR) throw EnvironmentError("waitpid failed for a worker");
+    if (g_interrupt) {
+      // The worker's process group (its reference child, a compile helper) gets SIGTERM, and
+      // SIGKILL after a grace second.
+      ::kill(-pid, SIGTERM);
+      const auto grace = Clock::now() + std::chrono::seconds(1);
+      while (::waitpid(pid, &status, WNOHANG) != pid && Clock::now() < grace) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);  // in case it had not made its own group yet
+      ::waitpid(pid, &status, 0);
+      outcome.interrupted = true;
+      break;
+    }
     if (Clock::now() >= deadline) {
       ::kill(-pid, SIGKILL);
       ::kill(pid, SIGKILL);
@@ -107,6 +141,46 @@ std::string FormatDuration(double seconds) {
   return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
                    : fmt::format("{}:{:02}", s / 60, s % 60);
 }
+
+// This process's own command line, as the user typed it (for "resume with: ...").
+std::string OwnCommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\0', start);
+    if (end == std::string::npos) end = text.size();
+    std::string arg = text.substr(start, end - start);
+    if (arg.empty() || arg.find_first_of(" '\"$\\") != std::string::npos) {
+      std::string quoted = "'";
+      for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      arg = quoted + "'";
+    }
+    out += (out.empty() ? "" : " ") + arg;
+    start = end + 1;
+  }
+  return out;
+}
+
+// SIGINT and SIGTERM set g_interrupt while a sweep runs; the previous handlers come back after.
+class InterruptScope {
+ public:
+  InterruptScope() {
+    struct sigaction action {};
+    action.sa_handler = OnInterrupt;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, &old_int_);
+    ::sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~InterruptScope() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
 
 std::string Quote(const std::vector<std::string>& argv) {
   std::string out;
@@ -247,13 +321,24 @@ int CmdRun(const RunArgs& args) {
   const auto sweep_start = Clock::now();
   int failed = kept_failed;
   int invalid = 0;
-  for (size_t i = 0; i < todo.size(); ++i) {
+  size_t done = 0;
+  const InterruptScope interrupt_scope;
+  for (size_t i = 0; i < todo.size() && !g_interrupt; ++i) {
     const RunSpec& run = *todo[i];
     WorkerArgs worker{args, run.run_id};
     const std::vector<std::string> argv = WorkerCommand(worker);
     const auto run_start = Clock::now();
-    WorkerOutcome outcome = RunWorker(argv, run.timeout_s);
+    WorkerOutcome outcome = RunWorker(argv, run.timeout_s, args.results_dir);
     const std::string path = RowPath(dir, run.run_id);
+    if (outcome.interrupted) {
+      // No row for a run cut short: resume measures it again. Its temporary files go with it.
+      RemoveStaleTempFiles(dir);
+      RemoveStaleTempFiles(args.results_dir + "/.cache/reference");
+      std::cerr << fmt::format("[{:>{}}/{}] {:<28} stopped (no row written)\n", i + 1,
+                               std::to_string(todo.size()).size(), todo.size(), run.run_id);
+      break;
+    }
+    ++done;
 
     ResultRow row;
     const bool wrote_row = !outcome.timed_out && outcome.exit_code == 0 && Exists(path);
@@ -294,6 +379,15 @@ int CmdRun(const RunArgs& args) {
     if (row.status != kStatusOk) {
       std::cerr << "  reproduce: " << Quote(argv) << "\n";
     }
+  }
+  if (const int signal = g_interrupt) {
+    g_interrupt = 0;
+    std::cerr << fmt::format(
+        "interrupted by {}: {} of {} runs measured now, {} left ({} not ok so far); rows in {}\n"
+        "resume with: {}\n",
+        signal == SIGINT ? "SIGINT" : "SIGTERM", done, todo.size(), todo.size() - done, failed,
+        dir, OwnCommandLine());
+    return kExitInterrupted + signal;
   }
   std::cerr << fmt::format("done: {} runs, {} not ok, {} measured now ok but invalid; rows in {}\n",
                            runs.size(), failed, invalid, dir);

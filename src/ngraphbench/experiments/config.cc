@@ -3,16 +3,26 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/tensor.h"
 #include "ngraphbench/measure/machine.h"
+#include "ngraphbench/models/synthetic.h"
 #include "ngraphbench/models/zoo.h"
 
 namespace ngraphbench {
 
 namespace {
+
+// Ceilings far above any real run, low enough that a typo (or a fuzzer) cannot wrap an int or
+// ask for terabytes; each message states its ceiling.
+constexpr int64_t kMaxThreads = 4096;
+constexpr int64_t kMaxBatchSize = 65536;
+constexpr int64_t kMaxWidth = 65536;
+constexpr int64_t kMaxDepth = 1024;
+constexpr int64_t kMaxRepeats = 10'000'000;  // repeats, warmup, max_repeats and the like
 
 std::string Join(const std::vector<std::string>& items) {
   std::string out;
@@ -28,27 +38,53 @@ struct Where {
     return {file, path.empty() ? key : path + "." + key};
   }
   [[noreturn]] void Fail(const std::string& what) const {
-    throw InputError(file + ": '" + path + "' " + what);
+    throw InputError(file + ": " + (path.empty() ? "the top level" : "'" + path + "'") + " " +
+                     what);
   }
 };
 
-void CheckKeys(const YAML::Node& map, const Where& where, const std::vector<std::string>& allowed) {
+// The keys of a mapping, in file order. yaml-cpp keeps every entry of a repeated key and lookups
+// find the first, so a repeat would silently drop a setting: refused, as are keys that are lists
+// or mappings (which as<std::string>() cannot convert).
+std::vector<std::string> MapKeys(const YAML::Node& map, const Where& where) {
   if (!map.IsMap()) where.Fail("must be a mapping of keys to values");
+  std::vector<std::string> keys;
   for (const auto& kv : map) {
-    const std::string key = kv.first.as<std::string>();
+    if (!kv.first.IsScalar()) {
+      where.Fail("has a key that is " +
+                 std::string(kv.first.IsSequence() ? "a list"
+                             : kv.first.IsMap()    ? "a mapping"
+                                                   : "empty") +
+                 "; keys must be plain names");
+    }
+    const std::string key = kv.first.Scalar();
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+      (where / key).Fail("is given twice; each key may appear once in a mapping");
+    }
+    keys.push_back(key);
+  }
+  return keys;
+}
+
+void CheckKeys(const YAML::Node& map, const Where& where, const std::vector<std::string>& allowed) {
+  for (const auto& key : MapKeys(map, where)) {
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       (where / key).Fail("is not a known key here; allowed keys: " + Join(allowed));
     }
   }
 }
 
-int64_t ToInt(const YAML::Node& node, const Where& where, int64_t min_value) {
+int64_t ToInt(const YAML::Node& node, const Where& where, int64_t min_value, int64_t max_value,
+              const std::string& note = "") {
   int64_t v = 0;
   if (!node.IsScalar() || !YAML::convert<int64_t>::decode(node, v)) {
     where.Fail("must be an integer, got '" + YAML::Dump(node) + "'");
   }
   if (v < min_value) {
     where.Fail("must be >= " + std::to_string(min_value) + ", got " + std::to_string(v));
+  }
+  if (v > max_value) {
+    where.Fail("must be <= " + std::to_string(max_value) + note + ", got " + std::to_string(v));
   }
   return v;
 }
@@ -80,12 +116,13 @@ bool ToBool(const YAML::Node& node, const Where& where) {
   return v;
 }
 
-std::vector<int64_t> ToPositiveIntList(const YAML::Node& node, const Where& where) {
+std::vector<int64_t> ToPositiveIntList(const YAML::Node& node, const Where& where,
+                                       int64_t max_value) {
   if (!node.IsSequence()) where.Fail("must be a list of positive integers");
   if (node.size() == 0) where.Fail("must not be empty");
   std::vector<int64_t> out;
   for (size_t i = 0; i < node.size(); ++i) {
-    out.push_back(ToInt(node[i], where / ("[" + std::to_string(i) + "]"), 1));
+    out.push_back(ToInt(node[i], where / ("[" + std::to_string(i) + "]"), 1, max_value));
   }
   return out;
 }
@@ -112,12 +149,15 @@ YAML::Node LoadYaml(const std::string& path) {
 
 // Settings an experiment may set itself or inherit from `defaults`.
 void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfig& e) {
-  if (map["batch_sizes"]) e.batch_sizes = ToPositiveIntList(map["batch_sizes"], where / "batch_sizes");
-  if (map["quick_batch_sizes"]) {
-    e.quick_batch_sizes = ToPositiveIntList(map["quick_batch_sizes"], where / "quick_batch_sizes");
+  if (map["batch_sizes"]) {
+    e.batch_sizes = ToPositiveIntList(map["batch_sizes"], where / "batch_sizes", kMaxBatchSize);
   }
-  if (map["warmup"]) e.warmup = ToInt(map["warmup"], where / "warmup", 0);
-  if (map["repeats"]) e.repeats = ToInt(map["repeats"], where / "repeats", 1);
+  if (map["quick_batch_sizes"]) {
+    e.quick_batch_sizes =
+        ToPositiveIntList(map["quick_batch_sizes"], where / "quick_batch_sizes", kMaxBatchSize);
+  }
+  if (map["warmup"]) e.warmup = ToInt(map["warmup"], where / "warmup", 0, kMaxRepeats);
+  if (map["repeats"]) e.repeats = ToInt(map["repeats"], where / "repeats", 1, kMaxRepeats);
   if (map["timeout_s"]) e.timeout_s = ToDouble(map["timeout_s"], where / "timeout_s", 0);
   if (map["max_time_s"]) e.max_time_s = ToDouble(map["max_time_s"], where / "max_time_s", -1);
   if (map["quick_max_time_s"]) {
@@ -128,13 +168,15 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
         ToString(map["timing_boundary"], where / "timing_boundary", {"compute", "end_to_end"});
   }
   if (map["min_time_s"]) e.min_time_s = ToDouble(map["min_time_s"], where / "min_time_s", -1);
-  if (map["max_repeats"]) e.max_repeats = ToInt(map["max_repeats"], where / "max_repeats", 1);
+  if (map["max_repeats"]) {
+    e.max_repeats = ToInt(map["max_repeats"], where / "max_repeats", 1, kMaxRepeats);
+  }
   if (map["stop"]) e.stop = ToString(map["stop"], where / "stop", {"fixed", "ci"});
   if (map["ci_rel_target"]) {
     e.ci_rel_target = ToDouble(map["ci_rel_target"], where / "ci_rel_target", 0);
   }
   if (map["ci_min_repeats"]) {
-    e.ci_min_repeats = ToInt(map["ci_min_repeats"], where / "ci_min_repeats", 6);
+    e.ci_min_repeats = ToInt(map["ci_min_repeats"], where / "ci_min_repeats", 6, kMaxRepeats);
   }
   if (map["check"]) {
     const std::string v = ToString(map["check"], where / "check", {"on", "off"});
@@ -154,7 +196,9 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
     if (v["max_other_cpu_pct"]) {
       e.validity.max_other_cpu_pct = ToDouble(v["max_other_cpu_pct"], w / "max_other_cpu_pct", 0);
     }
-    if (v["min_repeats"]) e.validity.min_repeats = ToInt(v["min_repeats"], w / "min_repeats", 1);
+    if (v["min_repeats"]) {
+      e.validity.min_repeats = ToInt(v["min_repeats"], w / "min_repeats", 1, kMaxRepeats);
+    }
   }
 }
 
@@ -192,6 +236,7 @@ ExperimentsFile LoadExperiments(const std::string& path) {
   if (!root["experiments"] || !root["experiments"].IsMap() || root["experiments"].size() == 0) {
     (top / "experiments").Fail("must be a non-empty mapping of experiment names to settings");
   }
+  MapKeys(root["experiments"], top / "experiments");  // plain, unrepeated experiment names
 
   ExperimentsFile file;
   file.path = path;
@@ -201,7 +246,7 @@ ExperimentsFile LoadExperiments(const std::string& path) {
   allowed.insert(allowed.end(), kRunSettingKeys.begin(), kRunSettingKeys.end());
   for (const auto& kv : root["experiments"]) {
     ExperimentConfig e = defaults;
-    e.name = kv.first.as<std::string>();
+    e.name = kv.first.Scalar();
     const Where where = top / "experiments" / e.name;
     const YAML::Node& node = kv.second;
     CheckKeys(node, where, allowed);
@@ -219,8 +264,26 @@ ExperimentsFile LoadExperiments(const std::string& path) {
       }
       return used;
     };
-    if (field("widths", family.uses_width)) e.widths = ToPositiveIntList(node["widths"], where / "widths");
-    if (field("depths", family.uses_depth)) e.depths = ToPositiveIntList(node["depths"], where / "depths");
+    if (field("widths", family.uses_width)) {
+      e.widths = ToPositiveIntList(node["widths"], where / "widths", kMaxWidth);
+    }
+    if (field("depths", family.uses_depth)) {
+      e.depths = ToPositiveIntList(node["depths"], where / "depths", kMaxDepth);
+    }
+    if (e.family == "self_attention" || e.family == "mha_block") {
+      // synthetic.cc splits width into heads = max(1, width/kHeadDim) equal heads.
+      for (const int64_t width : e.widths) {
+        const int64_t heads = std::max<int64_t>(1, width / kHeadDim);
+        if (width % heads != 0) {
+          const std::string head = std::to_string(kHeadDim);
+          (where / "widths")
+              .Fail("has width " + std::to_string(width) + ", which family " + e.family +
+                    " cannot split into max(1, width/" + head + ") = " + std::to_string(heads) +
+                    " equal heads; use a width below " + head +
+                    " or one divisible by its head count (e.g. a multiple of " + head + ")");
+        }
+      }
+    }
     if (field("models", family.uses_models)) {
       e.models = ToStringList(node["models"], where / "models");
       if (!family.variants.empty()) {
@@ -231,9 +294,6 @@ ExperimentsFile LoadExperiments(const std::string& path) {
       }
     }
     ApplyRunSettings(node, where, e);
-    for (const auto& other : file.experiments) {
-      if (other.name == e.name) where.Fail("is defined twice");
-    }
     file.experiments.push_back(std::move(e));
   }
   return file;
@@ -265,7 +325,8 @@ CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& i
     c.precision = ToString(root["precision"], top / "precision", info.precisions);
   }
   if (root["threads"]) {
-    int64_t threads = ToInt(root["threads"], top / "threads", 0);
+    const int64_t threads =
+        ToInt(root["threads"], top / "threads", 0, kMaxThreads, " (0 means every core)");
     c.threads = threads == 0 ? AvailableCores() : static_cast<int>(threads);
   }
   if (root["affinity"]) {
@@ -277,7 +338,8 @@ CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& i
       throw InputError(path + ": " + e.what());
     }
     // threads 0 (or unset) means every CPU the process may use: with a CPU list, those listed.
-    const bool all_cores = !root["threads"] || ToInt(root["threads"], top / "threads", 0) == 0;
+    const bool all_cores =
+        !root["threads"] || ToInt(root["threads"], top / "threads", 0, kMaxThreads) == 0;
     if (c.affinity != "compact" && !cpus.empty() && all_cores) {
       c.threads = static_cast<int>(cpus.size());
     }
@@ -296,7 +358,8 @@ CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& i
       const Where where = top / "options" / spec.key;
       switch (spec.type) {
         case OptionType::kInt: {
-          const int64_t v = ToInt(options[spec.key], where, spec.min_value);
+          const int64_t v =
+              ToInt(options[spec.key], where, spec.min_value, std::numeric_limits<int64_t>::max());
           if (v > spec.max_value) {
             const std::string range =
                 "must be <= " + std::to_string(spec.max_value) + ", got " + std::to_string(v);

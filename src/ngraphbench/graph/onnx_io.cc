@@ -193,15 +193,83 @@ Shape StaticShape(const onnx::TypeProto& type, const std::string& value,
   return shape;
 }
 
+// The most elements one initializer may declare (4 GiB of float32): a file that declares more is
+// refused before anything is allocated.
+constexpr uint64_t kMaxInitializerElements = uint64_t{1} << 30;
+
+// The number of elements `t` declares, checked against the values the file actually holds
+// before anything is allocated: a tiny file may declare dims of 2^62 or -5.
+size_t CheckedElementCount(const onnx::TensorProto& t, const std::string& source) {
+  auto fail = [&](const std::string& what) {
+    throw InputError("ONNX model '" + source + "': initializer '" + t.name() + "' " + what);
+  };
+  uint64_t n = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0) fail("has a negative dimension " + std::to_string(d));
+    if (d > 0 && n > kMaxInitializerElements / static_cast<uint64_t>(d)) {
+      fail("declares more than " + std::to_string(kMaxInitializerElements) + " elements");
+    }
+    n *= static_cast<uint64_t>(d);
+  }
+  uint64_t held = 0;
+  switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      held = t.has_raw_data() ? t.raw_data().size() / sizeof(float) : t.float_data_size();
+      break;
+    case onnx::TensorProto::INT64:
+      held = t.has_raw_data() ? t.raw_data().size() / sizeof(int64_t) : t.int64_data_size();
+      break;
+    case onnx::TensorProto::INT32:
+      held = t.has_raw_data() ? t.raw_data().size() / sizeof(int32_t) : t.int32_data_size();
+      break;
+    default:
+      return static_cast<size_t>(n);  // refused by type below
+  }
+  if (held != n) {
+    fail("declares " + std::to_string(n) + " elements but the file holds " +
+         std::to_string(held));
+  }
+  return static_cast<size_t>(n);
+}
+
+// Attributes that libonnx's shape inference divides by or indexes with, checked first: a Conv
+// with a stride of 0 would otherwise end the process with SIGFPE.
+void CheckNodeAttributes(const onnx::GraphProto& g, const std::string& source) {
+  if (g.output_size() == 0) {
+    throw InputError("ONNX model '" + source + "' has no graph outputs; a model must produce one");
+  }
+  static const std::set<std::string> kWindowed = {"Conv", "ConvTranspose", "MaxPool",
+                                                  "AveragePool", "LpPool"};
+  for (const auto& node : g.node()) {
+    if (!kWindowed.count(node.op_type())) continue;
+    const std::string where = "ONNX model '" + source + "': node '" + node.name() + "' (" +
+                              node.op_type() + ") ";
+    for (const auto& a : node.attribute()) {
+      const std::string& key = a.name();
+      if (key == "strides" || key == "dilations" || key == "kernel_shape") {
+        for (int64_t v : a.ints()) {
+          if (v < 1) throw InputError(where + "has " + key + " " + std::to_string(v) + "; each must be >= 1");
+        }
+      } else if (key == "pads") {
+        for (int64_t v : a.ints()) {
+          if (v < 0) throw InputError(where + "has pads " + std::to_string(v) + "; each must be >= 0");
+        }
+      } else if (key == "group" && a.i() < 1) {
+        throw InputError(where + "has group " + std::to_string(a.i()) + "; it must be >= 1");
+      }
+    }
+  }
+}
+
 Initializer ToInitializer(const onnx::TensorProto& t, const std::string& source) {
   Initializer init;
   init.name = t.name();
-  for (int64_t d : t.dims()) init.tensor.shape.push_back(d);
-  const size_t n = static_cast<size_t>(NumElements(init.tensor.shape));
   if (t.has_data_location() && t.data_location() == onnx::TensorProto::EXTERNAL) {
     throw InputError("ONNX model '" + source + "': initializer '" + t.name() +
                      "' uses external data; save the model with its weights inside the file");
   }
+  const size_t n = CheckedElementCount(t, source);
+  for (int64_t d : t.dims()) init.tensor.shape.push_back(d);
   const std::string& raw = t.raw_data();
   switch (t.data_type()) {
     case onnx::TensorProto::FLOAT:
@@ -279,6 +347,10 @@ Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t ba
     throw InputError("'" + source + "' is not an ONNX model: its bytes do not parse as a "
                      "ModelProto (expected a file written by an ONNX exporter)");
   }
+  // Before libonnx looks at it: sizes against the bytes present, and the attributes its checks
+  // divide by.
+  CheckNodeAttributes(model.graph(), source);
+  for (const auto& t : model.graph().initializer()) CheckedElementCount(t, source);
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {

@@ -1,12 +1,14 @@
 #include "ngraphbench/results/csv.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -97,7 +99,7 @@ void CheckedWrite(int fd, const std::string& data, const std::string& path) {
     ssize_t n = ::write(fd, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+      throw EnvironmentError("cannot write '" + path + "': " + std::strerror(errno));
     }
     p += n;
     left -= static_cast<size_t>(n);
@@ -114,7 +116,7 @@ void MakeDirs(const std::string& dir) {
     if (part.empty()) continue;
     partial += part + "/";
     if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
-      throw std::runtime_error("cannot create directory '" + partial + "': " +
+      throw EnvironmentError("cannot create directory '" + partial + "': " +
                                std::strerror(errno));
     }
   }
@@ -326,10 +328,10 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
   MakeDirs(dir);
   const std::string tmp = path + kTempMarker + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot create '" + tmp + "': " + std::strerror(errno));
+  if (fd < 0) throw EnvironmentError("cannot create '" + tmp + "': " + std::strerror(errno));
   try {
     CheckedWrite(fd, contents, tmp);
-    if (::fsync(fd) != 0) throw std::runtime_error("cannot fsync '" + tmp + "'");
+    if (::fsync(fd) != 0) throw EnvironmentError("cannot fsync '" + tmp + "'");
   } catch (...) {
     ::close(fd);
     ::unlink(tmp.c_str());
@@ -338,7 +340,7 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
   ::close(fd);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot rename '" + tmp + "' to '" + path + "': " +
+    throw EnvironmentError("cannot rename '" + tmp + "' to '" + path + "': " +
                              std::strerror(errno));
   }
 }
@@ -349,10 +351,15 @@ int RemoveStaleTempFiles(const std::string& dir) {
   int removed = 0;
   while (dirent* e = ::readdir(d)) {
     std::string name = e->d_name;
-    if (name.find(kTempMarker) != std::string::npos &&
-        ::unlink((dir + "/" + name).c_str()) == 0) {
-      ++removed;
-    }
+    const size_t marker = name.rfind(kTempMarker);
+    if (marker == std::string::npos) continue;
+    // "<file>.tmp.<pid>": a process of this machine that still lives is writing it.
+    const std::string pid_text = name.substr(marker + std::strlen(kTempMarker));
+    char* end = nullptr;
+    const long pid = std::strtol(pid_text.c_str(), &end, 10);
+    const bool owner_alive = !pid_text.empty() && *end == '\0' && pid > 0 &&
+                             (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
+    if (!owner_alive && ::unlink((dir + "/" + name).c_str()) == 0) ++removed;
   }
   ::closedir(d);
   return removed;

@@ -31,7 +31,8 @@ std::vector<int64_t> ParseLatencies(const std::string& text, const std::string& 
 // Writes `contents` to `path` atomically (temp file + fsync + rename). Creates parent dirs.
 void WriteFileAtomic(const std::string& path, const std::string& contents);
 
-// Removes temporary files that an interrupted writer left in `dir`; returns how many.
+// Removes temporary files that an interrupted writer left in `dir` (`<file>.tmp.<pid>` whose
+// process is gone; a live writer's file stays); returns how many.
 int RemoveStaleTempFiles(const std::string& dir);
 
 // CSV field helpers, shared by every CSV ngraphbench writes.

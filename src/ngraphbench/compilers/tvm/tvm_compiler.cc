@@ -13,7 +13,7 @@
 // with the same target, TVM version and settings (see python/tvm_compile.py).
 #include <dlpack/dlpack.h>
 #include <fcntl.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/container/tensor.h>
@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,8 +33,6 @@
 
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/core/error.h"
-
-extern char** environ;
 
 namespace ngraphbench {
 namespace {
@@ -114,15 +113,38 @@ int RunProcess(const std::vector<std::string>& argv, const fs::path& log) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid;
-  const int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  // A failed open or exec in the child writes its errno here; a successful exec closes the pipe.
+  int exec_error[2];
+  if (::pipe2(exec_error, O_CLOEXEC) != 0) {
+    throw CompileError(std::string("tvm: cannot start a compile helper: ") + std::strerror(errno));
+  }
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  const int fork_errno = errno;
+  if (pid == 0) {
+    // The helper dies with its worker, as workers die with the scheduler: a killed worker leaves
+    // no python compiling behind it.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0 && ::dup2(fd, STDOUT_FILENO) >= 0 && ::dup2(fd, STDERR_FILENO) >= 0) {
+      ::execvp(args[0], args.data());
+    }
+    const int e = errno;
+    (void)!::write(exec_error[1], &e, sizeof e);
+    ::_exit(127);
+  }
+  ::close(exec_error[1]);
+  int err = fork_errno;
+  if (pid > 0) {
+    ssize_t n;
+    while ((n = ::read(exec_error[0], &err, sizeof err)) < 0 && errno == EINTR) {
+    }
+    if (n != static_cast<ssize_t>(sizeof err)) err = 0;  // the pipe closed: exec succeeded
+  }
+  ::close(exec_error[0]);
   if (err != 0) {
+    if (pid > 0) ::waitpid(pid, nullptr, 0);
     throw CompileError("tvm: cannot start " + argv[0] + ": " + std::strerror(err) +
                        " (set NGRAPHBENCH_TVM_PYTHON to a python with apache-tvm)");
   }
