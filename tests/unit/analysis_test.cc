@@ -1,5 +1,7 @@
 // Derived metrics on small hand-computed tables, and `analyze` on a results tree and on a zip.
 #include <gtest/gtest.h>
+
+#include <cstring>
 #include <unistd.h>
 #include <zip.h>
 
@@ -623,6 +625,42 @@ TEST_F(AnalyzeFiles, SameRunInTwoInputsIsAnError) {
       InputErrorOf([&] { LoadRuns({(root_ / "a").string(), (root_ / "b").string()}); });
   EXPECT_NE(message.find("same run"), std::string::npos) << message;
   EXPECT_THROW(RunAnalyze({}, (root_ / "out").string()), InputError);
+}
+
+}  // namespace
+}  // namespace ngraphbench
+
+namespace ngraphbench {
+namespace {
+
+// Hostile inputs found by a fuzzing campaign.
+TEST_F(AnalyzeFiles, AZipEntryClaimingGigabytesIsRefusedBeforeReading) {
+  WriteTree(root_ / "results", {Row("identity", "conv2d", "conv2d_w64", 1, 1000)});
+  const fs::path zip = root_ / "big.zip";
+  Zip(root_ / "results", zip);
+  // Rewrite every uncompressed size in the central directory (signature PK\1\2, size at +24)
+  // to 3 GiB; the bytes themselves stay small.
+  std::string bytes = ReadText(zip);
+  const uint32_t huge = 3u << 30;
+  int patched = 0;
+  for (size_t at = bytes.find("PK\x01\x02"); at != std::string::npos;
+       at = bytes.find("PK\x01\x02", at + 4)) {
+    std::memcpy(&bytes[at + 24], &huge, sizeof(huge));
+    ++patched;
+  }
+  ASSERT_GT(patched, 0);
+  std::ofstream(zip, std::ios::binary) << bytes;
+  const std::string error = InputErrorOf([&] { LoadRuns(zip.string()); });
+  EXPECT_NE(error.find("the entry claims 3221225472 bytes"), std::string::npos) << error;
+}
+
+TEST_F(AnalyzeFiles, AnOutputPathThatIsAFileIsBadInput) {
+  WriteTree(root_ / "results", {Row("identity", "conv2d", "conv2d_w64", 1, 1000)});
+  std::ofstream(root_ / "taken") << "a file";
+  const std::string error = InputErrorOf(
+      [&] { RunAnalyze({(root_ / "results").string()}, (root_ / "taken").string(), {}); });
+  EXPECT_NE(error.find("is an existing file; give a directory"), std::string::npos) << error;
+  EXPECT_EQ(ReadText(root_ / "taken"), "a file");
 }
 
 }  // namespace

@@ -194,5 +194,13 @@ TEST(Csv, StaleTempFilesAreRemoved) {
                               "r2.csv", "r3.csv.tmp." + std::to_string(::getpid())}));
 }
 
+// An SDK's coloured error text ends up in a row as plain text.
+TEST(Csv, TerminalColourCodesAndControlCharactersAreDropped) {
+  ResultRow row = SampleRow();
+  row.error = "\x1b[1;31m2026 [E:onnxruntime] Non-zero status\x1b[m\tcode\x07 here";
+  const ResultRow out = ParseRowCsv(FormatRowCsv(row), "mem");
+  EXPECT_EQ(out.error, "2026 [E:onnxruntime] Non-zero status code here");
+}
+
 }  // namespace
 }  // namespace ngraphbench

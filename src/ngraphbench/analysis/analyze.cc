@@ -207,6 +207,11 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   if (inputs.empty()) {
     throw InputError("analyze: no input; expected one or more results directories or .zip files");
   }
+  std::error_code error;
+  if (std::filesystem::exists(out_dir, error) && !std::filesystem::is_directory(out_dir, error)) {
+    throw InputError("analyze: -o '" + out_dir + "' is an existing file; give a directory (it is "
+                     "created if missing)");
+  }
   const std::vector<LoadedRun> runs = LoadRuns(inputs);
   std::vector<RunPoint> points;
   for (const LoadedRun& run : runs) points.push_back(ToRunPoint(run.row));

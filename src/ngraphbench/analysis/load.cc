@@ -133,6 +133,19 @@ std::string ReadEntry(zip_t* archive, zip_int64_t index, const std::string& sour
   if (!file) {
     throw InputError(source + ": cannot open the entry (" + zip_strerror(archive) + ")");
   }
+  // The directory's sizes are checked before anything is allocated: a tiny zip may claim a
+  // 3 GiB entry. Rows and traces are far below the ceiling, and deflate never expands more than
+  // about 1032:1.
+  constexpr zip_uint64_t kMaxEntryBytes = zip_uint64_t{1} << 30;
+  if (stat.size > kMaxEntryBytes) {
+    throw InputError(source + ": the entry claims " + std::to_string(stat.size) +
+                     " bytes, more than a result file may hold (" +
+                     std::to_string(kMaxEntryBytes) + ")");
+  }
+  if ((stat.valid & ZIP_STAT_COMP_SIZE) && stat.size > stat.comp_size * 1100 + 4096) {
+    throw InputError(source + ": the entry claims " + std::to_string(stat.size) + " bytes from " +
+                     std::to_string(stat.comp_size) + " compressed bytes: a corrupt directory");
+  }
   std::string text(stat.size, '\0');
   // zip_fread checks the CRC once the whole entry is read, so a damaged entry fails here.
   const zip_int64_t got = zip_fread(file.get(), text.data(), stat.size);

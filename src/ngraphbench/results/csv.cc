@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -259,10 +260,22 @@ std::string FormatRowCsv(const ResultRow& row) {
       values += ',';
     }
     header += column.name;
-    // One record per line: newlines inside a field (error text) become spaces.
-    std::string v = column.format(row);
-    for (char& c : v) {
-      if (c == '\n' || c == '\r') c = ' ';
+    // One record per line: newlines inside a field (error text) become spaces; terminal colour
+    // codes (ESC [ ... letter, as some SDKs print) and other control characters are dropped.
+    const std::string raw = column.format(row);
+    std::string v;
+    for (size_t k = 0; k < raw.size(); ++k) {
+      const unsigned char c = static_cast<unsigned char>(raw[k]);
+      if (c == 0x1b && k + 1 < raw.size() && raw[k + 1] == '[') {
+        k += 2;
+        while (k < raw.size() && !std::isalpha(static_cast<unsigned char>(raw[k]))) ++k;
+        continue;
+      }
+      if (c == '\n' || c == '\r' || c == '\t') {
+        v += ' ';
+      } else if (c >= 0x20 && c != 0x7f) {
+        v += static_cast<char>(c);
+      }
     }
     values += CsvEscape(v);
   }

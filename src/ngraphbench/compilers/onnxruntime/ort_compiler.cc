@@ -112,9 +112,15 @@ class OrtExecutable : public Executable {
     }
   }
 
+  // A failure inside ORT's kernels (Ort::Exception) is the compiler refusing the model at run
+  // time: an `error` row naming it, not a crashed worker.
   void Run() override {
-    session_->Run(run_options_, input_names_.data(), input_values_.data(), input_values_.size(),
-                  output_names_.data(), output_values_.data(), output_values_.size());
+    try {
+      session_->Run(run_options_, input_names_.data(), input_values_.data(), input_values_.size(),
+                    output_names_.data(), output_values_.data(), output_values_.size());
+    } catch (const Ort::Exception& e) {
+      throw CompileError(std::string("onnxruntime: running the model failed: ") + e.what());
+    }
   }
 
   std::vector<HostTensor> GetOutputs() override {
