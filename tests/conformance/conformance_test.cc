@@ -1,4 +1,4 @@
-// Cross-compiler conformance (DESIGN.md §9): every built compiler module computes the same outputs
+// Cross-compiler conformance: every built compiler module computes the same outputs
 // as the reference on the same inputs.
 //
 // Reference: `identity` (PyTorch eager) when built, else `onnxruntime`, else the first built
@@ -11,7 +11,7 @@
 // sums (blocked GEMM, Winograd, folded BatchNorm) differ from the reference by ~1e-6 relative on
 // these sizes; 1e-4 leaves two orders of margin and still catches any wrong semantics.
 //
-// Vendor SDKs must not meet in one process (DESIGN.md §3), so each compiler runs in a forked
+// Vendor SDKs must not meet in one process, so each compiler runs in a forked
 // child that loads only its module; the parent never loads one.
 #include <gtest/gtest.h>
 #include <sys/wait.h>

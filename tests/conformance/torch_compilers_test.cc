@@ -165,7 +165,7 @@ INSTANTIATE_TEST_SUITE_P(LibTorch, TorchCompilerTest, ::testing::Values("identit
                          [](const auto& info) { return info.param; });
 
 // Eager PyTorch runs Conv, BatchNorm and ReLU as three kernels per block; freezing folds the
-// BatchNorm into the convolution's weights (DESIGN.md §8).
+// BatchNorm into the convolution's weights.
 TEST(TorchScript, FreezingFoldsBatchNormIntoConv) {
   NGB_REQUIRE_BUILT("identity");
   NGB_REQUIRE_BUILT("torchscript");

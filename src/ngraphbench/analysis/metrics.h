@@ -1,4 +1,4 @@
-// Derived metrics over measured runs (DESIGN.md §6): batch scaling (RTR, ASE), speedup over the
+// Derived metrics over measured runs: batch scaling (RTR, ASE), speedup over the
 // `identity` baseline, and whether compilation reverses the throughput ranking of architectures.
 // Plain free functions over plain structs: no I/O, so every number is unit-tested by hand.
 //
@@ -17,7 +17,7 @@
 
 namespace ngraphbench {
 
-// The baseline every speedup and ranking is measured against (DESIGN.md §1).
+// The baseline every speedup and ranking is measured against.
 inline constexpr const char* kBaselineCompiler = "identity";
 // The experiment whose models are ranked (Table IV of the paper).
 inline constexpr const char* kRankedExperiment = "architectures";

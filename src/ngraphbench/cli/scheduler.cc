@@ -1,5 +1,5 @@
 // The scheduler: expands the grid, skips runs whose row exists, and runs one worker process per
-// run. A worker that crashes or hangs costs one run, never the sweep (DESIGN.md §3).
+// run. A worker that crashes or hangs costs one run, never the sweep.
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <signal.h>

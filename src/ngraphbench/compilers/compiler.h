@@ -1,4 +1,4 @@
-// The compiler interface: what every compiler module implements (DESIGN.md §4).
+// The compiler interface: what every compiler module implements.
 //
 // A module is a shared library `libngraphbench_<name>.so` that exports
 //   extern "C" ngraphbench::Compiler* NgraphbenchCreateCompiler();

@@ -1,4 +1,4 @@
-// The compilers ngraphbench knows, as plain data (DESIGN.md §2: one line per compiler in
+// The compilers ngraphbench knows, as plain data (one line per compiler in
 // registry.cc). The scheduler uses this to validate configs without loading any vendor SDK;
 // workers load the module itself.
 #pragma once

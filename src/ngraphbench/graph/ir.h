@@ -2,7 +2,7 @@
 //
 // Nodes use ONNX operator names and attributes (opset 17). Where PyTorch eager runs one kernel
 // that ONNX opset 17 spells as several ops, the IR keeps the single op, so that the `identity`
-// baseline can call that one kernel and the ONNX exporter lowers it (DESIGN.md §5):
+// baseline can call that one kernel and the ONNX exporter lowers it:
 //   Linear(X, W[out, in], B[out])          Y = X · Wᵀ + B over the last axis (torch.nn.Linear)
 //   ScaledDotProductAttention(Q, K, V [, bias])
 //                                          Q, K, V: [..., seq, head_dim];

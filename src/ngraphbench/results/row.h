@@ -1,4 +1,4 @@
-// The result row: one tidy row per run, fixed columns, units in names (DESIGN.md §7).
+// The result row: one tidy row per run, fixed columns, units in names.
 // Serialized in exactly one place (results/csv.cc).
 #pragma once
 

@@ -1,4 +1,4 @@
-// The `identity` compiler: the PyTorch eager baseline (DESIGN.md §1). It compiles nothing; it
+// The `identity` compiler: the PyTorch eager baseline. It compiles nothing; it
 // runs the model IR node by node with the ATen kernel PyTorch eager would call for each node.
 #include <memory>
 

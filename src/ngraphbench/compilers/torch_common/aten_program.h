@@ -1,6 +1,6 @@
 // AtenProgram: executes a model IR graph node by node with ATen operators, as PyTorch eager does.
 //
-// This is the `identity` baseline (DESIGN.md §1) and what `torchscript` traces. Where PyTorch
+// This is the `identity` baseline and what `torchscript` traces. Where PyTorch
 // eager runs one kernel (Conv, BatchNorm, Linear, LayerNorm, GELU, scaled dot-product attention)
 // the program calls that one ATen kernel, never a decomposition, and it rewrites nothing at the
 // graph level: a compiler's speedup over it is the speedup over eager PyTorch.

@@ -1,6 +1,6 @@
 // The `torchscript` compiler: the eager execution of `identity`, traced into a TorchScript
 // graph, then frozen and optimized for inference as torch.jit.trace + torch.jit.freeze +
-// torch.jit.optimize_for_inference would do it in Python (DESIGN.md §8).
+// torch.jit.optimize_for_inference would do it in Python.
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/frontend/tracer.h>

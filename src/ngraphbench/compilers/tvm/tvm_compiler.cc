@@ -1,4 +1,4 @@
-// The `tvm` compiler: Apache TVM (Relax) with optional MetaSchedule auto-tuning (DESIGN.md §8).
+// The `tvm` compiler: Apache TVM (Relax) with optional MetaSchedule auto-tuning.
 //
 // Compilation needs TVM's Python stack (ONNX frontend, MetaSchedule, LLVM codegen), so it runs
 // python/tvm_compile.py as a subprocess that exports a shared library. The timed part runs here:
@@ -303,7 +303,7 @@ class TvmCompiler : public Compiler {
     if (config.affinity != "none") ::setenv("TVM_BIND_THREADS", "0", 1);
 
     const std::string target = config.options.String("target");
-    // --quick skips auto-tuning (CompileRequest::quick), as DESIGN.md's "quick" grid intends.
+    // --quick skips auto-tuning (CompileRequest::quick), as the README's --quick promises.
     const int64_t configured_trials = config.options.Int("tuning_trials");
     const int64_t trials = request.quick ? 0 : configured_trials;
     const std::string timeout = std::to_string(config.options.Int("tuning_timeout_s"));
