@@ -15,6 +15,7 @@ namespace {
 TEST(Random, Fnv1a64KnownValues) {
   EXPECT_EQ(Fnv1a64(""), 0xcbf29ce484222325ULL);
   EXPECT_EQ(Fnv1a64("a"), 0xaf63dc4c8601ec8cULL);
+  EXPECT_EQ(Fnv1a64Hex(""), "cbf29ce484222325");
   EXPECT_EQ(InputSeed("conv2d_w16_b1", "input"), 0x272e1a4f3e813af3ULL);
 }
 

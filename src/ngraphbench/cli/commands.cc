@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstring>
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -44,6 +46,15 @@ std::string SelfExe() {
   if (n <= 0) return "ngraphbench";
   buf[n] = '\0';
   return buf;
+}
+
+void ExecOrExit(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  ::execv(args[0], args.data());
+  std::fprintf(stderr, "cannot exec %s: %s\n", args[0], std::strerror(errno));
+  ::_exit(127);
 }
 
 ExperimentConfig ResolveExperiment(const GridArgs& args) {

@@ -68,4 +68,8 @@ ResultRow BaseRow(const RunSpec& run, const RunArgs& args, const CompilerConfig&
 // Path of the running binary.
 std::string SelfExe();
 
+// In a forked child: replaces the process with argv (argv[0] a path), or says why it cannot on
+// stderr and exits 127.
+[[noreturn]] void ExecOrExit(const std::vector<std::string>& argv);
+
 }  // namespace ngraphbench

@@ -80,12 +80,7 @@ WorkerOutcome RunWorker(const std::vector<std::string>& argv, double timeout_s,
     if (::getppid() != parent) ::_exit(127);
     ::dup2(log_fd, STDOUT_FILENO);
     ::dup2(log_fd, STDERR_FILENO);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    std::fprintf(stderr, "cannot exec %s: %s\n", args[0], std::strerror(errno));
-    ::_exit(127);
+    ExecOrExit(argv);
   }
   ::close(log_fd);
   WorkerOutcome outcome;

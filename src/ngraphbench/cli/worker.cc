@@ -109,10 +109,8 @@ std::string ReferencePath(const RunArgs& args, const RunSpec& run, const Graph& 
   for (const auto& in : graph.inputs) {
     key += in.name + "=" + std::to_string(InputSeed(run.run_id, in.name)) + "\n";
   }
-  char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(Fnv1a64(key)));
   return args.results_dir + "/.cache/reference/" + run.model.name + "_b" +
-         std::to_string(run.batch_size) + "." + reference + "." + hex + ".bin";
+         std::to_string(run.batch_size) + "." + reference + "." + Fnv1a64Hex(key) + ".bin";
 }
 
 // Runs `argv` with stdout and stderr into `log`; returns its wait status. The child stays in
@@ -126,12 +124,7 @@ int RunChild(const std::vector<std::string>& argv, const std::string& log) {
       ::dup2(::fileno(f), STDOUT_FILENO);
       ::dup2(::fileno(f), STDERR_FILENO);
     }
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    std::fprintf(stderr, "cannot exec %s: %s\n", args[0], std::strerror(errno));
-    ::_exit(127);
+    ExecOrExit(argv);
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

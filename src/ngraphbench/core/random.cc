@@ -1,6 +1,7 @@
 #include "ngraphbench/core/random.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace ngraphbench {
 
@@ -11,6 +12,12 @@ uint64_t Fnv1a64(const std::string& text) {
     h *= 0x100000001b3ULL;
   }
   return h;
+}
+
+std::string Fnv1a64Hex(const std::string& text) {
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(Fnv1a64(text)));
+  return hex;
 }
 
 double PortableRng::Normal() {

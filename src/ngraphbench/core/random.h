@@ -20,6 +20,8 @@
 namespace ngraphbench {
 
 uint64_t Fnv1a64(const std::string& text);
+// Fnv1a64(text) as 16 lowercase hex digits: the ids of settings, machines and cache entries.
+std::string Fnv1a64Hex(const std::string& text);
 
 class PortableRng {
  public:

@@ -65,10 +65,7 @@ std::string FingerprintText(const RunSpec& run, const CompilerConfig& config, in
 }
 
 std::string ConfigHash(const RunSpec& run, const CompilerConfig& config, int sample_ms) {
-  char buf[17];
-  std::snprintf(buf, sizeof(buf), "%016llx",
-                static_cast<unsigned long long>(Fnv1a64(FingerprintText(run, config, sample_ms))));
-  return buf;
+  return Fnv1a64Hex(FingerprintText(run, config, sample_ms));
 }
 
 }  // namespace ngraphbench

@@ -252,10 +252,7 @@ MachineInfo DescribeMachine(const std::string& root) {
   }
   m.cpus_available = FormatCpuList(ProcessCpus());
 
-  char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016llx",
-                static_cast<unsigned long long>(Fnv1a64(IdentityJson(m).dump())));
-  m.machine_id = hex;
+  m.machine_id = Fnv1a64Hex(IdentityJson(m).dump());
   return m;
 }
 
