@@ -466,7 +466,7 @@ class AnalyzeFiles : public ::testing::Test {
 
   // Zips every file under `dir` as "results/<relative path>", in reverse path order so the
   // archive order differs from the directory walk.
-  static void Zip(const fs::path& dir, const fs::path& archive) {
+  static void Zip(const fs::path& dir, const fs::path& archive, bool stored = false) {
     std::vector<fs::path> files;
     for (const auto& entry : fs::recursive_directory_iterator(dir)) {
       if (entry.is_regular_file()) files.push_back(entry.path());
@@ -483,7 +483,9 @@ class AnalyzeFiles : public ::testing::Test {
           zip_source_buffer(zip, contents.back().data(), contents.back().size(), 0);
       ASSERT_NE(source, nullptr);
       const std::string name = "results/" + fs::relative(file, dir).generic_string();
-      ASSERT_GE(zip_file_add(zip, name.c_str(), source, ZIP_FL_ENC_UTF_8), 0) << zip_strerror(zip);
+      const zip_int64_t index = zip_file_add(zip, name.c_str(), source, ZIP_FL_ENC_UTF_8);
+      ASSERT_GE(index, 0) << zip_strerror(zip);
+      if (stored) ASSERT_EQ(zip_set_file_compression(zip, index, ZIP_CM_STORE, 0), 0);
     }
     ASSERT_EQ(zip_close(zip), 0);
   }
@@ -661,6 +663,37 @@ TEST_F(AnalyzeFiles, AnOutputPathThatIsAFileIsBadInput) {
       [&] { RunAnalyze({(root_ / "results").string()}, (root_ / "taken").string(), {}); });
   EXPECT_NE(error.find("is an existing file; give a directory"), std::string::npos) << error;
   EXPECT_EQ(ReadText(root_ / "taken"), "a file");
+}
+
+// A digit changed inside a stored (uncompressed) entry still decompresses: only the CRC tells.
+// Such an archive is refused, for a row when it is loaded and for a trace when it is read.
+TEST_F(AnalyzeFiles, EntriesWithAWrongCrcAreRefused) {
+  WriteTree(root_ / "tree", {Row("tvm", "conv2d", "c", 1, 123456.5)});
+  Zip(root_ / "tree", root_ / "good.zip", /*stored=*/true);
+  const std::string bytes = ReadText(root_ / "good.zip");
+  ASSERT_EQ(LoadRuns((root_ / "good.zip").string()).size(), 1u);
+
+  auto damaged = [&](const std::string& from, const std::string& to, const std::string& name) {
+    std::string copy = bytes;
+    const size_t at = copy.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    EXPECT_EQ(copy.find(from, at + 1), std::string::npos) << from << " is not unique";
+    copy.replace(at, from.size(), to);
+    const fs::path path = root_ / name;
+    std::ofstream(path, std::ios::binary) << copy;
+    return path.string();
+  };
+  const std::string row = damaged("123456.5", "923456.5", "row.zip");
+  const std::string message = InputErrorOf([&] { LoadRuns(row); });
+  EXPECT_NE(message.find("c_b1.csv: corrupt entry (CRC error)"), std::string::npos) << message;
+
+  const std::string trace = damaged("2,1050", "2,9050", "trace.zip");
+  const std::vector<LoadedRun> runs = LoadRuns(trace);
+  ASSERT_EQ(runs.size(), 1u);
+  const std::string trace_message = InputErrorOf([&] { ReadRunLatencies(runs[0]); });
+  EXPECT_NE(trace_message.find("CRC error"), std::string::npos) << trace_message;
+  EXPECT_EQ(*ReadRunLatencies(LoadRuns((root_ / "good.zip").string())[0]),
+            (std::vector<int64_t>{1000, 1100, 1050}));
 }
 
 }  // namespace

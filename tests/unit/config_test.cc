@@ -359,6 +359,28 @@ TEST_F(ConfigTest, SizesAndCountsHaveCeilings) {
   }
 }
 
+// A value listed twice would name two runs alike; a grid of billions of runs would exhaust the
+// scheduler before anything ran.
+TEST_F(ConfigTest, RepeatedListValuesAndHugeGridsAreRefused) {
+  const std::string exp = "experiments:\n  a:\n    family: ";
+  std::string m = ExperimentsError(exp + "conv2d\n    widths: [8, 16, 8]\n");
+  EXPECT_NE(m.find("'experiments.a.widths.[2]' repeats 8; list each value once"),
+            std::string::npos)
+      << m;
+  m = ExperimentsError(exp + "architecture\n    models: [resnet18, resnet18]\n");
+  EXPECT_NE(m.find("'experiments.a.models.[1]' repeats 'resnet18'"), std::string::npos) << m;
+
+  std::string widths, depths, batches;
+  for (int i = 1; i <= 100; ++i) {
+    widths += (i > 1 ? ", " : "") + std::to_string(i);
+    depths += (i > 1 ? ", " : "") + std::to_string(i);
+    batches += (i > 1 ? ", " : "") + std::to_string(i);
+  }
+  m = ExperimentsError(exp + "conv_block\n    widths: [" + widths + "]\n    depths: [" + depths +
+                       "]\n    batch_sizes: [" + batches + "]\n");
+  EXPECT_NE(m.find("expands to 1000000 runs, more than the 100000"), std::string::npos) << m;
+}
+
 TEST_F(ConfigTest, AttentionWidthsMustSplitIntoEqualHeads) {
   for (const std::string family : {"self_attention", "mha_block"}) {
     const std::string depths = family == "mha_block" ? "    depths: [1]\n" : "";

@@ -170,14 +170,59 @@ TEST(Csv, MalformedRowsNameTheProblem) {
 
 TEST(Csv, AtomicWritesLeaveOnlyFinalFiles) {
   const std::string dir = TempDir("atomic");
-  const std::string path = RowPath(dir + "/local/onnxruntime", "r1");
+  const std::string run = "conv_blocks_w16_d2_b8";
+  const std::string path = RowPath(dir + "/local/onnxruntime", run);
   WriteRow(path, SampleRow());
-  WriteLatencies(LatenciesPath(dir + "/local/onnxruntime", "r1"), {5, 7, 11});
+  WriteLatencies(LatenciesPath(dir + "/local/onnxruntime", run), {5, 7, 11});
   EXPECT_EQ(Listing(dir + "/local/onnxruntime"),
-            (std::vector<std::string>{"r1.csv", "r1.latencies.csv"}));
-  EXPECT_EQ(ReadRow(path).run_id, "conv_blocks_w16_d2_b8");
-  EXPECT_EQ(ReadLatencies(LatenciesPath(dir + "/local/onnxruntime", "r1")),
+            (std::vector<std::string>{run + ".csv", run + ".latencies.csv"}));
+  EXPECT_EQ(ReadRow(path).run_id, run);
+  EXPECT_EQ(ReadLatencies(LatenciesPath(dir + "/local/onnxruntime", run)),
             (std::vector<int64_t>{5, 7, 11}));
+}
+
+// A row cut short, even inside its last field, or carrying anything after its one data line is
+// refused, as is a row copied under another run's name or a header naming a column twice.
+TEST(Csv, TruncatedCopiedOrDoubledRowsAreRefused) {
+  const std::string text = FormatRowCsv(SampleRow());
+  ASSERT_EQ(text.back(), '\n');
+  EXPECT_NO_THROW(ParseRowCsv(text, "f.csv"));
+  for (size_t cut : {size_t{1}, size_t{2}, size_t{5}}) {
+    EXPECT_THROW(ParseRowCsv(text.substr(0, text.size() - cut), "f.csv"), InputError) << cut;
+  }
+  EXPECT_THROW(ParseRowCsv(text + "extra\n", "f.csv"), InputError);
+  const size_t newline = text.find('\n');
+  const std::string header = text.substr(0, newline), values = text.substr(newline + 1);
+  const std::string doubled = header + ",run_id\n" +
+                              values.substr(0, values.size() - 1) + ",other\n";
+  try {
+    ParseRowCsv(doubled, "f.csv");
+    ADD_FAILURE() << "a doubled column was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'run_id' twice"), std::string::npos) << e.what();
+  }
+
+  const std::string dir = TempDir("renamed");
+  const std::string copy = RowPath(dir, "resnet_s_b1");
+  WriteFileAtomic(copy, text);  // the row of conv_blocks_w16_d2_b8 under another run's name
+  try {
+    ReadRow(copy);
+    ADD_FAILURE() << "a row under another run's name was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds run 'conv_blocks_w16_d2_b8'"), std::string::npos)
+        << e.what();
+  }
+}
+
+// Found by fuzzing: an unterminated quote ended the process (std::invalid_argument escaped);
+// junk after a number, negative latencies and iterations out of order were read as latencies.
+TEST(Csv, MalformedTracesAreInputErrors) {
+  const std::string head = "iteration,latency_ns\n";
+  EXPECT_EQ(ParseLatencies(head + "0,5\n1,7\n", "t"), (std::vector<int64_t>{5, 7}));
+  for (const std::string bad : {"0,5\n1,8\"2\n", "0,5\n1,-3\n", "0,5\n1,12abc\n", "0,5\n3,7\n",
+                                "0,5,9\n"}) {
+    EXPECT_THROW(ParseLatencies(head + bad, "t"), InputError) << bad;
+  }
 }
 
 // Only the temporary files of writers that are gone: another sweep's live write is kept.

@@ -203,5 +203,32 @@ TEST(HostileImport, HugeDeclaredDimsAreRefusedBeforeAllocating) {
   }
 }
 
+// A weight laid out for half the input's channels: libonnx's shape inference lets it through,
+// and a kernel would read past the weight's end.
+TEST(HostileImport, ConvWeightChannelsMustMatchTheInput) {
+  onnx::ModelProto model = Conv2dModel();
+  std::string weight;
+  for (const auto& node : model.graph().node()) {
+    if (node.op_type() == "Conv") weight = node.input(1);
+  }
+  ASSERT_FALSE(weight.empty());
+  bool found = false;
+  for (auto& init : *model.mutable_graph()->mutable_initializer()) {
+    if (init.name() != weight) continue;
+    ASSERT_EQ(init.dims_size(), 4);
+    ASSERT_EQ(init.dims(1) % 2, 0);
+    init.set_dims(1, init.dims(1) / 2);
+    if (init.has_raw_data()) {
+      init.mutable_raw_data()->resize(init.raw_data().size() / 2);
+    } else {
+      init.mutable_float_data()->Truncate(init.float_data_size() / 2);
+    }
+    found = true;
+  }
+  ASSERT_TRUE(found);
+  const std::string error = ImportError(model);
+  EXPECT_NE(error.find("input channels but a weight of"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace ngraphbench

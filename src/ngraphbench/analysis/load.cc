@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/results/csv.h"
 
 namespace ngraphbench {
@@ -41,6 +42,7 @@ LoadedRun ParseRun(const std::string& text, const std::string& source, const std
                    const std::string& trace) {
   LoadedRun run{ParseRowCsv(text, source), source, archive, trace};
   const ResultRow& row = run.row;
+  CheckRowFileName(row, source.substr(source.find_last_of("/:") + 1), source);
   if (row.batch_size < 1) {
     throw InputError(source + ": batch_size is " + std::to_string(row.batch_size) +
                      "; expected a positive integer");
@@ -54,13 +56,6 @@ LoadedRun ParseRun(const std::string& text, const std::string& source, const std
   return run;
 }
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) throw InputError(path.string() + ": cannot read the file");
-  return text.str();
-}
 
 std::vector<LoadedRun> LoadDirectory(const fs::path& input) {
   const fs::path root = fs::is_directory(input / "results") ? input / "results" : input;
@@ -79,7 +74,8 @@ std::vector<LoadedRun> LoadDirectory(const fs::path& input) {
   std::sort(files.begin(), files.end());  // directory order is not portable
   std::vector<LoadedRun> runs;
   for (const fs::path& file : files) {
-    runs.push_back(ParseRun(ReadFile(file), file.string(), "", TraceBeside(file.string())));
+    runs.push_back(ParseRun(ReadFileCapped(file.string(), kMaxRowBytes, "result file"),
+                            file.string(), "", TraceBeside(file.string())));
   }
   if (runs.empty()) {
     throw InputError(input.string() + ": not a results tree; expected files " + root.string() +
@@ -122,7 +118,8 @@ ZipArchive OpenZip(const std::string& input) {
 }
 
 // The whole text of entry `index`; `source` ("<archive>:<entry>") names it in errors.
-std::string ReadEntry(zip_t* archive, zip_int64_t index, const std::string& source) {
+std::string ReadEntry(zip_t* archive, zip_int64_t index, const std::string& source,
+                      zip_uint64_t max_bytes) {
   zip_stat_t stat;
   zip_stat_init(&stat);
   if (zip_stat_index(archive, index, 0, &stat) != 0 || !(stat.valid & ZIP_STAT_SIZE)) {
@@ -134,23 +131,31 @@ std::string ReadEntry(zip_t* archive, zip_int64_t index, const std::string& sour
     throw InputError(source + ": cannot open the entry (" + zip_strerror(archive) + ")");
   }
   // The directory's sizes are checked before anything is allocated: a tiny zip may claim a
-  // 3 GiB entry. Rows and traces are far below the ceiling, and deflate never expands more than
-  // about 1032:1.
-  constexpr zip_uint64_t kMaxEntryBytes = zip_uint64_t{1} << 30;
-  if (stat.size > kMaxEntryBytes) {
+  // 3 GiB entry. Deflate never expands more than about 1032:1.
+  if (stat.size > max_bytes) {
     throw InputError(source + ": the entry claims " + std::to_string(stat.size) +
-                     " bytes, more than a result file may hold (" +
-                     std::to_string(kMaxEntryBytes) + ")");
+                     " bytes, more than such a file may hold (" + std::to_string(max_bytes) +
+                     ")");
   }
   if ((stat.valid & ZIP_STAT_COMP_SIZE) && stat.size > stat.comp_size * 1100 + 4096) {
     throw InputError(source + ": the entry claims " + std::to_string(stat.size) + " bytes from " +
                      std::to_string(stat.comp_size) + " compressed bytes: a corrupt directory");
   }
   std::string text(stat.size, '\0');
-  // zip_fread checks the CRC once the whole entry is read, so a damaged entry fails here.
   const zip_int64_t got = zip_fread(file.get(), text.data(), stat.size);
   if (got < 0 || static_cast<zip_uint64_t>(got) != stat.size) {
     throw InputError(source + ": corrupt entry (" + zip_file_strerror(file.get()) + ")");
+  }
+  // libzip compares the CRC only when a read reaches the end of the entry, which reading exactly
+  // its size does not: one more read must find the end, or a changed digit (CRC mismatch) or an
+  // entry longer than its directory says would pass unnoticed.
+  char extra;
+  const zip_int64_t more = zip_fread(file.get(), &extra, 1);
+  if (more != 0) {
+    throw InputError(source + ": corrupt entry (" +
+                     (more < 0 ? std::string(zip_file_strerror(file.get()))
+                               : "longer than the archive's directory says") +
+                     "); the archive is damaged: unzip -t names its bad entries");
   }
   return text;
 }
@@ -186,7 +191,7 @@ std::vector<LoadedRun> LoadZip(const std::string& input) {
   for (const auto& [name, index] : rows) {
     const std::string source = input + ":" + name;
     runs.push_back(
-        ParseRun(ReadEntry(archive.get(), index, source), source, input, TraceBeside(name)));
+        ParseRun(ReadEntry(archive.get(), index, source, kMaxRowBytes), source, input, TraceBeside(name)));
   }
   if (runs.empty()) {
     throw InputError(input + ": no run rows in the archive" + expected);
@@ -239,7 +244,7 @@ std::optional<std::vector<int64_t>> ReadRunLatencies(const LoadedRun& run) {
   const zip_int64_t index = zip_name_locate(archive.get(), run.trace.c_str(), 0);
   if (index < 0) return std::nullopt;
   const std::string source = run.archive + ":" + run.trace;
-  return ParseLatencies(ReadEntry(archive.get(), index, source), source);
+  return ParseLatencies(ReadEntry(archive.get(), index, source, kMaxTraceBytes), source);
 }
 
 }  // namespace ngraphbench

@@ -1,5 +1,7 @@
 // The scheduler: expands the grid, skips runs whose row exists, and runs one worker process per
-// run. A worker that crashes or hangs costs one run, never the sweep.
+// run. A worker that crashes or hangs costs one run, never the sweep. Several schedulers may share
+// a results tree (two shells, or machines over NFS): each run is measured only under its claim
+// (results/claim.h), so each is measured once, by whichever scheduler claims it first.
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <signal.h>
@@ -16,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -23,6 +26,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/experiments/fingerprint.h"
 #include "ngraphbench/measure/machine.h"
+#include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/csv.h"
 
 namespace ngraphbench {
@@ -54,14 +58,19 @@ std::string Tail(const std::string& path, size_t max_chars) {
   return text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
 }
 
+constexpr const char* kWorkerLogPrefix = "worker-";
+
 // The worker's log lives in <results_dir>/.tmp/, not /tmp: a sweep killed before the unlink leaves
-// it inside its own results tree instead of piling up in the machine's /tmp.
+// it inside its own results tree instead of piling up in the machine's /tmp. Its name holds the
+// scheduler's host and pid, `worker-<host>-<pid>-XXXXXX.log`, so that the next `run` on this
+// host can tell a leftover from the log of another scheduler's live worker.
 WorkerOutcome RunWorker(const std::vector<std::string>& argv, double timeout_s,
                         const std::string& results_dir) {
   const std::string tmp_dir = results_dir + "/.tmp";
   std::error_code ec;
   std::filesystem::create_directories(tmp_dir, ec);  // mkstemps reports a failure
-  std::string log_template = tmp_dir + "/ngraphbench-worker-XXXXXX.log";
+  std::string log_template = tmp_dir + "/" + kWorkerLogPrefix + HostTag() + "-" +
+                             std::to_string(::getpid()) + "-XXXXXX.log";
   const int log_fd = ::mkstemps(log_template.data(), 4);
   if (log_fd < 0) {
     throw EnvironmentError("cannot create a worker log in " + tmp_dir + ": " +
@@ -229,6 +238,89 @@ std::string MoveAside(const std::string& dir, const std::vector<Changed>& change
   return to.string();
 }
 
+// Removes the worker logs in <results_dir>/.tmp/ of schedulers of this host that are gone (a
+// SIGKILL leaves one behind); returns how many. Another host's logs are left to that host, and
+// logs named before names held a host (`ngraphbench-worker-*`) go once a day old.
+int RemoveStaleWorkerLogs(const std::string& results_dir) {
+  namespace fs = std::filesystem;
+  const std::string this_host = HostTag();
+  const std::string prefix = std::string(kWorkerLogPrefix) + this_host + "-";
+  const auto now = fs::file_time_type::clock::now();
+  int removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(results_dir + "/.tmp", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    bool stale = false;
+    if (name.rfind(prefix, 0) == 0 && name.size() > prefix.size() + 11 &&
+        name.compare(name.size() - 4, 4, ".log") == 0) {
+      // worker-<host>-<pid>-XXXXXX.log: the pid sits between the host and the random part.
+      const std::string pid_text = name.substr(prefix.size(), name.size() - prefix.size() - 11);
+      if (!pid_text.empty() && pid_text.find_first_not_of("0123456789") == std::string::npos &&
+          pid_text.size() < 10) {
+        stale = !LocalProcessAlive(std::stol(pid_text));
+      }
+    } else if (name.rfind("ngraphbench-worker-", 0) == 0) {
+      std::error_code time_ec;
+      const auto mtime = fs::last_write_time(it->path(), time_ec);
+      stale = !time_ec && now - mtime > std::chrono::hours(24);
+    }
+    std::error_code remove_ec;
+    if (stale && fs::remove(it->path(), remove_ec)) ++removed;
+  }
+  return removed;
+}
+
+// machine.json is read, merged and written by every `run` that measures: two schedulers (of two
+// machines sharing the tree) doing so at once would each write the file without the other's
+// entry. A claim-style lock serializes them; it is held for milliseconds, so a wait of seconds
+// means a holder that died, whose lock is recovered once stale (at once on this host).
+constexpr double kMachineLockStaleS = 8;
+constexpr double kMachineLockWaitS = 10;
+
+void UpdateMachineFile(const std::string& machine_path, const MachineInfo& machine) {
+  const std::string lock_path =
+      std::filesystem::path(machine_path).parent_path().string() + "/.machine.json.lock";
+  const auto deadline = Clock::now() + std::chrono::duration<double>(kMachineLockWaitS);
+  ClaimHolder holder;
+  std::optional<Claim> lock = TryClaim(lock_path, kMachineLockStaleS, &holder);
+  while (!lock) {
+    if (Clock::now() >= deadline) {
+      throw EnvironmentError(fmt::format(
+          "{} has been locked by {} for over {} s ({}); if that process is gone, remove the lock",
+          machine_path, holder.Describe(), kMachineLockWaitS, lock_path));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    lock = TryClaim(lock_path, kMachineLockStaleS, &holder);
+  }
+  WriteFileAtomic(machine_path,
+                  MergeMachineFile(ReadIfExists(machine_path), machine_path, machine));
+}
+
+// What identifies one version of a row file: a row is replaced by rename, so a row written
+// since it was looked at has another inode (or at least another mtime or size).
+struct FileVersion {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  int64_t mtime_ns = 0;
+  off_t size = 0;
+  bool operator==(const FileVersion& o) const {
+    return dev == o.dev && ino == o.ino && mtime_ns == o.mtime_ns && size == o.size;
+  }
+  bool operator!=(const FileVersion& o) const { return !(*this == o); }
+};
+
+std::optional<FileVersion> VersionOf(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileVersion{st.st_dev, st.st_ino,
+                     int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec, st.st_size};
+}
+
+// A run's claim is stale to other hosts after its timeout (when its worker is killed) plus this
+// margin: the row write after it, and clocks that differ between machines and the file server.
+constexpr double kClaimMarginS = 120;
+
 }  // namespace
 
 int CmdRun(const RunArgs& args) {
@@ -242,15 +334,21 @@ int CmdRun(const RunArgs& args) {
   if (args.sample_ms < 0) throw InputError("--sample-ms must be >= 0");
   const std::vector<RunSpec> runs = ResolveGrid(args.grid);
   const std::string dir = RunDirectory(args);
-  // This machine's entry in machine.json, merged now so that a malformed file stops the run
-  // before anything is written; the rows link to it by machine_id.
+  // This machine's entry in machine.json, merged now (and thrown away) so that a malformed file
+  // stops the run before anything is written; the rows link to it by machine_id. The file is
+  // written later by UpdateMachineFile.
   const MachineInfo machine = DescribeMachine();
   const std::string machine_path = args.results_dir + "/" + args.device + "/machine.json";
-  const std::string machine_json =
-      MergeMachineFile(ReadIfExists(machine_path), machine_path, machine);
-  if (int removed = RemoveStaleTempFiles(dir)) {
+  MergeMachineFile(ReadIfExists(machine_path), machine_path, machine);
+  const std::string device_dir = args.results_dir + "/" + args.device;
+  if (int removed = RemoveStaleTempFiles(dir) + RemoveStaleTempFiles(dir + "/.claims") +
+                    RemoveStaleTempFiles(device_dir)) {
     std::cerr << fmt::format("removed {} temporary file(s) an interrupted run left in {}\n",
-                             removed, dir);
+                             removed, device_dir);
+  }
+  if (int removed = RemoveStaleWorkerLogs(args.results_dir)) {
+    std::cerr << fmt::format("removed {} worker log(s) a killed run left in {}/.tmp\n", removed,
+                             args.results_dir);
   }
 
   // Resume: a row whose config_hash is the run's is kept (rerun with --retry-failed when not
@@ -258,8 +356,12 @@ int CmdRun(const RunArgs& args) {
   std::vector<const RunSpec*> todo;
   std::vector<Changed> changed;
   int kept_ok = 0, kept_failed = 0;
+  // Each row as this scan saw it: one that differs later was written by another scheduler
+  // sharing the tree.
+  std::map<const RunSpec*, std::optional<FileVersion>> seen;
   for (const auto& run : runs) {
     const std::string path = RowPath(dir, run.run_id);
+    seen[&run] = VersionOf(path);
     if (!Exists(path)) {
       todo.push_back(&run);
       continue;
@@ -299,6 +401,7 @@ int CmdRun(const RunArgs& args) {
   }
   if (!changed.empty()) {
     const std::string to = MoveAside(dir, changed);
+    for (const auto& c : changed) seen[c.run].reset();
     std::cerr << fmt::format("moved {} row(s) measured with other settings to {}\n", changed.size(),
                              to);
   }
@@ -310,27 +413,68 @@ int CmdRun(const RunArgs& args) {
                                        : "");
 
   if (!todo.empty()) {
-    WriteFileAtomic(machine_path, machine_json);
+    // Merged again under the lock: another scheduler may have added its machine since.
+    UpdateMachineFile(machine_path, machine);
     ::setenv(kMachineIdEnv, machine.machine_id.c_str(), 1);  // the workers inherit it
   }
   const auto sweep_start = Clock::now();
   int failed = kept_failed;
   int invalid = 0;
   size_t done = 0;
+  // Runs another scheduler sharing the tree holds (left to it) or measured since the todo list
+  // was made (kept): neither is measured here.
+  int left_to_others = 0, done_by_others = 0;
   const InterruptScope interrupt_scope;
+  const int width = static_cast<int>(std::to_string(todo.size()).size());
   for (size_t i = 0; i < todo.size() && !g_interrupt; ++i) {
     const RunSpec& run = *todo[i];
+    const std::string path = RowPath(dir, run.run_id);
+    // One measurement per run, however many schedulers share the tree: the run is measured only
+    // under its claim, held until its row is written (or released on the way out of an
+    // interrupt or an error).
+    ClaimHolder holder;
+    std::optional<Claim> claim =
+        TryClaim(RunClaimPath(dir, run.run_id), run.timeout_s + kClaimMarginS, &holder);
+    if (!claim) {
+      ++left_to_others;
+      std::cerr << fmt::format("[{:>{}}/{}] {:<28} claimed by {}, left to it\n", i + 1, width,
+                               todo.size(), run.run_id, holder.Describe());
+      continue;
+    }
+    // Claimed: a scheduler that held the claim before us may have written the row since the
+    // scan. Kept when it is such a row (another version of the file than the scan saw; with
+    // other settings too: it is not overwritten behind that scheduler's back), or one the scan
+    // would have kept.
+    if (const std::optional<FileVersion> now = VersionOf(path)) {
+      std::optional<ResultRow> theirs;
+      try {
+        theirs = ReadRow(path);
+      } catch (const InputError&) {
+        // Unreadable: measured again, as the scan decided.
+      }
+      const bool same = theirs && theirs->config_hash == ConfigHash(run, config, args.sample_ms);
+      if (theirs &&
+          (now != seen[&run] || (same && (theirs->status == kStatusOk || !args.retry_failed)))) {
+        claim->Release();
+        ++done_by_others;
+        if (!same || theirs->status != kStatusOk) ++failed;
+        std::cerr << fmt::format(
+            "[{:>{}}/{}] {:<28} measured by another scheduler ({}), kept\n", i + 1, width,
+            todo.size(), run.run_id,
+            same ? theirs->status : "with other settings, config_hash " + theirs->config_hash);
+        continue;
+      }
+    }
     WorkerArgs worker{args, run.run_id};
     const std::vector<std::string> argv = WorkerCommand(worker);
     const auto run_start = Clock::now();
     WorkerOutcome outcome = RunWorker(argv, run.timeout_s, args.results_dir);
-    const std::string path = RowPath(dir, run.run_id);
     if (outcome.interrupted) {
       // No row for a run cut short: resume measures it again. Its temporary files go with it.
       RemoveStaleTempFiles(dir);
       RemoveStaleTempFiles(args.results_dir + "/.cache/reference");
-      std::cerr << fmt::format("[{:>{}}/{}] {:<28} stopped (no row written)\n", i + 1,
-                               std::to_string(todo.size()).size(), todo.size(), run.run_id);
+      std::cerr << fmt::format("[{:>{}}/{}] {:<28} stopped (no row written)\n", i + 1, width,
+                               todo.size(), run.run_id);
       break;
     }
     ++done;
@@ -355,6 +499,7 @@ int CmdRun(const RunArgs& args) {
       if (!outcome.log_tail.empty()) row.error += ": " + outcome.log_tail;
       WriteRow(path, row);
     }
+    claim->Release();  // the row is on disk: others now see it and skip the run
     if (row.status != kStatusOk) ++failed;
 
     const double elapsed = std::chrono::duration<double>(Clock::now() - sweep_start).count();
@@ -366,26 +511,31 @@ int CmdRun(const RunArgs& args) {
                           row.throughput_median_sps.value_or(0),
                           row.valid == false ? "  INVALID: " + row.invalid_reason : "")
             : row.error.substr(0, 160);
-    std::cerr << fmt::format("[{:>{}}/{}] {:<28} {:<8} {:5.1f}s  {}  (elapsed {}, ETA {})\n",
-                             i + 1, std::to_string(todo.size()).size(), todo.size(), run.run_id,
-                             row.status,
+    std::cerr << fmt::format("[{:>{}}/{}] {:<28} {:<8} {:5.1f}s  {}  (elapsed {}, ETA {})\n", i + 1,
+                             width, todo.size(), run.run_id, row.status,
                              std::chrono::duration<double>(Clock::now() - run_start).count(),
                              detail, FormatDuration(elapsed), FormatDuration(eta));
     if (row.status != kStatusOk) {
       std::cerr << "  reproduce: " << Quote(argv) << "\n";
     }
   }
+  const size_t by_others = static_cast<size_t>(left_to_others + done_by_others);
+  const std::string others =
+      by_others == 0 ? ""
+                     : fmt::format("; other schedulers: {} left to them, {} measured by them",
+                                   left_to_others, done_by_others);
   if (const int signal = g_interrupt) {
     g_interrupt = 0;
     std::cerr << fmt::format(
-        "interrupted by {}: {} of {} runs measured now, {} left ({} not ok so far); rows in {}\n"
+        "interrupted by {}: {} of {} runs measured now, {} left ({} not ok so far){}; rows in {}\n"
         "resume with: {}\n",
-        signal == SIGINT ? "SIGINT" : "SIGTERM", done, todo.size(), todo.size() - done, failed,
-        dir, OwnCommandLine());
+        signal == SIGINT ? "SIGINT" : "SIGTERM", done, todo.size(), todo.size() - done - by_others,
+        failed, others, dir, OwnCommandLine());
     return kExitInterrupted + signal;
   }
-  std::cerr << fmt::format("done: {} runs, {} not ok, {} measured now ok but invalid; rows in {}\n",
-                           runs.size(), failed, invalid, dir);
+  std::cerr << fmt::format(
+      "done: {} runs, {} not ok, {} measured now ok but invalid{}; rows in {}\n", runs.size(),
+      failed, invalid, others, dir);
   return failed ? kExitRunsFailed : kExitOk;
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/core/tensor.h"
 #include "ngraphbench/measure/machine.h"
 #include "ngraphbench/models/synthetic.h"
@@ -22,6 +23,7 @@ constexpr int64_t kMaxThreads = 4096;
 constexpr int64_t kMaxBatchSize = 65536;
 constexpr int64_t kMaxWidth = 65536;
 constexpr int64_t kMaxDepth = 1024;
+constexpr uint64_t kMaxRuns = 100'000;  // runs in one experiment's grid
 constexpr int64_t kMaxRepeats = 10'000'000;  // repeats, warmup, max_repeats and the like
 
 std::string Join(const std::vector<std::string>& items) {
@@ -121,8 +123,14 @@ std::vector<int64_t> ToPositiveIntList(const YAML::Node& node, const Where& wher
   if (!node.IsSequence()) where.Fail("must be a list of positive integers");
   if (node.size() == 0) where.Fail("must not be empty");
   std::vector<int64_t> out;
+  std::set<int64_t> seen;
   for (size_t i = 0; i < node.size(); ++i) {
-    out.push_back(ToInt(node[i], where / ("[" + std::to_string(i) + "]"), 1, max_value));
+    const Where item = where / ("[" + std::to_string(i) + "]");
+    out.push_back(ToInt(node[i], item, 1, max_value));
+    // A value listed twice would name two runs alike: one row would overwrite the other.
+    if (!seen.insert(out.back()).second) {
+      item.Fail("repeats " + std::to_string(out.back()) + "; list each value once");
+    }
   }
   return out;
 }
@@ -131,19 +139,20 @@ std::vector<std::string> ToStringList(const YAML::Node& node, const Where& where
   if (!node.IsSequence()) where.Fail("must be a list of names");
   if (node.size() == 0) where.Fail("must not be empty");
   std::vector<std::string> out;
+  std::set<std::string> seen;
   for (size_t i = 0; i < node.size(); ++i) {
-    out.push_back(ToString(node[i], where / ("[" + std::to_string(i) + "]")));
+    const Where item = where / ("[" + std::to_string(i) + "]");
+    out.push_back(ToString(node[i], item));
+    if (!seen.insert(out.back()).second) item.Fail("repeats '" + out.back() + "'; list each once");
   }
   return out;
 }
 
-YAML::Node LoadYaml(const std::string& path) {
+YAML::Node ParseYaml(const std::string& text, const std::string& source) {
   try {
-    return YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw InputError("cannot open config file '" + path + "'");
+    return YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw InputError(path + ": not valid YAML: " + e.what());
+    throw InputError(source + ": not valid YAML: " + e.what());
   }
 }
 
@@ -221,7 +230,11 @@ const ExperimentConfig& ExperimentsFile::Find(const std::string& name) const {
 }
 
 ExperimentsFile LoadExperiments(const std::string& path) {
-  YAML::Node root = LoadYaml(path);
+  return ParseExperiments(ReadFileCapped(path, kMaxConfigBytes, "config file"), path);
+}
+
+ExperimentsFile ParseExperiments(const std::string& text, const std::string& path) {
+  YAML::Node root = ParseYaml(text, path);
   const Where top{path, ""};
   if (!root.IsMap()) throw InputError(path + ": must be a mapping with 'experiments'");
   CheckKeys(root, top, {"defaults", "experiments"});
@@ -294,6 +307,17 @@ ExperimentsFile LoadExperiments(const std::string& path) {
       }
     }
     ApplyRunSettings(node, where, e);
+    // A grid is expanded into memory and one row per run: a few lists of a few hundred values
+    // would make billions.
+    const uint64_t models = e.models.empty() ? std::max<size_t>(1, e.widths.size()) *
+                                                   std::max<size_t>(1, e.depths.size())
+                                             : e.models.size();
+    const uint64_t runs =
+        models * std::max(e.batch_sizes.size(), e.quick_batch_sizes.size());
+    if (runs > kMaxRuns) {
+      where.Fail("expands to " + std::to_string(runs) + " runs, more than the " +
+                 std::to_string(kMaxRuns) + " one experiment may hold; split it into several");
+    }
     file.experiments.push_back(std::move(e));
   }
   return file;
@@ -314,9 +338,14 @@ CompilerConfig DefaultCompilerConfig(const CompilerInfo& info) {
 }
 
 CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& info) {
+  return ParseCompilerConfig(ReadFileCapped(path, kMaxConfigBytes, "config file"), path, info);
+}
+
+CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& path,
+                                   const CompilerInfo& info) {
   CompilerConfig c = DefaultCompilerConfig(info);
   c.source = path;
-  YAML::Node root = LoadYaml(path);
+  YAML::Node root = ParseYaml(text, path);
   const Where top{path, ""};
   if (root.IsNull()) return c;
   CheckKeys(root, top, {"device", "precision", "threads", "affinity", "opt_level", "options"});

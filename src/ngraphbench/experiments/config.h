@@ -50,9 +50,13 @@ struct ExperimentsFile {
 };
 
 ExperimentsFile LoadExperiments(const std::string& path);
+// The same from the file's text; `path` names it in errors.
+ExperimentsFile ParseExperiments(const std::string& text, const std::string& path);
 
 // Validates `path` against the compiler's schema; threads 0 resolves to AvailableCores().
 CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& info);
+CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& path,
+                                   const CompilerInfo& info);
 // The settings when configs/<compiler>.yaml does not exist: every default.
 CompilerConfig DefaultCompilerConfig(const CompilerInfo& info);
 

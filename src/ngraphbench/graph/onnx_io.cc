@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 
 namespace ngraphbench {
 
@@ -261,6 +262,41 @@ void CheckNodeAttributes(const onnx::GraphProto& g, const std::string& source) {
   }
 }
 
+// A Conv's weight must agree with its input: [M, C/group, k...] for an input [N, C, ...], with M
+// a multiple of group. libonnx's shape inference does not check this, and a kernel reading C
+// channels of a weight laid out for fewer reads past its end.
+void CheckChannels(const onnx::NodeProto& n, const std::map<std::string, Shape>& shapes,
+                   const std::string& source) {
+  if (n.op_type() != "Conv" || n.input_size() < 2) return;
+  const auto x = shapes.find(n.input(0));
+  const auto w = shapes.find(n.input(1));
+  if (x == shapes.end() || w == shapes.end()) return;
+  const Shape& xs = x->second;
+  const Shape& ws = w->second;
+  int64_t group = 1;
+  for (const auto& a : n.attribute()) {
+    if (a.name() == "group") group = a.i();
+  }
+  const std::string where = "ONNX model '" + source + "': node '" + n.name() + "' (Conv) ";
+  if (xs.size() < 3 || ws.size() != xs.size()) {
+    throw InputError(where + "has an input of rank " + std::to_string(xs.size()) +
+                     " and a weight of rank " + std::to_string(ws.size()) +
+                     "; expected equal ranks of at least 3 ([N, C, spatial...])");
+  }
+  if (ws[1] * group != xs[1] || ws[0] % group != 0) {
+    throw InputError(where + "has " + std::to_string(xs[1]) + " input channels but a weight of " +
+                     ShapeToString(ws) + " with group " + std::to_string(group) +
+                     "; expected a weight [M, C/group, k...] with M a multiple of group");
+  }
+  if (n.input_size() > 2 && !n.input(2).empty()) {
+    const auto b = shapes.find(n.input(2));
+    if (b != shapes.end() && (b->second.size() != 1 || b->second[0] != ws[0])) {
+      throw InputError(where + "has a bias of " + ShapeToString(b->second) + "; expected [" +
+                       std::to_string(ws[0]) + "], one value per output channel");
+    }
+  }
+}
+
 Initializer ToInitializer(const onnx::TensorProto& t, const std::string& source) {
   Initializer init;
   init.name = t.name();
@@ -451,6 +487,7 @@ Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t ba
                            "' of a kind ngraphbench does not import (graphs, tensors)");
       }
     }
+    CheckChannels(n, graph.value_shapes, source);
     for (const auto& out : node.outputs) {
       if (!graph.value_shapes.count(out)) {
         throw InputError("ONNX model '" + source + "': shape inference gave no shape for '" +
@@ -465,11 +502,7 @@ Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t ba
 namespace {
 
 std::string ReadModelFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open ONNX file '" + path + "'");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return ReadFileCapped(path, kMaxModelBytes, "ONNX file");
 }
 
 }  // namespace

@@ -11,11 +11,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/columns.h"
 
 namespace ngraphbench {
@@ -23,6 +25,8 @@ namespace ngraphbench {
 namespace {
 
 constexpr const char* kTempMarker = ".tmp.";
+// Age after which another host's temporary file is judged abandoned.
+constexpr std::time_t kForeignTempStaleS = 10 * 60;
 
 std::string FormatDouble(double v) {
   char buf[64];
@@ -296,6 +300,13 @@ ResultRow ParseRowCsv(const std::string& text, const std::string& source) {
   } catch (const std::exception& e) {
     throw InputError("result file '" + source + "' is not valid CSV: " + e.what());
   }
+  // A row file ends with the newline after its one data line. Without it the file was cut short
+  // (possibly inside its last field, which would still parse); anything after it is not ours.
+  std::string rest;
+  if (text.empty() || text.back() != '\n' || std::getline(in, rest)) {
+    throw InputError("result file '" + source + "' is truncated or has extra lines (expected a "
+                     "header line and one row, each ending in a newline)");
+  }
   if (header.size() != values.size()) {
     throw InputError("result file '" + source + "' has " + std::to_string(header.size()) +
                      " columns in its header but " + std::to_string(values.size()) +
@@ -307,6 +318,10 @@ ResultRow ParseRowCsv(const std::string& text, const std::string& source) {
   for (size_t i = 0; i < header.size(); ++i) {
     for (size_t c = 0; c < Columns().size(); ++c) {
       if (Columns()[c].name != header[i]) continue;
+      if (seen[c]) {
+        throw InputError("result file '" + source + "' has column '" + header[i] +
+                         "' twice (expected each column once)");
+      }
       try {
         Columns()[c].parse(row, values[i]);
       } catch (const std::exception&) {
@@ -339,7 +354,9 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
   MakeDirs(dir);
-  const std::string tmp = path + kTempMarker + std::to_string(::getpid());
+  // The host in the name: on a results tree shared between machines, a pid alone does not say
+  // whose file it is (see RemoveStaleTempFiles).
+  const std::string tmp = path + kTempMarker + HostTag() + "." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw EnvironmentError("cannot create '" + tmp + "': " + std::strerror(errno));
   try {
@@ -358,21 +375,76 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
   }
 }
 
+namespace {
+
+// Whose temporary file `name` is: `<file>.tmp.<host>.<pid>`, or `<file>.tmp.<pid>` (the older
+// form, taken as this host's). nullopt for a name without `.tmp.`; pid 0 when it holds `.tmp.`
+// in another shape.
+struct TempFileOwner {
+  std::string host;
+  long pid = 0;
+};
+
+std::optional<TempFileOwner> ParseTempFileName(const std::string& name) {
+  const auto digits = [](const std::string& t) {
+    return !t.empty() && t.size() <= 18 && t.find_first_not_of("0123456789") == std::string::npos;
+  };
+  const auto host_chars = [](const std::string& t) {
+    return !t.empty() && t.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                             "0123456789-") == std::string::npos;
+  };
+  const auto ends_with_marker = [](const std::string& t) {
+    const std::string marker = ".tmp";
+    return t.size() > marker.size() &&
+           t.compare(t.size() - marker.size(), marker.size(), marker) == 0;
+  };
+  if (name.find(kTempMarker) == std::string::npos) return std::nullopt;
+  TempFileOwner owner;
+  const size_t last = name.rfind('.');
+  const std::string pid_text = name.substr(last + 1), before = name.substr(0, last);
+  if (digits(pid_text)) {
+    owner.pid = std::stol(pid_text);
+    const size_t dot = before.rfind('.');
+    const std::string host = dot == std::string::npos ? "" : before.substr(dot + 1);
+    // "<file>.tmp.<host>.<pid>" first: a host named "tmp" would otherwise read as the old form.
+    if (dot != std::string::npos && host_chars(host) && ends_with_marker(before.substr(0, dot))) {
+      owner.host = host;
+      return owner;
+    }
+    if (ends_with_marker(before)) {  // "<file>.tmp.<pid>", written before hosts were named
+      owner.host = HostTag();
+      return owner;
+    }
+  }
+  owner.pid = 0;  // ".tmp." in some other shape: nobody's that can be asked
+  return owner;
+}
+
+}  // namespace
+
 int RemoveStaleTempFiles(const std::string& dir) {
   DIR* d = ::opendir(dir.c_str());
   if (!d) return 0;
+  const std::string this_host = HostTag();
+  const std::time_t now = std::time(nullptr);
   int removed = 0;
   while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    const size_t marker = name.rfind(kTempMarker);
-    if (marker == std::string::npos) continue;
-    // "<file>.tmp.<pid>": a process of this machine that still lives is writing it.
-    const std::string pid_text = name.substr(marker + std::strlen(kTempMarker));
-    char* end = nullptr;
-    const long pid = std::strtol(pid_text.c_str(), &end, 10);
-    const bool owner_alive = !pid_text.empty() && *end == '\0' && pid > 0 &&
-                             (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
-    if (!owner_alive && ::unlink((dir + "/" + name).c_str()) == 0) ++removed;
+    const std::string name = e->d_name;
+    const std::optional<TempFileOwner> owner = ParseTempFileName(name);
+    if (!owner) continue;
+    const std::string path = dir + "/" + name;
+    bool stale = false;
+    if (owner->host == this_host && owner->pid > 0) {
+      // A writer of this machine: gone, or still writing.
+      stale = !LocalProcessAlive(owner->pid);
+    } else {
+      // Another machine's writer (a shared tree): its pid means nothing here. A write takes far
+      // less than kForeignTempStaleS, so a file that old was left by a writer that died.
+      struct stat st {};
+      stale = ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+              now - st.st_mtime > kForeignTempStaleS;
+    }
+    if (stale && ::unlink(path.c_str()) == 0) ++removed;
   }
   ::closedir(d);
   return removed;
@@ -382,7 +454,21 @@ void WriteRow(const std::string& path, const ResultRow& row) {
   WriteFileAtomic(path, FormatRowCsv(row));
 }
 
-ResultRow ReadRow(const std::string& path) { return ParseRowCsv(ReadFile(path), path); }
+ResultRow ReadRow(const std::string& path) {
+  ResultRow row = ParseRowCsv(ReadFile(path), path);
+  CheckRowFileName(row, path.substr(path.rfind('/') + 1), path);
+  return row;
+}
+
+void CheckRowFileName(const ResultRow& row, const std::string& file_name,
+                      const std::string& source) {
+  if (file_name != row.run_id + ".csv") {
+    throw InputError("result file '" + source + "' holds run '" + row.run_id +
+                     "', not the run its name says (expected the row of " + file_name +
+                     " to have run_id " + file_name.substr(0, file_name.rfind(".csv")) +
+                     "); a row copied or renamed from another run is not that run's result");
+  }
+}
 
 void WriteLatencies(const std::string& path, const std::vector<int64_t>& latencies_ns) {
   std::string out = "iteration,latency_ns\n";
@@ -404,15 +490,27 @@ std::vector<int64_t> ParseLatencies(const std::string& text, const std::string& 
     throw InputError("trace '" + path + "' does not start with 'iteration,latency_ns'");
   }
   std::vector<int64_t> out;
+  // Whole non-negative integers only (stoll alone would take "12abc" or "-3"), and iterations
+  // counting up from 0 as WriteLatencies numbers them.
+  auto whole = [](const std::string& text) {
+    size_t used = 0;
+    const long long value = std::stoll(text, &used);
+    if (used != text.size() || value < 0) throw std::invalid_argument(text);
+    return static_cast<int64_t>(value);
+  };
   while (std::getline(in, line)) {
     if (line.empty()) continue;
-    auto fields = CsvSplitLine(line);
     try {
+      const std::vector<std::string> fields = CsvSplitLine(line);
       if (fields.size() != 2) throw std::invalid_argument("fields");
-      out.push_back(std::stoll(fields[1]));
+      if (whole(fields[0]) != static_cast<int64_t>(out.size())) {
+        throw std::invalid_argument("iteration");
+      }
+      out.push_back(whole(fields[1]));
     } catch (const std::exception&) {
-      throw InputError("trace '" + path + "': line '" + line +
-                       "' is not 'iteration,latency_ns'");
+      throw InputError("trace '" + path + "': line " + std::to_string(out.size() + 2) + " ('" +
+                       line.substr(0, 80) + "') is not '" + std::to_string(out.size()) +
+                       ",<latency_ns>' (iterations count up from 0; latencies are integers >= 0)");
     }
   }
   return out;

@@ -20,7 +20,11 @@ std::string FormatRowCsv(const ResultRow& row);
 ResultRow ParseRowCsv(const std::string& text, const std::string& source);
 
 void WriteRow(const std::string& path, const ResultRow& row);
+// Also checks that the file is named after the row's run (CheckRowFileName).
 ResultRow ReadRow(const std::string& path);
+// Throws InputError unless `file_name` (no directory) is "<row.run_id>.csv".
+void CheckRowFileName(const ResultRow& row, const std::string& file_name,
+                      const std::string& source);
 
 // The trace: one line per timed iteration, `iteration,latency_ns`.
 void WriteLatencies(const std::string& path, const std::vector<int64_t>& latencies_ns);
@@ -28,11 +32,14 @@ std::vector<int64_t> ReadLatencies(const std::string& path);
 // The same from the trace's text (e.g. a zip entry); `source` names it in errors.
 std::vector<int64_t> ParseLatencies(const std::string& text, const std::string& source);
 
-// Writes `contents` to `path` atomically (temp file + fsync + rename). Creates parent dirs.
+// Writes `contents` to `path` atomically (temp file `<path>.tmp.<host>.<pid>` + fsync + rename,
+// <host> as HostTag() in results/claim.h). Creates parent dirs.
 void WriteFileAtomic(const std::string& path, const std::string& contents);
 
-// Removes temporary files that an interrupted writer left in `dir` (`<file>.tmp.<pid>` whose
-// process is gone; a live writer's file stays); returns how many.
+// Removes temporary files that an interrupted writer left in `dir`; returns how many. A file of
+// this host goes once its process is gone (a live writer's stays); one of another host (the
+// tree is shared), or of no recognizable owner, once it is older than 10 minutes, since a pid
+// cannot be checked across machines and no write takes that long.
 int RemoveStaleTempFiles(const std::string& dir);
 
 // CSV field helpers, shared by every CSV ngraphbench writes.

@@ -1,0 +1,20 @@
+// Reading whole input files with a ceiling on their size, so that no file given to ngraphbench
+// (a config, a model, a result row) can exhaust the process's memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ngraphbench {
+
+// Ceilings on the files ngraphbench reads, far above anything it writes or a user writes by hand.
+constexpr uint64_t kMaxConfigBytes = uint64_t{16} << 20;    // a YAML config
+constexpr uint64_t kMaxRowBytes = uint64_t{1} << 20;        // one result row
+constexpr uint64_t kMaxTraceBytes = uint64_t{1} << 30;      // one latency trace
+constexpr uint64_t kMaxModelBytes = uint64_t{2} << 30;      // protobuf's own limit for a model
+
+// The whole content of `path`. Throws InputError naming `what` (e.g. "config file") and the path
+// when it cannot be opened, is not a regular file, or holds more than `max_bytes`.
+std::string ReadFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what);
+
+}  // namespace ngraphbench
