@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# scripts/fuzz.sh [--seconds N] [--seed S] [target...]
+# Builds the libFuzzer targets in build-fuzz/ (clang, ASan + UBSan) and runs each for N seconds
+# (default 60) on its seed corpus, fuzz/corpus/<target>/; inputs it finds go to
+# build-fuzz/corpus/<target>/, crashes to build-fuzz/crashes/<target>/. Targets: config onnx
+# row zip (default: all). Prints one line per target: executions, crashes, CPU minutes.
+# Exit 0 when no target crashed, 1 when one did, 2 on bad arguments, 3 when clang is missing.
+#
+# ./test.sh runs it for 30 s per target with a fixed seed. For a maintainer's campaign:
+#   scripts/fuzz.sh --seconds 3600 --seed 0     (seed 0: a new random seed per run)
+# A crash: reproduce with build-fuzz/<target>_fuzzer <crash file>, fix it, then add the file to
+# fuzz/regressions/<target>/ (CTest replays every file there and requires a clear error).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+seconds=60
+seed=1
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds=${2:?--seconds needs a number}; shift 2 ;;
+    --seed) seed=${2:?--seed needs a number}; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    config|onnx|row|zip) targets+=("$1"); shift ;;
+    *) echo "fuzz.sh: unknown argument '$1' (expected --seconds N, --seed S, or targets among config onnx row zip)" >&2; exit 2 ;;
+  esac
+done
+[[ $seconds =~ ^[0-9]+$ ]] && [ "$seconds" -gt 0 ] || { echo "fuzz.sh: --seconds must be a positive integer, got '$seconds'" >&2; exit 2; }
+[[ $seed =~ ^[0-9]+$ ]] || { echo "fuzz.sh: --seed must be a non-negative integer, got '$seed'" >&2; exit 2; }
+[ ${#targets[@]} -gt 0 ] || targets=(config onnx row zip)
+
+if ! command -v clang++ >/dev/null; then
+  echo "fuzz.sh: clang++ not found; ./setup.sh installs it (Debian: clang libclang-rt-14-dev)" >&2
+  exit 3
+fi
+
+BUILD=build-fuzz
+gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+mkdir -p "$BUILD"
+if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+  cmake -S . -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_COMPILER=clang++ -DNGB_FUZZ=ON -DNGB_BUILD_TESTS=OFF \
+    -DNGB_WITH_IDENTITY=OFF -DNGB_WITH_ONNXRUNTIME=OFF -DNGB_WITH_OPENVINO=OFF \
+    -DNGB_WITH_TORCHSCRIPT=OFF -DNGB_WITH_TVM=OFF >"$BUILD/configure.log" 2>&1 ||
+    { cat "$BUILD/configure.log" >&2; rm -f "$BUILD/CMakeCache.txt"; exit 3; }
+fi
+cmake --build "$BUILD" -j"$(nproc)" --target "${targets[@]/%/_fuzzer}" >"$BUILD/build.log" 2>&1 ||
+  { tail -40 "$BUILD/build.log" >&2; echo "fuzz.sh: building the fuzz targets failed (log: $BUILD/build.log)" >&2; exit 3; }
+
+# User + system seconds of this shell's finished children: `times` must run in this shell (in a
+# $(...) subshell it would report the subshell's children), so it writes a file that is parsed.
+times_file=$(mktemp)
+trap 'rm -f "$times_file" "$times_file.start"' EXIT
+children_cpu() {
+  awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+                 printf "%.3f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$times_file"
+}
+
+printf '%-7s %8s %10s %9s %8s %8s\n' target seconds executions exec/s crashes cpu_min
+status=0
+total_cpu=0
+for t in "${targets[@]}"; do
+  work=$BUILD/corpus/$t crashes=$BUILD/crashes/$t log=$BUILD/fuzz-$t.log
+  mkdir -p "$work" "$crashes"
+  dict=(); [ -f "fuzz/$t.dict" ] && dict=(-dict="fuzz/$t.dict")
+  touch "$times_file.start"  # crashes of earlier runs stay in $crashes; only new ones count
+  times >"$times_file"; before=$(children_cpu)
+  start=$(date +%s)
+  "$BUILD/${t}_fuzzer" "$work" "fuzz/corpus/$t" "${dict[@]}" -seed="$seed" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 \
+    -artifact_prefix="$crashes/" -print_final_stats=1 >"$log" 2>&1
+  rc=$?
+  elapsed=$(( $(date +%s) - start ))
+  times >"$times_file"
+  cpu=$(awk -v a="$before" -v b="$(children_cpu)" 'BEGIN { printf "%.2f", (b - a) / 60 }')
+  total_cpu=$(awk -v a="$total_cpu" -v b="$cpu" 'BEGIN { printf "%.2f", a + b }')
+  execs=$(awk '/^stat::number_of_executed_units:/ { print $NF }' "$log" | tail -1)
+  rate=$(awk '/^stat::average_exec_per_sec:/ { print $NF }' "$log" | tail -1)
+  found=$(find "$crashes" -type f -newer "$times_file.start" | wc -l)
+  printf '%-7s %8s %10s %9s %8s %8s\n' "$t" "$elapsed" "${execs:-?}" "${rate:-?}" "$found" "$cpu"
+  if [ "$rc" -ne 0 ] || [ "$found" -gt 0 ]; then
+    status=1
+    echo "  $t: libFuzzer exited $rc; log: $log" >&2
+    grep -m3 -E "ERROR: |SUMMARY: |Test unit written" "$log" | sed 's/^/  /' >&2
+  fi
+done
+echo "total CPU minutes: $total_cpu"
+exit $status
