@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/columns.h"
 
@@ -125,14 +126,6 @@ void MakeDirs(const std::string& dir) {
                                std::strerror(errno));
     }
   }
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open '" + path + "'");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
 }
 
 }  // namespace
@@ -455,7 +448,7 @@ void WriteRow(const std::string& path, const ResultRow& row) {
 }
 
 ResultRow ReadRow(const std::string& path) {
-  ResultRow row = ParseRowCsv(ReadFile(path), path);
+  ResultRow row = ParseRowCsv(ReadFileCapped(path, kMaxRowBytes, "result file"), path);
   CheckRowFileName(row, path.substr(path.rfind('/') + 1), path);
   return row;
 }
@@ -479,7 +472,7 @@ void WriteLatencies(const std::string& path, const std::vector<int64_t>& latenci
 }
 
 std::vector<int64_t> ReadLatencies(const std::string& path) {
-  return ParseLatencies(ReadFile(path), path);
+  return ParseLatencies(ReadFileCapped(path, kMaxTraceBytes, "trace"), path);
 }
 
 std::vector<int64_t> ParseLatencies(const std::string& text, const std::string& path) {
