@@ -6,10 +6,16 @@
 # would satisfy that with the multi-GB CUDA build. PyPI's torchvision 0.28.0 is that CUDA build's
 # companion, so its C++ ops do not load with the CPU torch; export_timm.py copes (see
 # import_timm there), and timm needs none of those ops.
+#
+# onnxscript (and its onnx-ir) is what torch.onnx.export(..., dynamo=True), the torch.export-based
+# exporter, builds its graph with; python/export_corpus.py uses both exporters. 0.7.2 is the newest
+# on PyPI and accepts onnx 1.23.2 (onnx>=1.17, onnx_ir<2).
 
 TIMM_VERSION=1.0.31
 TIMM_TORCH_VERSION=2.13.0        # the same pin as scripts/setup/identity.sh
 TIMM_TORCHVISION_VERSION=0.28.0  # the release paired with torch 2.13.0
+TIMM_ONNXSCRIPT_VERSION=0.7.2    # torch.onnx's dynamo=True exporter
+TIMM_ONNX_IR_VERSION=1.1.0       # onnxscript's IR (onnx_ir<2)
 
 setup_timm() {
   if ! "$PY" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TIMM_TORCH_VERSION')" \
@@ -20,7 +26,8 @@ setup_timm() {
     }
   fi
   pip_install "torchvision==$TIMM_TORCHVISION_VERSION" "timm==$TIMM_VERSION" \
-    huggingface_hub==2.4.0 safetensors==0.8.0 pyyaml==6.0.4 onnx==1.23.2 || {
+    huggingface_hub==2.4.0 safetensors==0.8.0 pyyaml==6.0.4 onnx==1.23.2 \
+    "onnxscript==$TIMM_ONNXSCRIPT_VERSION" "onnx-ir==$TIMM_ONNX_IR_VERSION" || {
     echo "timm: pip install timm==$TIMM_VERSION and its dependencies into $VENV failed" >&2
     return 1
   }

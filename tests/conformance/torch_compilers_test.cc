@@ -70,8 +70,32 @@ Graph ConvBlocks(int64_t depth) {
   return BuildModel(spec, 2);
 }
 
-TEST_P(TorchCompilerTest, RefusesAnUnsupportedOperatorAtCompileTime) {
-  ExpectRefused(OneNode("LeakyRelu", {}), "LeakyRelu");
+// Every missing operator is named at once, with its count.
+TEST_P(TorchCompilerTest, RefusesUnsupportedOperatorsAtCompileTimeAllAtOnce) {
+  GraphBuilder g("missing_ops");
+  std::string x = g.Input("input", {2, 3, 8, 8});
+  x = g.Unary("Hardmax", g.Unary("Relu", g.Unary("Hardmax", x)));
+  g.Output(g.Unary("LpNormalization", x));
+  ExpectRefused(g.Finish(), "unsupported operators for " + GetParam() +
+                                ": Hardmax (2), LpNormalization (1)");
+}
+
+// Nodes whose attributes are not supported are all reported in one error, each with its reason.
+TEST_P(TorchCompilerTest, ReportsEveryNodeThatCannotRun) {
+  GraphBuilder g("bad_nodes");
+  std::string x = g.Input("input", {2, 3, 8, 8});
+  x = g.AddNode("MaxPool", {x}, {2, 3, 4, 4},
+                {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                 {"strides", std::vector<int64_t>{2, 2}},
+                 {"storage_order", int64_t{1}}});
+  x = g.Unary("Relu", x);
+  g.Output(g.AddNode("Resize", {x, "", g.Buffer("scales", {{4}, {1, 1, 2, 2}})}, {2, 3, 8, 8},
+                     {{"mode", std::string("cubic")},
+                      {"coordinate_transformation_mode", std::string("asymmetric")}}));
+  const Graph graph = g.Finish();
+  for (const char* what : {"2 nodes cannot run", "storage_order", "'asymmetric'"}) {
+    ExpectRefused(graph, what);
+  }
 }
 
 TEST_P(TorchCompilerTest, RefusesUnsupportedAttributeValues) {

@@ -8,6 +8,7 @@
 #include "ngraphbench/analysis/compare.h"
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/graph/ops.h"
 
 namespace {
 
@@ -82,6 +83,10 @@ int main(int argc, char** argv) {
   list_cmd->add_option("--configs", list_configs, "configs directory")->capture_default_str();
   bool list_names = false;
   list_cmd->add_flag("--names", list_names, "with --experiments: names only, one per line");
+  bool list_ops = false, list_markdown = false;
+  list_cmd->add_flag("--ops", list_ops,
+                     "only the operator table: what the importer accepts, which compiler runs it");
+  list_cmd->add_flag("--markdown", list_markdown, "with --ops: as a markdown table");
 
   GridArgs export_grid;
   std::string export_run, export_out;
@@ -146,6 +151,10 @@ int main(int argc, char** argv) {
     if (*probe_cmd) return CmdProbe(probe_name);
     if (*expand_cmd) return CmdExpand(expand);
     if (*list_cmd && list_names) return CmdListExperimentNames(list_configs);
+    if (*list_cmd && list_ops) {
+      std::cout << FormatOpTable(list_markdown);  // generated from graph/ops.cc
+      return kExitOk;
+    }
     if (*list_cmd) return CmdList(list_experiments, list_models, list_compilers, list_configs);
     if (*export_cmd) return CmdExport(export_grid, export_run, export_out);
     if (*analyze_cmd) {

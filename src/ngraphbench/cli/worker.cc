@@ -329,6 +329,9 @@ int CmdWorker(const WorkerArgs& args) {
     } else {
       row.notes += (row.notes.empty() ? "" : "; ") + m.system.energy_note;
     }
+    if (run.model.family == "onnx") {
+      row.notes += std::string(row.notes.empty() ? "" : "; ") + kOnnxParamsNote;
+    }
     auto settings = executable->EffectiveSettings();
     settings["heap"] = heap;
     row.compiler_settings = JoinSettings(settings);

@@ -4,8 +4,10 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -13,6 +15,8 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/graph/onnx_compat.h"
+#include "ngraphbench/graph/onnx_fold.h"
 
 namespace ngraphbench {
 
@@ -187,7 +191,9 @@ Shape StaticShape(const onnx::TypeProto& type, const std::string& value,
     if (!dim.has_dim_value()) {
       throw InputError("ONNX model '" + source + "': value '" + value +
                        "' has a dynamic dimension '" + dim.dim_param() +
-                       "'; only the batch dimension of inputs may be dynamic");
+                       "' that import-time folding could not resolve (it depends on data "
+                       "computed at run time, or on an operator the folder does not evaluate); "
+                       "only the batch dimension of inputs may be dynamic");
     }
     shape.push_back(dim.dim_value());
   }
@@ -297,22 +303,249 @@ void CheckChannels(const onnx::NodeProto& n, const std::map<std::string, Shape>&
   }
 }
 
-Initializer ToInitializer(const onnx::TensorProto& t, const std::string& source) {
+// ---- external data ---------------------------------------------------------------------------
+//
+// A tensor with data_location EXTERNAL keeps its bytes in a side file: external_data entries
+// `location` (a path relative to the model's folder), `offset` and `length` (bytes), and
+// `checksum` (a SHA-1 of the bytes, optional; not verified: sizes are, which is what keeps a
+// hostile file from reading out of bounds). The location is resolved against the folder of the
+// .onnx file, never the working directory, and must stay inside it: no absolute path, no `..`,
+// no symlink leading out (checked on the canonical path). The byte range is checked against the
+// file's size and the tensor's declared element count before anything is read or allocated.
+
+struct ExternalRef {
+  std::filesystem::path path;  // canonical
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
+// Tensors at most this large are read into the model at once (the folder may need their values:
+// shapes, axes); larger ones (weights) are read straight into the IR's buffers at the end, once.
+constexpr uint64_t kEagerExternalBytes = uint64_t{1} << 20;
+
+size_t ExternalElementBytes(int32_t type) {
+  switch (type) {
+    case onnx::TensorProto::DOUBLE: case onnx::TensorProto::INT64: case onnx::TensorProto::UINT64:
+      return 8;
+    case onnx::TensorProto::FLOAT: case onnx::TensorProto::INT32: case onnx::TensorProto::UINT32:
+      return 4;
+    case onnx::TensorProto::FLOAT16: case onnx::TensorProto::BFLOAT16:
+    case onnx::TensorProto::INT16: case onnx::TensorProto::UINT16:
+      return 2;
+    case onnx::TensorProto::INT8: case onnx::TensorProto::UINT8: case onnx::TensorProto::BOOL:
+      return 1;
+    default:
+      return 0;  // strings, complex, sub-byte types
+  }
+}
+
+ExternalRef ResolveExternal(const onnx::TensorProto& t, const std::string& model_dir,
+                            const std::string& source) {
+  namespace fs = std::filesystem;
+  const std::string where = "ONNX model '" + source + "': tensor '" + t.name() + "' ";
+  std::string location;
+  bool has_length = false;
+  uint64_t offset = 0, length = 0;
+  for (const auto& e : t.external_data()) {
+    auto number = [&](const std::string& key) {
+      const std::string& v = e.value();
+      const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+      if (v.empty() || v.size() > 19 || !std::all_of(v.begin(), v.end(), digit)) {
+        throw InputError(where + "has external data " + key + " '" + v +
+                         "'; expected a non-negative whole number of bytes");
+      }
+      return std::stoull(v);
+    };
+    if (e.key() == "location") location = e.value();
+    else if (e.key() == "offset") offset = number("offset");
+    else if (e.key() == "length") { length = number("length"); has_length = true; }
+  }
+  if (location.empty()) {
+    throw InputError(where + "is stored externally but names no 'location'; expected the "
+                     "path of its data file, relative to the model's folder");
+  }
+  if (model_dir.empty()) {
+    throw InputError(where + "is stored in the external file '" + location +
+                     "', but the model was not read from a file; import it with "
+                     "ImportOnnxFile (external data is read from the model's folder)");
+  }
+  const fs::path loc(location);
+  std::error_code ec;
+  const fs::path base = fs::weakly_canonical(fs::path(model_dir), ec);
+  if (ec) throw InputError(where + "cannot resolve the model's folder '" + model_dir + "'");
+  const std::string inside = "; external data must be a relative path inside the model's "
+                             "folder '" + base.string() + "'";
+  if (loc.is_absolute() || loc.has_root_name() || loc.has_root_directory()) {
+    throw InputError(where + "has the absolute external data location '" + location + "'" +
+                     inside);
+  }
+  for (const auto& part : loc) {
+    if (part == "..") {
+      throw InputError(where + "has the external data location '" + location +
+                       "', which leaves the model's folder" + inside);
+    }
+  }
+  const fs::path lexical = (base / loc).lexically_normal();  // for messages
+  // weakly_canonical resolves every symlink of the part that exists: a link inside the folder
+  // that points out of it resolves to its target outside.
+  const fs::path target = fs::weakly_canonical(base / loc, ec);
+  if (ec) {
+    throw InputError(where + "has the external data location '" + location +
+                     "', which cannot be resolved (" + ec.message() + ")");
+  }
+  auto mismatch = std::mismatch(base.begin(), base.end(), target.begin(), target.end());
+  if (mismatch.first != base.end()) {
+    throw InputError(where + "has the external data location '" + location +
+                     "', which resolves to '" + target.string() +
+                     "' outside the model's folder (a symlink?)" + inside);
+  }
+  if (!fs::exists(target, ec)) {
+    throw InputError(where + "stores its data in '" + lexical.string() +
+                     "', which does not exist; keep the external data file(s) next to the "
+                     ".onnx file");
+  }
+  if (!fs::is_regular_file(target, ec)) {
+    throw InputError(where + "stores its data in '" + lexical.string() +
+                     "', which is not a regular file");
+  }
+  const uint64_t size = fs::file_size(target, ec);
+  if (ec) throw InputError(where + "cannot read the size of '" + lexical.string() + "'");
+  if (offset > size) {
+    throw InputError(where + "has external data offset " + std::to_string(offset) +
+                     " beyond the end of '" + lexical.string() + "' (" + std::to_string(size) +
+                     " bytes)");
+  }
+  if (!has_length) length = size - offset;
+  if (length > size - offset) {
+    throw InputError(where + "has external data offset " + std::to_string(offset) +
+                     " and length " + std::to_string(length) + ", beyond the end of '" +
+                     lexical.string() + "' (" + std::to_string(size) + " bytes)");
+  }
+  // The declared element count, checked like CheckedElementCount, against the bytes.
+  const size_t width = ExternalElementBytes(t.data_type());
+  if (width == 0) {
+    throw InputError(where + "has data type " + std::to_string(t.data_type()) +
+                     " stored externally; ngraphbench imports float32, int64 and int32 tensors");
+  }
+  uint64_t n = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0) throw InputError(where + "has a negative dimension " + std::to_string(d));
+    if (d > 0 && n > kMaxInitializerElements / static_cast<uint64_t>(d)) {
+      throw InputError(where + "declares more than " + std::to_string(kMaxInitializerElements) +
+                       " elements");
+    }
+    n *= static_cast<uint64_t>(d);
+  }
+  if (n * width != length) {
+    throw InputError(where + "declares " + std::to_string(n) + " elements (" +
+                     std::to_string(n * width) + " bytes) but its external data in '" +
+                     lexical.string() + "' holds " + std::to_string(length) + " bytes");
+  }
+  return ExternalRef{target, offset, length};
+}
+
+// Reads `bytes` bytes at `ref.offset` of its file into `dst`, in chunks, without another buffer.
+void ReadExternal(const ExternalRef& ref, char* dst, uint64_t bytes, const std::string& tensor,
+                  const std::string& source) {
+  std::ifstream in(ref.path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(ref.offset));
+  constexpr uint64_t kChunk = uint64_t{64} << 20;
+  for (uint64_t done = 0; in && done < bytes;) {
+    const uint64_t step = std::min(kChunk, bytes - done);
+    in.read(dst + done, static_cast<std::streamsize>(step));
+    done += static_cast<uint64_t>(in.gcount());
+    if (done == bytes) return;
+  }
+  if (bytes == 0) return;
+  throw InputError("ONNX model '" + source + "': cannot read " + std::to_string(bytes) +
+                   " bytes of tensor '" + tensor + "' from '" + ref.path.string() + "' at offset " +
+                   std::to_string(ref.offset) + " (was the file changed while importing?)");
+}
+
+// Resolves every externally stored initializer of `g`: small ones are read into the model now;
+// large ones stay external, their location replaced by the checked canonical path (libonnx's
+// checker only stats it, and would otherwise resolve the location against the working
+// directory), and ToInitializer reads their data at the end.
+std::map<std::string, ExternalRef> LoadExternalData(onnx::GraphProto& g,
+                                                    const std::string& model_dir,
+                                                    const std::string& source) {
+  std::map<std::string, ExternalRef> deferred;
+  for (auto& t : *g.mutable_initializer()) {
+    if (!(t.has_data_location() && t.data_location() == onnx::TensorProto::EXTERNAL)) continue;
+    const ExternalRef ref = ResolveExternal(t, model_dir, source);
+    t.clear_external_data();
+    if (ref.length <= kEagerExternalBytes) {
+      std::string raw(ref.length, '\0');
+      ReadExternal(ref, raw.data(), ref.length, t.name(), source);
+      t.set_data_location(onnx::TensorProto::DEFAULT);
+      t.set_raw_data(std::move(raw));
+    } else {
+      auto* location = t.add_external_data();
+      location->set_key("location");
+      location->set_value(ref.path.string());
+      deferred[t.name()] = ref;
+    }
+  }
+  return deferred;
+}
+
+Initializer ToInitializer(const onnx::TensorProto& t, const std::string& source,
+                          const ExternalRef* external) {
   Initializer init;
   init.name = t.name();
-  if (t.has_data_location() && t.data_location() == onnx::TensorProto::EXTERNAL) {
-    throw InputError("ONNX model '" + source + "': initializer '" + t.name() +
-                     "' uses external data; save the model with its weights inside the file");
+  if (!external && t.has_data_location() && t.data_location() == onnx::TensorProto::EXTERNAL) {
+    throw InputError("ONNX model '" + source + "': tensor '" + t.name() +
+                     "' uses external data where ngraphbench does not read it (inside a "
+                     "subgraph or a node attribute); save it inside the file");
+  }
+  for (int64_t d : t.dims()) init.tensor.shape.push_back(d);
+  if (external) {
+    // Checked against the side file's size when it was resolved.
+    const size_t n = static_cast<size_t>(NumElements(init.tensor.shape));
+    switch (t.data_type()) {
+      case onnx::TensorProto::FLOAT:
+        init.tensor.data.resize(n);
+        ReadExternal(*external, reinterpret_cast<char*>(init.tensor.data.data()),
+                     n * sizeof(float), t.name(), source);
+        return init;
+      case onnx::TensorProto::INT64:
+        init.dtype = DType::kInt64;
+        init.is_parameter = false;
+        init.int64_data.resize(n);
+        ReadExternal(*external, reinterpret_cast<char*>(init.int64_data.data()),
+                     n * sizeof(int64_t), t.name(), source);
+        return init;
+      case onnx::TensorProto::INT32: {
+        init.dtype = DType::kInt64;
+        init.is_parameter = false;
+        init.int64_data.resize(n);
+        // Widened in place: read the int32 values into the upper half, then spread them out.
+        auto* base = reinterpret_cast<char*>(init.int64_data.data());
+        auto* narrow = reinterpret_cast<int32_t*>(base + n * sizeof(int32_t));
+        ReadExternal(*external, reinterpret_cast<char*>(narrow), n * sizeof(int32_t), t.name(),
+                     source);
+        for (size_t k = 0; k < n; ++k) {
+          int32_t v;
+          std::memcpy(&v, narrow + k, sizeof v);
+          // Bytes [8k, 8k+8) end at or before value k+1 (at 4n + 4k + 4): nothing unread is hit.
+          init.int64_data[k] = v;
+        }
+        return init;
+      }
+      default:
+        throw InputError("ONNX model '" + source + "': initializer '" + t.name() +
+                         "' has data type " + std::to_string(t.data_type()) +
+                         "; ngraphbench imports float32, int64 and int32 constants");
+    }
   }
   const size_t n = CheckedElementCount(t, source);
-  for (int64_t d : t.dims()) init.tensor.shape.push_back(d);
   const std::string& raw = t.raw_data();
   switch (t.data_type()) {
     case onnx::TensorProto::FLOAT:
       init.tensor.data.resize(n);
       if (t.has_raw_data()) {
         if (raw.size() != n * sizeof(float)) break;
-        std::memcpy(init.tensor.data.data(), raw.data(), raw.size());
+        if (n > 0) std::memcpy(init.tensor.data.data(), raw.data(), raw.size());
       } else {
         if (static_cast<size_t>(t.float_data_size()) != n) break;
         std::copy(t.float_data().begin(), t.float_data().end(), init.tensor.data.begin());
@@ -326,11 +559,11 @@ Initializer ToInitializer(const onnx::TensorProto& t, const std::string& source)
       if (t.has_raw_data()) {
         if (t.data_type() == onnx::TensorProto::INT64) {
           if (raw.size() != n * sizeof(int64_t)) break;
-          std::memcpy(init.int64_data.data(), raw.data(), raw.size());
+          if (n > 0) std::memcpy(init.int64_data.data(), raw.data(), raw.size());
         } else {
           if (raw.size() != n * sizeof(int32_t)) break;
           std::vector<int32_t> tmp(n);
-          std::memcpy(tmp.data(), raw.data(), raw.size());
+          if (n > 0) std::memcpy(tmp.data(), raw.data(), raw.size());
           std::copy(tmp.begin(), tmp.end(), init.int64_data.begin());
         }
       } else if (t.data_type() == onnx::TensorProto::INT64) {
@@ -349,6 +582,60 @@ Initializer ToInitializer(const onnx::TensorProto& t, const std::string& source)
   throw InputError("ONNX model '" + source + "': initializer '" + t.name() +
                    "' holds the wrong number of elements for its shape " +
                    ShapeToString(init.tensor.shape));
+}
+
+// The small integer types (bool, int8, uint8, int16, uint16, uint32) the IR has no dtype for:
+// a constant of such a type that a kept node reads reaches the IR as an int64 initializer and a
+// Cast back to its type, so that the node sees exactly the model's tensor.
+bool NarrowIntegerType(int32_t type) {
+  return type == onnx::TensorProto::BOOL || type == onnx::TensorProto::INT8 ||
+         type == onnx::TensorProto::UINT8 || type == onnx::TensorProto::INT16 ||
+         type == onnx::TensorProto::UINT16 || type == onnx::TensorProto::UINT32;
+}
+
+// libonnx 1.12's checker requires every graph input and output to declare a shape, which later
+// IR versions made optional (no shape: unknown rank), and the current `onnx` package's helpers
+// leave out. The checker sees a placeholder (rank 0) there; the original declaration is put back
+// for shape inference, which fills it in. value_info entries without a shape say nothing
+// inference will not, and are dropped.
+void CheckModel(onnx::ModelProto& model, const std::string& source) {
+  onnx::GraphProto* g = model.mutable_graph();
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> infos;
+  for (auto& info : *g->mutable_value_info()) {
+    if (!info.type().has_tensor_type() || info.type().tensor_type().has_shape()) {
+      *infos.Add() = std::move(info);
+    }
+  }
+  g->mutable_value_info()->Swap(&infos);
+  std::vector<onnx::ValueInfoProto*> shapeless;
+  for (auto* list : {g->mutable_input(), g->mutable_output()}) {
+    for (auto& info : *list) {
+      auto* t = info.mutable_type();
+      if (t->has_tensor_type() && !t->tensor_type().has_shape()) {
+        t->mutable_tensor_type()->mutable_shape();
+        shapeless.push_back(&info);
+      }
+    }
+  }
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    throw InputError("ONNX model '" + source + "' fails the ONNX checker: " + e.what());
+  }
+  for (auto* info : shapeless) info->mutable_type()->mutable_tensor_type()->clear_shape();
+  // libonnx 1.12 does not check that an output is defined; dead-code removal would otherwise
+  // drop every node of such a graph and leave an output nothing computes.
+  std::set<std::string> defined;
+  for (const auto& in : g->input()) defined.insert(in.name());
+  for (const auto& t : g->initializer()) defined.insert(t.name());
+  for (const auto& n : g->node()) defined.insert(n.output().begin(), n.output().end());
+  for (const auto& out : g->output()) {
+    if (!defined.count(out.name())) {
+      throw InputError("ONNX model '" + source + "': graph output '" + out.name() +
+                       "' is computed by no node (nor is it an input or initializer); every "
+                       "output must be a node's output");
+    }
+  }
 }
 
 }  // namespace
@@ -377,22 +664,35 @@ void ExportOnnxFile(const Graph& graph, const std::string& path) {
   if (!out) throw InputError("cannot write ONNX file '" + path + "'");
 }
 
-Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t batch_size) {
+Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t batch_size,
+                 const std::string& model_dir) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) {
     throw InputError("'" + source + "' is not an ONNX model: its bytes do not parse as a "
                      "ModelProto (expected a file written by an ONNX exporter)");
   }
+  onnx::GraphProto* g = model.mutable_graph();
   // Before libonnx looks at it: sizes against the bytes present, and the attributes its checks
   // divide by.
-  CheckNodeAttributes(model.graph(), source);
-  for (const auto& t : model.graph().initializer()) CheckedElementCount(t, source);
-  try {
-    onnx::checker::check_model(model);
-  } catch (const std::exception& e) {
-    throw InputError("ONNX model '" + source + "' fails the ONNX checker: " + e.what());
+  CheckNodeAttributes(*g, source);
+  FoldContext fold;
+  fold.source = source;
+  // The file's float32 initializers are its weights: counted as parameters, never folded into
+  // other constants (onnx_fold.h). Constant nodes are not (they are an exporter's constants).
+  for (const auto& t : g->initializer()) {
+    if (t.data_type() == onnx::TensorProto::FLOAT) fold.weights.insert(t.name());
   }
-  onnx::GraphProto* g = model.mutable_graph();
+  ConstantNodesToInitializers(*g);
+  const std::map<std::string, ExternalRef> external = LoadExternalData(*g, model_dir, source);
+  for (const auto& t : g->initializer()) {
+    if (external.count(t.name())) fold.opaque.insert(t.name());
+    else CheckedElementCount(t, source);
+  }
+  // Constants only (no shapes yet): the axes that opset-18 reductions take as inputs become
+  // constants before NormalizeOnnxVersions turns them into attributes.
+  FoldConstantsOnce(*g, {}, fold);
+  NormalizeOnnxVersions(model, source);
+  CheckModel(model, source);
   std::set<std::string> init_names;
   for (const auto& t : g->initializer()) init_names.insert(t.name());
   if (batch_size > 0) {
@@ -412,23 +712,56 @@ Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t ba
     }
     g->clear_value_info();
     for (auto& out : *g->mutable_output()) {
+      if (!out.type().tensor_type().has_shape()) continue;  // unknown rank: inference fills it
       auto* shape = out.mutable_type()->mutable_tensor_type()->mutable_shape();
       if (shape->dim_size() > 0) shape->mutable_dim(0)->clear_dim_value();
     }
   }
-  try {
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(true, 1, true));
-  } catch (const std::exception& e) {
-    throw InputError("ONNX model '" + source + "' fails shape inference: " + e.what());
-  }
+  // Shape inference and folding until every shape is static, then dead-code removal.
+  ResolveStaticShapes(model, fold);
+  init_names.clear();
+  for (const auto& t : g->initializer()) init_names.insert(t.name());
 
   Graph graph;
   graph.name = g->name().empty() ? source : g->name();
+  std::vector<Node> casts;  // Cast nodes restoring narrow integer constants (NarrowIntegerType)
+  std::set<std::string> used_names = init_names;
+  for (const auto& n : g->node()) used_names.insert(n.output().begin(), n.output().end());
   for (const auto& t : g->initializer()) {
-    graph.initializers.push_back(ToInitializer(t, source));
-    graph.value_shapes[t.name()] = graph.initializers.back().tensor.shape;
+    auto ext = external.find(t.name());
+    if (ext == external.end() && NarrowIntegerType(t.data_type())) {
+      std::vector<int64_t> values;
+      if (!ReadIntegers(t, kMaxInitializerElements, &values)) {
+        throw InputError("ONNX model '" + source + "': initializer '" + t.name() +
+                         "' holds the wrong number of elements for its shape");
+      }
+      Initializer init;
+      init.name = t.name() + "__int64";
+      while (used_names.count(init.name)) init.name += "_";
+      used_names.insert(init.name);
+      init.dtype = DType::kInt64;
+      init.is_parameter = false;
+      for (int64_t d : t.dims()) init.tensor.shape.push_back(d);
+      init.int64_data = std::move(values);
+      Node cast;
+      cast.op_type = "Cast";
+      cast.name = t.name() + "__cast";
+      cast.inputs = {init.name};
+      cast.outputs = {t.name()};
+      cast.attrs["to"] = static_cast<int64_t>(t.data_type());
+      casts.push_back(std::move(cast));
+      graph.value_shapes[init.name] = init.tensor.shape;
+      graph.value_shapes[t.name()] = init.tensor.shape;
+      graph.initializers.push_back(std::move(init));
+      continue;
+    }
+    graph.initializers.push_back(
+        ToInitializer(t, source, ext == external.end() ? nullptr : &ext->second));
+    Initializer& init = graph.initializers.back();
+    if (init.dtype == DType::kFloat32) init.is_parameter = fold.weights.count(t.name()) > 0;
+    graph.value_shapes[t.name()] = init.tensor.shape;
   }
+  graph.nodes = std::move(casts);
   auto record = [&](const onnx::ValueInfoProto& info) {
     graph.value_shapes[info.name()] = StaticShape(info.type(), info.name(), source);
   };
@@ -453,17 +786,11 @@ Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t ba
                        "supported");
     }
     if (n.op_type() == "Constant") {
-      const auto& attr = n.attribute(0);
-      if (attr.name() != "value" || !attr.has_t()) {
-        throw InputError("ONNX model '" + source + "': Constant node '" + n.name() +
-                         "' uses attribute '" + attr.name() + "'; only 'value' is supported");
-      }
-      onnx::TensorProto t = attr.t();
-      t.set_name(n.output(0));
-      graph.initializers.push_back(ToInitializer(t, source));
-      graph.initializers.back().is_parameter = false;
-      graph.value_shapes[n.output(0)] = graph.initializers.back().tensor.shape;
-      continue;
+      // Constant nodes with a tensor or number became initializers (ConstantNodesToInitializers).
+      const std::string attr = n.attribute_size() ? n.attribute(0).name() : "";
+      throw InputError("ONNX model '" + source + "': Constant node '" + n.name() +
+                       "' uses attribute '" + attr + "'; ngraphbench imports numeric constants "
+                       "('value', 'value_float(s)', 'value_int(s)')");
     }
     Node node;
     node.op_type = n.op_type();
@@ -508,7 +835,8 @@ std::string ReadModelFile(const std::string& path) {
 }  // namespace
 
 Graph ImportOnnxFile(const std::string& path, int64_t batch_size) {
-  return ImportOnnx(ReadModelFile(path), path, batch_size);
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return ImportOnnx(ReadModelFile(path), path, batch_size, dir.empty() ? "." : dir);
 }
 
 int64_t OnnxFixedBatchSize(const std::string& path) {

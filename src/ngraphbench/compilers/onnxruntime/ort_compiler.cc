@@ -16,6 +16,7 @@
 
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/graph/ops.h"
 
 namespace ngraphbench {
 namespace {
@@ -163,6 +164,8 @@ class OrtCompiler : public Compiler {
   }
 
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
+    // Every operator ONNX Runtime does not run, named at once, before the SDK names the first.
+    CheckCompilerSupports(request.graph, "onnxruntime");
     LoadOrt();
     if (request.config.precision != "fp32") {
       throw CompileError("onnxruntime: precision '" + request.config.precision +

@@ -23,6 +23,7 @@
 
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/graph/ops.h"
 
 namespace ngraphbench {
 namespace {
@@ -91,7 +92,18 @@ class OpenVinoExecutable final : public Executable {
       : compiled_(std::move(compiled)),
         request_(compiled_.create_infer_request()),
         settings_(ReadBack(compiled_)) {
-    for (const TensorSpec& spec : graph.inputs) inputs_.push_back(Port(spec, compiled_.inputs()));
+    const std::vector<ov::Output<const ov::Node>> in_ports = compiled_.inputs();
+    for (size_t i = 0; i < graph.inputs.size(); ++i) {
+      // OpenVINO's ONNX reader drops a pass-through op (Dropout) by giving its output's name to
+      // the value it passes, so an input read only by one loses its own name. Its parameters keep
+      // the graph's input order, so that input is bound by position.
+      const bool renamed = std::none_of(in_ports.begin(), in_ports.end(), [&](const auto& port) {
+        return port.get_names().count(graph.inputs[i].name) > 0;
+      });
+      inputs_.push_back(renamed && in_ports.size() == graph.inputs.size()
+                            ? Port(graph.inputs[i], {in_ports[i]}, /*any_name=*/true)
+                            : Port(graph.inputs[i], in_ports));
+    }
     for (const TensorSpec& spec : graph.outputs) {
       outputs_.push_back(Port(spec, compiled_.outputs()));
     }
@@ -130,11 +142,13 @@ class OpenVinoExecutable final : public Executable {
   std::map<std::string, std::string> EffectiveSettings() const override { return settings_; }
 
  private:
-  // The port named `spec.name`, checked to be float32 with the graph's static shape.
+  // The port named `spec.name` (with `any_name`, the only port given), checked to be float32
+  // with the graph's static shape.
   static ov::Output<const ov::Node> Port(const TensorSpec& spec,
-                                         const std::vector<ov::Output<const ov::Node>>& ports) {
+                                         const std::vector<ov::Output<const ov::Node>>& ports,
+                                         bool any_name = false) {
     for (const ov::Output<const ov::Node>& port : ports) {
-      if (port.get_names().count(spec.name) == 0) continue;
+      if (!any_name && port.get_names().count(spec.name) == 0) continue;
       if (port.get_element_type() != ov::element::f32 ||
           port.get_partial_shape() != ov::PartialShape(ov::Shape(spec.shape.begin(),
                                                                  spec.shape.end()))) {
@@ -162,6 +176,8 @@ class OpenVinoCompiler final : public Compiler {
   }
 
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
+    // Every operator OpenVINO does not run, named at once, before the SDK names the first.
+    CheckCompilerSupports(request.graph, "openvino");
     if (request.onnx.empty()) {
       throw CompileError("openvino: no ONNX bytes in the request (its registry entry must set "
                          "consumes_onnx = true)");

@@ -25,10 +25,13 @@ namespace ngraphbench::torch_common {
 
 class AtenProgram {
  public:
-  // Throws CompileError naming `compiler` and the node for an operator or attribute value that
-  // is not supported, so that an unsupported model fails at compile time, never computes
-  // something wrong. Float initializers are converted to `dtype` on `device`; int64 ones
-  // (indices) keep their type.
+  // Throws CompileError naming `compiler` for operators or attribute values that are not
+  // supported, so that an unsupported model fails at compile time, never computes something
+  // wrong: every missing operator at once with its count ("unsupported operators for identity:
+  // Foo (3), Bar (1)"), else every node that cannot run with its reason. Float initializers are
+  // converted to `dtype` on `device`; int64 ones (indices) keep their type. Values of other
+  // types (int64 from Shape or ArgMax, bool from comparisons) flow as ATen tensors of that type:
+  // the IR records shapes, and each kernel's result carries its dtype as in eager PyTorch.
   AtenProgram(const Graph& graph, const std::string& compiler, c10::Device device,
               c10::ScalarType dtype);
 

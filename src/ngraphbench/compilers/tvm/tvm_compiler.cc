@@ -33,6 +33,7 @@
 
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/graph/ops.h"
 
 namespace ngraphbench {
 namespace {
@@ -284,6 +285,8 @@ class TvmCompiler : public Compiler {
   }
 
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
+    // Every operator TVM does not run, named at once, before a compile subprocess is started.
+    CheckCompilerSupports(request.graph, "tvm");
     const CompilerConfig& config = request.config;
     if (config.device != "cpu") {
       throw CompileError("tvm: device '" + config.device + "' is not supported; use cpu");
