@@ -168,6 +168,42 @@ TEST_F(Pipeline, CrashHangAndFailureEachLeaveARowAndTheSweepCompletes) {
   EXPECT_EQ(Row("tiny_w16_b2").status, "ok");
 }
 
+// A row cut short, or one copied under another run's name, is not resumed, and not lost.
+TEST_F(Pipeline, UnreadableAndCopiedRowsStopTheRunUntilReplaced) {
+  ASSERT_EQ(Ngb("run tiny null " + Common()).code, 0);
+  const fs::path cut = RowPath(RunDir(), "tiny_w8_b1");
+  std::string text;
+  {
+    std::ifstream in(cut);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ofstream(cut, std::ios::trunc) << text.substr(0, text.size() - 3);
+  fs::copy_file(RowPath(RunDir(), "tiny_w16_b2"), RowPath(RunDir(), "tiny_w16_b1"),
+                fs::copy_options::overwrite_existing);
+  const auto before = Snapshot(root_ / "results");
+
+  const Result again = Ngb("run tiny null " + Common());
+  EXPECT_EQ(again.code, 2) << again.output;
+  EXPECT_NE(again.output.find("2 of the 6 runs already have rows in"), std::string::npos)
+      << again.output;
+  EXPECT_NE(again.output.find("that cannot be resumed (2 unreadable)"), std::string::npos)
+      << again.output;
+  EXPECT_NE(again.output.find("tiny_w8_b1: unreadable: "), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("tiny_w16_b1: unreadable: "), std::string::npos) << again.output;
+  EXPECT_EQ(Snapshot(root_ / "results"), before);
+
+  const Result replaced = Ngb("run tiny null --replace-changed " + Common());
+  EXPECT_EQ(replaced.code, 0) << replaced.output;
+  EXPECT_NE(replaced.output.find("moved 2 row(s) that could not be resumed (2 unreadable)"),
+            std::string::npos)
+      << replaced.output;
+  EXPECT_NE(replaced.output.find("6 runs, 2 to run, 4 skipped"), std::string::npos)
+      << replaced.output;
+  for (const std::string id : {"tiny_w8_b1", "tiny_w16_b1", "tiny_w16_b2"}) {
+    EXPECT_EQ(Row(id).run_id, id);
+  }
+}
+
 TEST_F(Pipeline, RowsMeasuredWithOtherSettingsStopTheRunUntilReplaced) {
   ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
   EXPECT_EQ(Row("tiny_w8_b1").quick, true);
@@ -186,7 +222,9 @@ TEST_F(Pipeline, RowsMeasuredWithOtherSettingsStopTheRunUntilReplaced) {
   // --replace-changed moves the old rows and traces aside, deletes nothing, measures anew.
   const Result replaced = Ngb("run tiny null --replace-changed " + Common());
   EXPECT_EQ(replaced.code, 0) << replaced.output;
-  EXPECT_NE(replaced.output.find("moved 2 row(s) measured with other settings"), std::string::npos)
+  EXPECT_NE(replaced.output.find("moved 2 row(s) that could not be resumed (2 measured with other "
+                                 "settings)"),
+            std::string::npos)
       << replaced.output;
   std::vector<std::string> moved;
   for (const auto& e : fs::recursive_directory_iterator(RunDir() / ".replaced")) {

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -527,6 +529,43 @@ TEST(OnnxImport, HostileShapeArithmeticIsAnErrorNotACrash) {
     b.Output("y", TensorProto::INT64);
     const std::string error = ImportError(b, batch);
     EXPECT_NE(error.find("fails shape inference"), std::string::npos) << error;
+  }
+}
+
+// The one-tensor ceiling comes from NGRAPHBENCH_MAX_TENSOR_MB, read once per process: each case
+// runs in a fresh process (a threadsafe death test re-executes this binary).
+int ImportWithCeiling(const char* mb, size_t floats) {
+  setenv("NGRAPHBENCH_MAX_TENSOR_MB", mb, 1);
+  ModelBuilder b;
+  b.Input("x", {-1, 4});
+  TensorProto* w = b.g().add_initializer();
+  w->set_name("w");
+  w->set_data_type(TensorProto::FLOAT);
+  w->add_dims(static_cast<int64_t>(floats));
+  w->set_raw_data(std::string(floats * sizeof(float), '\0'));
+  AttrInts(b.Node("ReduceMean", {"w"}, {"m"}), "axes", {0});
+  b.Node("Add", {"x", "m"}, {"y"});
+  b.Output("y");
+  try {
+    ImportOnnx(b.Bytes(), "ceiling.onnx", 2);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
+
+TEST(OnnxImportDeathTest, TheTensorCeilingIsASetting) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const size_t floats = (size_t{3} << 20) / 4;  // 3 MiB
+  EXPECT_EXIT(std::exit(ImportWithCeiling("4", floats)), testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(std::exit(ImportWithCeiling("2", floats)), testing::ExitedWithCode(2),
+              "initializer 'w' declares more than 524288 elements, over the 2 MiB one tensor "
+              "may take \\(set NGRAPHBENCH_MAX_TENSOR_MB to allow more\\)");
+  for (const char* bad : {"0", "-1", "abc", "4x", "1048577"}) {
+    EXPECT_EXIT(std::exit(ImportWithCeiling(bad, floats)), testing::ExitedWithCode(2),
+                "NGRAPHBENCH_MAX_TENSOR_MB='.*' is not a whole number of MiB from 1 to 1048576")
+        << bad;
   }
 }
 

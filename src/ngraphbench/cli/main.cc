@@ -51,8 +51,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--timeout", timeout, "per-run timeout in seconds (overrides the YAML)");
   run_cmd->add_flag("--retry-failed", run.retry_failed, "rerun runs whose row is not ok");
   run_cmd->add_flag("--replace-changed", run.replace_changed,
-                    "move rows measured with other settings to <dir>/.replaced/<time>/ and "
-                    "measure those runs again");
+                    "move rows that cannot be resumed (measured with other settings, or "
+                    "unreadable) to <dir>/.replaced/<time>/ and measure those runs again");
 
   WorkerArgs worker;
   CLI::App* worker_cmd = app.add_subcommand("worker", "run one run in this process (internal)");

@@ -217,6 +217,20 @@ std::string Difference(const ResultRow& row, const RunSpec& run, const CompilerC
   return out + " (config_hash " + row.config_hash + ")";
 }
 
+constexpr const char* kUnreadable = "unreadable: ";
+
+// "2 measured with other settings, 1 unreadable", for the rows in `changed`.
+std::string Kinds(const std::vector<Changed>& changed) {
+  size_t unreadable = 0;
+  for (const auto& c : changed) unreadable += c.why.rfind(kUnreadable, 0) == 0;
+  std::vector<std::string> parts;
+  if (changed.size() > unreadable) {
+    parts.push_back(std::to_string(changed.size() - unreadable) + " measured with other settings");
+  }
+  if (unreadable) parts.push_back(std::to_string(unreadable) + " unreadable");
+  return parts.size() == 2 ? parts[0] + ", " + parts[1] : parts[0];
+}
+
 std::string UtcStamp() {
   std::time_t now = std::time(nullptr);
   char buf[32];
@@ -370,7 +384,7 @@ int CmdRun(const RunArgs& args) {
     try {
       row = ReadRow(path);
     } catch (const InputError& e) {
-      changed.push_back({&run, std::string("unreadable: ") + e.what()});
+      changed.push_back({&run, kUnreadable + std::string(e.what())});
       todo.push_back(&run);
       continue;
     }
@@ -393,17 +407,17 @@ int CmdRun(const RunArgs& args) {
     }
     if (changed.size() > 5) list += fmt::format("\n  ... and {} more", changed.size() - 5);
     throw InputError(fmt::format(
-        "{} of the {} runs already have rows in {} measured with other settings:{}\n"
+        "{} of the {} runs already have rows in {} that cannot be resumed ({}):{}\n"
         "Nothing was run. Add --replace-changed to move those rows (and their traces) to "
         "{}/.replaced/<time>/ and measure them again with these settings, or write to another "
         "--results or --device to keep both.",
-        changed.size(), runs.size(), dir, list, dir));
+        changed.size(), runs.size(), dir, Kinds(changed), list, dir));
   }
   if (!changed.empty()) {
     const std::string to = MoveAside(dir, changed);
     for (const auto& c : changed) seen[c.run].reset();
-    std::cerr << fmt::format("moved {} row(s) measured with other settings to {}\n", changed.size(),
-                             to);
+    std::cerr << fmt::format("moved {} row(s) that could not be resumed ({}) to {}\n",
+                             changed.size(), Kinds(changed), to);
   }
   std::cerr << fmt::format("{} {} on {}: {} runs, {} to run, {} skipped ({} ok{})\n",
                            args.grid.experiment, info.name, args.device, runs.size(), todo.size(),

@@ -4,42 +4,64 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "ngraphbench/core/error.h"
 
 namespace ngraphbench {
 
-std::string ReadFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+UniqueFd::~UniqueFd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+namespace {
+
+InputError TooBig(const std::string& path, uint64_t max_bytes, const std::string& what,
+                  const std::string& size) {
+  return InputError(what + " '" + path + "' holds " + size + " bytes, more than the " +
+                    std::to_string(max_bytes) + " such a file may hold");
+}
+
+// The open file and its size at the time of the checks.
+std::pair<UniqueFd, uint64_t> OpenChecked(const std::string& path, uint64_t max_bytes,
+                                          const std::string& what) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
     throw InputError("cannot open " + what + " '" + path + "': " + std::strerror(errno));
   }
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
   // Checked on the open file, so a file swapped after the check cannot slip past the ceiling. A
   // FIFO or a device has no size to check and is refused.
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     throw InputError(what + " '" + path + "' is not a regular file");
   }
-  const auto too_big = [&](const std::string& size) {
-    return InputError(what + " '" + path + "' holds " + size + " bytes, more than the " +
-                      std::to_string(max_bytes) + " such a file may hold");
-  };
-  if (static_cast<uint64_t>(st.st_size) > max_bytes) throw too_big(std::to_string(st.st_size));
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    throw TooBig(path, max_bytes, what, std::to_string(st.st_size));
+  }
+  return {std::move(fd), static_cast<uint64_t>(st.st_size)};
+}
+
+}  // namespace
+
+UniqueFd OpenFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what) {
+  return std::move(OpenChecked(path, max_bytes, what).first);
+}
+
+std::string ReadFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what) {
+  auto [fd, size] = OpenChecked(path, max_bytes, what);
+  const auto too_big = [&](const std::string& n) { return TooBig(path, max_bytes, what, n); };
   // Read to the end (the file may have grown since fstat), never past the ceiling.
-  std::string text(static_cast<size_t>(st.st_size), '\0');
+  std::string text(static_cast<size_t>(size), '\0');
   size_t used = 0;
   while (true) {
     if (used == text.size()) {
       if (text.size() > max_bytes) throw too_big("more than " + std::to_string(max_bytes));
       text.resize(std::min<uint64_t>(max_bytes + 1, text.size() + 65536));
     }
-    const ssize_t got = ::read(fd, text.data() + used, text.size() - used);
+    const ssize_t got = ::read(fd.get(), text.data() + used, text.size() - used);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) throw InputError("cannot read " + what + " '" + path + "': " + std::strerror(errno));
     if (got == 0) break;

@@ -17,4 +17,24 @@ constexpr uint64_t kMaxModelBytes = uint64_t{2} << 30;      // protobuf's own li
 // when it cannot be opened, is not a regular file, or holds more than `max_bytes`.
 std::string ReadFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what);
 
+// A file descriptor that is closed when it goes out of scope.
+class UniqueFd {
+ public:
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  UniqueFd& operator=(UniqueFd&&) = delete;
+  ~UniqueFd();
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// `path` opened for reading after the checks of ReadFileCapped (a regular file of at most
+// `max_bytes`), for a reader that streams it instead of holding a copy of its bytes. The caller
+// must still stop at `max_bytes`: the file may grow after the check.
+UniqueFd OpenFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what);
+
 }  // namespace ngraphbench

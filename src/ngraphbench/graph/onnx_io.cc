@@ -5,6 +5,8 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -200,9 +202,52 @@ Shape StaticShape(const onnx::TypeProto& type, const std::string& value,
   return shape;
 }
 
-// The most elements one initializer may declare (4 GiB of float32): a file that declares more is
+// The most bytes one initializer may declare once imported (float32 as 4 bytes, integers widened
+// to 8): 4 GiB unless NGRAPHBENCH_MAX_TENSOR_MB says otherwise. A file that declares more is
 // refused before anything is allocated.
-constexpr uint64_t kMaxInitializerElements = uint64_t{1} << 30;
+constexpr uint64_t kDefaultMaxTensorMb = 4096;
+constexpr uint64_t kLargestMaxTensorMb = uint64_t{1} << 20;  // 1 TiB
+
+uint64_t MaxTensorBytes() {
+  static const uint64_t bytes = [] {
+    const char* text = std::getenv("NGRAPHBENCH_MAX_TENSOR_MB");
+    if (text == nullptr || *text == '\0') return kDefaultMaxTensorMb << 20;
+    uint64_t mb = 0;
+    const char* end = text + std::strlen(text);
+    const auto [ptr, ec] = std::from_chars(text, end, mb);
+    if (ec != std::errc() || ptr != end || mb < 1 || mb > kLargestMaxTensorMb) {
+      throw InputError("NGRAPHBENCH_MAX_TENSOR_MB='" + std::string(text) +
+                       "' is not a whole number of MiB from 1 to " +
+                       std::to_string(kLargestMaxTensorMb) + " (the default is " +
+                       std::to_string(kDefaultMaxTensorMb) + ")");
+    }
+    return mb << 20;
+  }();
+  return bytes;
+}
+
+// Bytes per element once imported: float32 stays 4 bytes, every integer type becomes int64.
+uint64_t ImportedElementBytes(int data_type) {
+  return data_type == onnx::TensorProto::FLOAT ? 4 : 8;
+}
+
+// The element count `dims` declares, refused (InputError from `fail`) when a dimension is
+// negative or the tensor would exceed MaxTensorBytes() once imported.
+template <typename Dims, typename Fail>
+uint64_t DeclaredElements(const Dims& dims, int data_type, const Fail& fail) {
+  const uint64_t max_elements = MaxTensorBytes() / ImportedElementBytes(data_type);
+  uint64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) fail("has a negative dimension " + std::to_string(d));
+    if (d > 0 && n > max_elements / static_cast<uint64_t>(d)) {
+      fail("declares more than " + std::to_string(max_elements) + " elements, over the " +
+           std::to_string(MaxTensorBytes() >> 20) + " MiB one tensor may take (set " +
+           "NGRAPHBENCH_MAX_TENSOR_MB to allow more)");
+    }
+    n *= static_cast<uint64_t>(d);
+  }
+  return n;
+}
 
 // The number of elements `t` declares, checked against the values the file actually holds
 // before anything is allocated: a tiny file may declare dims of 2^62 or -5.
@@ -210,14 +255,7 @@ size_t CheckedElementCount(const onnx::TensorProto& t, const std::string& source
   auto fail = [&](const std::string& what) {
     throw InputError("ONNX model '" + source + "': initializer '" + t.name() + "' " + what);
   };
-  uint64_t n = 1;
-  for (int64_t d : t.dims()) {
-    if (d < 0) fail("has a negative dimension " + std::to_string(d));
-    if (d > 0 && n > kMaxInitializerElements / static_cast<uint64_t>(d)) {
-      fail("declares more than " + std::to_string(kMaxInitializerElements) + " elements");
-    }
-    n *= static_cast<uint64_t>(d);
-  }
+  const uint64_t n = DeclaredElements(t.dims(), t.data_type(), fail);
   uint64_t held = 0;
   switch (t.data_type()) {
     case onnx::TensorProto::FLOAT:
@@ -427,15 +465,8 @@ ExternalRef ResolveExternal(const onnx::TensorProto& t, const std::string& model
     throw InputError(where + "has data type " + std::to_string(t.data_type()) +
                      " stored externally; ngraphbench imports float32, int64 and int32 tensors");
   }
-  uint64_t n = 1;
-  for (int64_t d : t.dims()) {
-    if (d < 0) throw InputError(where + "has a negative dimension " + std::to_string(d));
-    if (d > 0 && n > kMaxInitializerElements / static_cast<uint64_t>(d)) {
-      throw InputError(where + "declares more than " + std::to_string(kMaxInitializerElements) +
-                       " elements");
-    }
-    n *= static_cast<uint64_t>(d);
-  }
+  const uint64_t n = DeclaredElements(
+      t.dims(), t.data_type(), [&](const std::string& what) { throw InputError(where + what); });
   if (n * width != length) {
     throw InputError(where + "declares " + std::to_string(n) + " elements (" +
                      std::to_string(n * width) + " bytes) but its external data in '" +
@@ -664,13 +695,26 @@ void ExportOnnxFile(const Graph& graph, const std::string& path) {
   if (!out) throw InputError("cannot write ONNX file '" + path + "'");
 }
 
-Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t batch_size,
-                 const std::string& model_dir) {
-  onnx::ModelProto model;
-  if (!model.ParseFromString(bytes)) {
-    throw InputError("'" + source + "' is not an ONNX model: its bytes do not parse as a "
-                     "ModelProto (expected a file written by an ONNX exporter)");
-  }
+namespace {
+
+InputError NotOnnx(const std::string& source) {
+  return InputError("'" + source + "' is not an ONNX model: its bytes do not parse as a "
+                    "ModelProto (expected a file written by an ONNX exporter)");
+}
+
+// Frees the values a TensorProto holds (clear() alone keeps the capacity), once they have been
+// copied into the IR: the proto and the IR never both hold all of a model's weights.
+void ReleaseTensorData(onnx::TensorProto& t) {
+  std::string().swap(*t.mutable_raw_data());
+  google::protobuf::RepeatedField<float>().Swap(t.mutable_float_data());
+  google::protobuf::RepeatedField<int64_t>().Swap(t.mutable_int64_data());
+  google::protobuf::RepeatedField<int32_t>().Swap(t.mutable_int32_data());
+}
+
+// ImportOnnx on a parsed model, which it changes (folding, normalization) and empties of its
+// tensor data as the IR takes it over.
+Graph ImportParsed(onnx::ModelProto& model, const std::string& source, int64_t batch_size,
+                   const std::string& model_dir) {
   onnx::GraphProto* g = model.mutable_graph();
   // Before libonnx looks at it: sizes against the bytes present, and the attributes its checks
   // divide by.
@@ -727,11 +771,11 @@ Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t ba
   std::vector<Node> casts;  // Cast nodes restoring narrow integer constants (NarrowIntegerType)
   std::set<std::string> used_names = init_names;
   for (const auto& n : g->node()) used_names.insert(n.output().begin(), n.output().end());
-  for (const auto& t : g->initializer()) {
+  for (auto& t : *g->mutable_initializer()) {
     auto ext = external.find(t.name());
     if (ext == external.end() && NarrowIntegerType(t.data_type())) {
       std::vector<int64_t> values;
-      if (!ReadIntegers(t, kMaxInitializerElements, &values)) {
+      if (!ReadIntegers(t, MaxTensorBytes() / 8, &values)) {
         throw InputError("ONNX model '" + source + "': initializer '" + t.name() +
                          "' holds the wrong number of elements for its shape");
       }
@@ -743,6 +787,7 @@ Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t ba
       init.is_parameter = false;
       for (int64_t d : t.dims()) init.tensor.shape.push_back(d);
       init.int64_data = std::move(values);
+      ReleaseTensorData(t);
       Node cast;
       cast.op_type = "Cast";
       cast.name = t.name() + "__cast";
@@ -757,6 +802,7 @@ Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t ba
     }
     graph.initializers.push_back(
         ToInitializer(t, source, ext == external.end() ? nullptr : &ext->second));
+    ReleaseTensorData(t);
     Initializer& init = graph.initializers.back();
     if (init.dtype == DType::kFloat32) init.is_parameter = fold.weights.count(t.name()) > 0;
     graph.value_shapes[t.name()] = init.tensor.shape;
@@ -826,25 +872,32 @@ Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t ba
   return graph;
 }
 
-namespace {
-
-std::string ReadModelFile(const std::string& path) {
-  return ReadFileCapped(path, kMaxModelBytes, "ONNX file");
+// Parsed straight from the file, without a copy of its bytes (protobuf stops at 2 GiB, the most
+// an .onnx file can hold).
+onnx::ModelProto ParseModelFile(const std::string& path) {
+  const UniqueFd fd = OpenFileCapped(path, kMaxModelBytes, "ONNX file");
+  onnx::ModelProto model;
+  if (!model.ParseFromFileDescriptor(fd.get())) throw NotOnnx(path);
+  return model;
 }
 
 }  // namespace
 
+Graph ImportOnnx(const std::string& bytes, const std::string& source, int64_t batch_size,
+                 const std::string& model_dir) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) throw NotOnnx(source);
+  return ImportParsed(model, source, batch_size, model_dir);
+}
+
 Graph ImportOnnxFile(const std::string& path, int64_t batch_size) {
   std::string dir = std::filesystem::path(path).parent_path().string();
-  return ImportOnnx(ReadModelFile(path), path, batch_size, dir.empty() ? "." : dir);
+  onnx::ModelProto model = ParseModelFile(path);
+  return ImportParsed(model, path, batch_size, dir.empty() ? "." : dir);
 }
 
 int64_t OnnxFixedBatchSize(const std::string& path) {
-  onnx::ModelProto model;
-  if (!model.ParseFromString(ReadModelFile(path))) {
-    throw InputError("'" + path + "' is not an ONNX model: its bytes do not parse as a "
-                     "ModelProto (expected a file written by an ONNX exporter)");
-  }
+  const onnx::ModelProto model = ParseModelFile(path);
   std::set<std::string> init_names;
   for (const auto& t : model.graph().initializer()) init_names.insert(t.name());
   for (const auto& in : model.graph().input()) {
