@@ -277,7 +277,10 @@ class OpsetLowering {
     static const std::map<std::string, int64_t> kNew = {
         {"BitwiseAnd", 18},    {"BitwiseNot", 18},     {"BitwiseOr", 18},    {"BitwiseXor", 18},
         {"CenterCropPad", 18}, {"Col2Im", 18},         {"DeformConv", 19},   {"AffineGrid", 20},
-        {"ImageDecoder", 20},  {"RegexFullMatch", 20}, {"StringConcat", 20}, {"StringSplit", 20}};
+        {"ImageDecoder", 20},  {"RegexFullMatch", 20}, {"StringConcat", 20}, {"StringSplit", 20},
+        {"Attention", 23},     {"RMSNormalization", 23}, {"RotaryEmbedding", 23},
+        {"Swish", 24},         {"TensorScatter", 24},  {"BitCast", 26},      {"CumProd", 26},
+        {"CausalConvWithState", 27}, {"LinearAttention", 27}, {"SwiGLU", 28}};
     const std::string& op = n.op_type();
     // The rewrites below read the inputs and outputs the operator must have; a malformed node is
     // left to libonnx's checker, which names what is wrong with it.
@@ -315,7 +318,20 @@ class OpsetLowering {
     } else if (op == "AveragePool" && opset_ >= 19) {
       DropUnitDilations(n);
     } else if ((op == "Cast" || op == "CastLike") && opset_ >= 19) {
-      RemoveAttr(n, "saturate");  // float8 only (opset 19); float8 is refused with IR 9
+      // Both concern float8 conversions only (saturate opset 19, round_mode opset 24 for
+      // float8e8m0); those element types are refused with their IR version.
+      RemoveAttr(n, "saturate");
+      RemoveAttr(n, "round_mode");
+    } else if (op == "Range" && opset_ >= 27) {
+      // The precision float16/bfloat16 ranges are computed in (opset 27): the IR's ranges are
+      // float32 or integers, which opset 17 computes in their own type.
+      RemoveAttr(n, "stash_type");
+    } else if (op == "SpaceToDepth" && opset_ >= 28) {
+      if (auto* a = FindAttr(n, "mode")) {
+        // DCR is the only order SpaceToDepth had before opset 28.
+        if (a->s() != "DCR") Refuse(n, "mode='" + a->s() + "' (opset 28) has no opset-17 equivalent");
+        RemoveAttr(n, "mode");
+      }
     } else if ((op == "QuantizeLinear" || op == "DequantizeLinear") && opset_ >= 19) {
       if (op == "QuantizeLinear") RemoveAttr(n, "saturate");
       if (opset_ >= 21) {

@@ -19,7 +19,7 @@ void ExportOnnxFile(const Graph& graph, const std::string& path);
 
 // Parses, checks and imports an ONNX model. `batch_size` > 0 sets the first dimension of every
 // input; computations on constants and static shapes are then folded (onnx_fold.h), so that
-// every value gets a static shape. IR versions 9+ and opsets 18-22 are normalized to IR 8 /
+// every value gets a static shape. IR versions 9+ and opsets 18-28 are normalized to IR 8 /
 // opset 17 (onnx_compat.h). Tensors stored outside the file (data_location EXTERNAL) are read
 // from `model_dir`, the folder of the .onnx file, and only from inside it; with an empty
 // `model_dir` they are refused. Throws InputError naming `source` and the problem (unparsable
