@@ -459,6 +459,85 @@ TEST(OnnxImport, NarrowConstantsReachTheIrThroughACast) {
   EXPECT_EQ(OpCounts(again), OpCounts(g));
 }
 
+// Grid partition and its reverse, as torch.onnx's TorchScript exporter writes a MaxViT block:
+// every Reshape's target comes from Shape of the previous Reshape's output, through Gather, an
+// integer Div (H // grid) and Cast. `blocks` such blocks in a row, on x [batch, 4, 4, 2].
+void GridPartitionChain(ModelBuilder& b, int blocks, int64_t batch_dim) {
+  b.Input("x", {batch_dim, 4, 4, 2});
+  for (int64_t k = 0; k < 4; ++k) b.Int64s("i" + std::to_string(k), {k}, {});
+  b.Int64s("grid", {2}, {});
+  b.Int64s("grid1", {2});
+  b.Int64s("minus1", {-1});
+  b.Int64s("axes0", {0});
+  std::string cur = "x";
+  for (int i = 0; i < blocks; ++i) {
+    const std::string p = "b" + std::to_string(i) + "_";
+    // dims(v)[k], unsqueezed to a 1-element shape piece
+    auto dim = [&](const std::string& v, int k, const std::string& name) {
+      b.Node("Gather", {v, "i" + std::to_string(k)}, {p + name});
+      b.Node("Unsqueeze", {p + name, "axes0"}, {p + name + "1"});
+      return p + name + "1";
+    };
+    b.Node("Shape", {cur}, {p + "s"});
+    const std::string n = dim(p + "s", 0, "n"), h = dim(p + "s", 1, "h");
+    const std::string w = dim(p + "s", 2, "w"), c = dim(p + "s", 3, "c");
+    std::vector<std::string> per_cell;
+    for (const std::string& side : {"h", "w"}) {
+      b.Node("Div", {p + side, "grid"}, {p + side + "_div"});
+      AttrI(b.Node("Cast", {p + side + "_div"}, {p + side + "_cast"}), "to", TensorProto::INT64);
+      b.Node("Unsqueeze", {p + side + "_cast", "axes0"}, {p + side + "_cell"});
+      per_cell.push_back(p + side + "_cell");
+    }
+    AttrI(b.Node("Concat", {n, "grid1", per_cell[0], "grid1", per_cell[1], c}, {p + "t1"}), "axis",
+          0);
+    b.Node("Reshape", {cur, p + "t1"}, {p + "r1"});
+    AttrInts(b.Node("Transpose", {p + "r1"}, {p + "p1"}), "perm", {0, 2, 4, 1, 3, 5});
+    AttrI(b.Node("Concat", {"minus1", "grid1", "grid1", c}, {p + "t2"}), "axis", 0);
+    b.Node("Reshape", {p + "p1", p + "t2"}, {p + "win"});
+    b.Node("Relu", {p + "win"}, {p + "act"});
+    // The reverse reads the channel count from the windows, as grid_reverse does.
+    b.Node("Shape", {p + "act"}, {p + "ws"});
+    const std::string wc = dim(p + "ws", 3, "wc");
+    AttrI(b.Node("Concat", {n, per_cell[0], per_cell[1], "grid1", "grid1", wc}, {p + "t3"}), "axis",
+          0);
+    b.Node("Reshape", {p + "act", p + "t3"}, {p + "r3"});
+    AttrInts(b.Node("Transpose", {p + "r3"}, {p + "p3"}), "perm", {0, 3, 1, 4, 2, 5});
+    AttrI(b.Node("Concat", {n, h, w, wc}, {p + "t4"}), "axis", 0);
+    b.Node("Reshape", {p + "p3", p + "t4"}, {p + "out"});
+    cur = p + "out";
+  }
+  b.Node("Identity", {cur}, {"y"});
+  b.Output("y");
+}
+
+// Each block's reshapes depend on the shape of the block before: folding infers the shapes of
+// the nodes it keeps as it goes, so the whole chain folds in one round (then one that finds
+// nothing left). One round per link instead needed 81 rounds here; a 40-block chain is deeper
+// than any cap that does not grow with the model.
+TEST(OnnxImport, ChainOfShapeDependentReshapesFoldsInOneRound) {
+  constexpr int kBlocks = 40;
+  {
+    ModelBuilder b;
+    GridPartitionChain(b, kBlocks, 2);
+    FoldContext ctx;
+    ctx.source = "chain.onnx";
+    ResolveStaticShapes(b.model(), ctx);
+    EXPECT_EQ(ctx.rounds, 2);
+  }
+  ModelBuilder b;
+  GridPartitionChain(b, kBlocks, -1);
+  const Graph g = ImportOnnx(b.Bytes(), "chain.onnx", 3);
+  EXPECT_EQ(OpCounts(g), (std::map<std::string, int>{{"Reshape", 4 * kBlocks},
+                                                     {"Transpose", 2 * kBlocks},
+                                                     {"Relu", kBlocks},
+                                                     {"Identity", 1}}));
+  EXPECT_EQ(g.ShapeOf("b0_win"), (Shape{12, 2, 2, 2}));
+  EXPECT_EQ(g.ShapeOf("y"), (Shape{3, 4, 4, 2}));
+  for (const auto& [value, shape] : g.value_shapes) {
+    for (int64_t d : shape) EXPECT_GE(d, 0) << value;
+  }
+}
+
 // ---- ceilings
 // ------------------------------------------------------------------------------------
 

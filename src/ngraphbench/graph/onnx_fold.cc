@@ -1199,6 +1199,50 @@ std::unordered_set<std::string> OuterNamesUsedBySubgraphs(const onnx::GraphProto
 
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
+// The static output types libonnx's own inference function for `n` gives, from the static types
+// of its inputs and the data of those that are constants; nothing for an output it leaves
+// dynamic, and nothing at all for a node it cannot infer here (an input without a static shape,
+// no inference function at `opset`, an inference error: the next full inference reports those).
+std::vector<std::pair<std::string, ValueType>> InferNodeStatically(
+    onnx::NodeProto& n, int opset, const std::function<const ValueType*(const std::string&)>& type,
+    const std::function<const TensorProto*(const std::string&)>& data) {
+  const auto* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, "");
+  if (!schema || !schema->has_type_and_shape_inference_function()) return {};
+  std::unordered_map<std::string, onnx::TypeProto> storage;
+  std::unordered_map<std::string, onnx::TypeProto*> types;
+  std::unordered_map<std::string, const TensorProto*> values;
+  for (const auto& name : n.input()) {
+    if (name.empty() || types.count(name)) continue;
+    const ValueType* v = type(name);
+    if (!v || !v->Static() || v->elem_type == 0) return {};
+    onnx::TypeProto& t = storage[name];
+    t.mutable_tensor_type()->set_elem_type(v->elem_type);
+    auto* shape = t.mutable_tensor_type()->mutable_shape();
+    for (int64_t d : v->dims) shape->add_dim()->set_dim_value(d);
+    types[name] = &t;
+    if (const TensorProto* d = data(name)) values[name] = d;
+  }
+  onnx::shape_inference::InferenceContextImpl ictx(n, types, values, {});
+  try {
+    schema->GetTypeAndShapeInferenceFunction()(ictx);
+  } catch (const std::exception&) {
+    return {};
+  }
+  std::vector<std::pair<std::string, ValueType>> out;
+  for (int k = 0; k < n.output_size(); ++k) {
+    const onnx::TypeProto* t = ictx.getOutputType(static_cast<size_t>(k));
+    if (n.output(k).empty() || !t || !t->has_tensor_type()) continue;
+    const auto& tt = t->tensor_type();
+    if (tt.elem_type() == 0 || !tt.has_shape()) continue;
+    ValueType v;
+    v.elem_type = tt.elem_type();
+    v.has_shape = true;
+    for (const auto& d : tt.shape().dim()) v.dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    if (v.Static()) out.emplace_back(n.output(k), std::move(v));
+  }
+  return out;
+}
+
 }  // namespace
 
 bool ReadIntegers(const onnx::TensorProto& t, uint64_t max, std::vector<int64_t>* values) {
@@ -1286,6 +1330,7 @@ int FoldConstantsOnce(onnx::GraphProto& g, const TypeMap& types, FoldContext& ct
 
   std::unordered_map<std::string, ConstTensor> cache;
   std::unordered_set<std::string> not_constant;
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
   // Weights are never folded (onnx_fold.h), so they are not parsed either: only their types are
   // read (Shape, Size, CastLike), from `types`.
   auto constant = [&](const std::string& name) -> const ConstTensor* {
@@ -1303,9 +1348,41 @@ int FoldConstantsOnce(onnx::GraphProto& g, const TypeMap& types, FoldContext& ct
     return &cache.emplace(name, std::move(*c)).first->second;
   };
 
+  // Static types found during this pass, over `types` (which the last full inference gave): the
+  // outputs of nodes folded, and those of nodes kept, inferred one node at a time. Without them
+  // a Reshape whose shape folds in this pass would get its static shape only from the next full
+  // inference, so the Shape read downstream of it would fold one pass later: a pass per link of
+  // a chain of reshapes (a block of a windowed-attention model holds several), which made the
+  // number of passes grow with the model's depth.
+  std::unordered_map<std::string, ValueType> found;
+  auto type_of = [&](const std::string& name) -> const ValueType* {
+    if (auto it = found.find(name); it != found.end()) return &it->second;
+    if (auto it = types.find(name); it != types.end()) return &it->second;
+    return nullptr;
+  };
+  auto data_of = [&](const std::string& name) -> const TensorProto* {
+    auto it = init_index.find(name);
+    if (it == init_index.end() || ctx.opaque.count(name)) return nullptr;
+    return &g.initializer(it->second);
+  };
+  auto keep = [&](onnx::NodeProto& n, bool infer) {
+    if (infer && ctx.opset > 0) {
+      bool known = true;
+      for (const auto& out : n.output()) {
+        const ValueType* v = type_of(out);
+        known = known && v && v->Static();
+      }
+      if (!known) {
+        for (auto& [name, v] : InferNodeStatically(n, ctx.opset, type_of, data_of)) {
+          found[name] = std::move(v);
+        }
+      }
+    }
+    *kept.Add() = std::move(n);
+  };
+
   Evaluator eval(ctx.limits.max_elements);
   std::unordered_map<std::string, std::string> alias;
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
   int folded = 0;
   for (auto& n : *g.mutable_node()) {
     for (auto& in : *n.mutable_input()) {
@@ -1314,7 +1391,9 @@ int FoldConstantsOnce(onnx::GraphProto& g, const TypeMap& types, FoldContext& ct
     bool pin = false;
     for (const auto& out : n.output()) pin = pin || pinned.count(out) > 0;
     if (pin || !IsDefaultDomain(n.domain()) || HasSubgraph(n) || n.output_size() == 0) {
-      *kept.Add() = std::move(n);
+      // A graph output may also feed later nodes: infer it too (but not a custom domain's op
+      // or a subgraph, which need the full inference's context).
+      keep(n, IsDefaultDomain(n.domain()) && !HasSubgraph(n));
       continue;
     }
     const std::string& op = n.op_type();
@@ -1336,9 +1415,9 @@ int FoldConstantsOnce(onnx::GraphProto& g, const TypeMap& types, FoldContext& ct
       in.push_back(c);
       const Dims* dims = c ? &c->dims : nullptr;
       int32_t elem = c ? c->type : 0;
-      if (auto it = types.find(name); it != types.end()) {
-        if (!dims && it->second.Static()) dims = &it->second.dims;
-        if (!elem) elem = it->second.elem_type;
+      if (const ValueType* v = name.empty() ? nullptr : type_of(name)) {
+        if (!dims && v->Static()) dims = &v->dims;
+        if (!elem) elem = v->elem_type;
       }
       shapes.push_back(dims);
       elem_types.push_back(elem);
@@ -1349,18 +1428,18 @@ int FoldConstantsOnce(onnx::GraphProto& g, const TypeMap& types, FoldContext& ct
         reads_weight && !shape_only &&
         !(op == "CastLike" && n.input_size() == 2 && !ctx.weights.count(n.input(0)));
     if (ctx.created >= ctx.limits.max_total || weight_as_data) {
-      *kept.Add() = std::move(n);
+      keep(n, true);
       continue;
     }
     Result r = eval.Run(n, in, shapes, elem_types);
     if (!r || static_cast<int>(r->size()) != n.output_size()) {
-      *kept.Add() = std::move(n);
+      keep(n, true);
       continue;
     }
     uint64_t elements = 0;
     for (const auto& t : *r) elements += t.Count();
     if (ctx.created + elements > ctx.limits.max_total) {
-      *kept.Add() = std::move(n);
+      keep(n, true);
       continue;
     }
     ctx.created += elements;
@@ -1369,6 +1448,11 @@ int FoldConstantsOnce(onnx::GraphProto& g, const TypeMap& types, FoldContext& ct
       TensorProto* t = g.add_initializer();
       ToProto((*r)[k], name, t);
       init_index[name] = g.initializer_size() - 1;
+      ValueType v;
+      v.elem_type = (*r)[k].type;
+      v.has_shape = true;
+      v.dims = (*r)[k].dims;
+      found[name] = std::move(v);
       cache[name] = std::move((*r)[k]);
     }
     ++folded;
@@ -1443,6 +1527,9 @@ void LowerConstantOfShape(onnx::GraphProto& g) {
 
 void ResolveStaticShapes(onnx::ModelProto& model, FoldContext& ctx) {
   onnx::GraphProto* g = model.mutable_graph();
+  for (const auto& o : model.opset_import()) {
+    if (IsDefaultDomain(o.domain())) ctx.opset = static_cast<int>(o.version());
+  }
   // Without libonnx's data propagation: 1.12's propagators trust constant inputs (an Unsqueeze
   // axis of 2^57 on a shape value ends the process with SIGSEGV, found by fuzzing), and the
   // folder computes the same shape values, checked, one round later.
@@ -1455,9 +1542,11 @@ void ResolveStaticShapes(onnx::ModelProto& model, FoldContext& ctx) {
       throw InputError("ONNX model '" + ctx.source + "' fails shape inference: " + e.what());
     }
   };
-  // Each round folds everything that the last inference made static; the next inference then
-  // sees the folded constants. A chain of dependent reshapes needs one round per link (timm's
-  // ViT-Ti: 15 rounds, Swin-B: 37, about 0.1 s each); the cap only bounds a pathological file
+  // Each round folds everything that the last inference made static, inferring node by node
+  // as it goes (FoldConstantsOnce), so that a chain of dependent reshapes folds in one round
+  // however long it is; the next inference then sees the folded constants. Another round is
+  // needed only where the full inference knows more than one node's inference function (a
+  // function-bodied op, a subgraph, a custom domain). The cap only bounds a pathological file
   // (what is left unfolded is reported as dynamic by the importer).
   constexpr int kMaxRounds = 256;
   for (ctx.rounds = 0; ctx.rounds < kMaxRounds;) {

@@ -50,6 +50,9 @@ struct FoldContext {
   std::set<std::string> opaque;   // initializers whose data is not in memory (external)
   std::set<std::string> weights;  // float32 initializers of the file (see above)
   FoldLimits limits;
+  // The model's default-domain opset: FoldConstantsOnce infers the shapes of the nodes it keeps
+  // with libonnx's inference functions of that opset (0: it does not; ResolveStaticShapes sets it).
+  int opset = 0;
   uint64_t created = 0;  // elements created so far, against limits.max_total
   int rounds = 0;        // inference + fold rounds ResolveStaticShapes ran
 };
@@ -75,8 +78,9 @@ TypeMap CollectTypes(const onnx::GraphProto& g);
 void ConstantNodesToInitializers(onnx::GraphProto& g);
 
 // One pass over `g` in node order: every node whose inputs are constants (and Shape or Size of a
-// value with a static shape in `types`) becomes initializers; Identity of a constant becomes an
-// alias. Returns the number of nodes removed. Nodes producing a graph output are kept.
+// value with a static shape in `types`, or in what the pass inferred for an earlier node, see
+// FoldContext::opset) becomes initializers; Identity of a constant becomes an alias. Returns the
+// number of nodes removed. Nodes producing a graph output are kept.
 int FoldConstantsOnce(onnx::GraphProto& g, const TypeMap& types, FoldContext& ctx);
 
 // Removes nodes whose outputs no graph output depends on, then initializers (and the graph inputs
