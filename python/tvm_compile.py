@@ -96,7 +96,9 @@ def import_onnx(onnx_path):
     from tvm import relax  # pylint: disable=import-outside-toplevel
     from tvm.relax.frontend.onnx import from_onnx  # pylint: disable=import-outside-toplevel
 
-    model = onnx.load(onnx_path)
+    # Weights stored as external data (a model over protobuf's 2 GiB) are read from the files
+    # beside the model, which onnx.load resolves against the model's folder.
+    model = onnx.load(onnx_path, load_external_data=True)
     # Weights become constants of the compiled library, as in every other compiler here.
     mod = from_onnx(model, keep_params_in_input=False)
     # BatchNormalization in inference form (scale and shift), as TVM's own tuning pipeline does.

@@ -242,14 +242,28 @@ TEST_F(Concurrent, StartUpRemovesOnlyLeftoversOfGoneProcessesOfThisHost) {
       Results() / ".tmp" / ("worker-" + here + "-" + live + "-a1b2c3.log"),
       Results() / ".tmp" / ("worker-another-node-" + gone + "-a1b2c3.log"),
       RunDir() / ("tiny_w8_b2.csv.tmp.another-node." + gone)};
+  // The folders of models too large for one protobuf that workers write for their compiler.
+  const fs::path gone_model = Results() / ".tmp" / ("onnx-" + here + "-" + gone + "-a1b2c3");
+  const std::vector<fs::path> kept_models = {
+      Results() / ".tmp" / ("onnx-" + here + "-" + live + "-a1b2c3"),
+      Results() / ".tmp" / ("onnx-another-node-" + gone + "-a1b2c3")};
+  for (const auto& dir : kept_models) fs::create_directories(dir);
+  fs::create_directories(gone_model);
+  std::ofstream(gone_model / "model.onnx.data") << "weights";
   for (const auto& p : removed) std::ofstream(p) << "left";
   for (const auto& p : kept) std::ofstream(p) << "in use";
   std::string out;
   EXPECT_EQ(Run("tiny", &out), 0) << out;
   EXPECT_NE(out.find("removed 3 temporary file(s)"), std::string::npos) << out;
   EXPECT_NE(out.find("removed 1 worker log(s) a killed run left in"), std::string::npos) << out;
+  EXPECT_NE(out.find("removed 1 ONNX model folder(s) a killed worker left in"),
+            std::string::npos)
+      << out;
   for (const auto& p : removed) EXPECT_FALSE(fs::exists(p)) << p;
   for (const auto& p : kept) EXPECT_TRUE(fs::exists(p)) << p;
+  EXPECT_FALSE(fs::exists(gone_model));
+  for (const auto& dir : kept_models) EXPECT_TRUE(fs::exists(dir)) << dir;
+  for (const auto& dir : kept_models) fs::remove_all(dir);
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 // The onnxruntime module against hand-written references, loaded as a worker loads it.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -141,6 +144,30 @@ TEST_F(OnnxRuntime, ImportedModelComputesTheSameAsTheBuiltOne) {
   const Graph imported = ImportOnnx(ExportOnnx(built), "mem");
   const HostTensor x = RandomNormal({2, 197, 64}, 5);
   EXPECT_EQ(RunModel(built, x).data, RunModel(imported, x).data);
+}
+
+// A model too large for one protobuf reaches ORT as a file with its weights beside it
+// (CompileRequest::onnx_path); forced here on a small one, it computes what its bytes compute.
+TEST_F(OnnxRuntime, ModelFileWithExternalDataComputesTheSameAsBytes) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ngb_ort_ext_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "model.onnx").string();
+  const Graph g = BuildModel(SyntheticSpec("mha_block", "mha_block", 64, 2), 2);
+  ASSERT_FALSE(ExportOnnxFile(g, path, /*force_external_data=*/true).empty());
+  const HostTensor x = RandomNormal({2, 197, 64}, 5);
+
+  const std::string no_bytes;
+  CompileRequest request{g, no_bytes, config_, ""};
+  request.onnx_path = path;
+  auto exe = compiler_->Compile(request);
+  exe->SetInputs({x});
+  exe->Run();
+  const auto outputs = exe->GetOutputs();
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0].data, RunModel(g, x).data);
+  fs::remove_all(dir);
 }
 
 }  // namespace

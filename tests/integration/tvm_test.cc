@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/graph/onnx_io.h"
@@ -147,6 +148,48 @@ TEST_F(Tvm, SecondCompileLoadsTheCachedLibrary) {
   const Compiled other = RunTvm(batch2, Inputs(batch2));
   EXPECT_EQ(other.settings.at("cache_hit"), "false");
   EXPECT_NE(other.settings.at("cache_key"), first.settings.at("cache_key"));
+}
+
+// A model too large for one protobuf reaches TVM as a file with its weights beside it
+// (CompileRequest::onnx_path); forced here on a small one. It computes what its bytes compute,
+// and its cache entry is keyed on the weights in the side file too.
+TEST_F(Tvm, ModelFileWithExternalDataMatchesBytesAndKeysOnTheData) {
+  const fs::path dir = fs::path(cache_dir_) / "model";
+  fs::create_directories(dir);
+  const std::string path = (dir / "model.onnx").string();
+  const Graph graph = BuildModel(SyntheticSpec("linear", "linear", 64, 0), 2);
+  const std::string data = ExportOnnxFile(graph, path, /*force_external_data=*/true);
+  ASSERT_FALSE(data.empty());
+  const auto inputs = Inputs(graph);
+  const CompilerConfig config = Config("tvm", TvmOptions(0, 480));
+  const std::string no_bytes;
+  auto by_path = [&] {
+    CompileRequest request{graph, no_bytes, config, cache_dir_};
+    request.onnx_path = path;
+    auto exe = tvm_->Compile(request);
+    exe->SetInputs(inputs);
+    exe->Run();
+    Compiled c;
+    c.outputs = exe->GetOutputs();
+    c.settings = exe->EffectiveSettings();
+    return c;
+  };
+  const Compiled from_file = by_path();
+  const Compiled from_bytes = RunTvm(graph, inputs);
+  EXPECT_EQ(from_file.settings.at("cache_hit"), "false");
+  EXPECT_EQ(from_file.outputs[0].data, from_bytes.outputs[0].data);
+  EXPECT_TRUE(fs::exists(path)) << "the caller's model file is the caller's to remove";
+
+  // Other weights in the side file, the same .onnx: another model, not the cached one.
+  {
+    std::fstream f(data, std::ios::in | std::ios::out | std::ios::binary);
+    const float changed = 0.5f;
+    f.write(reinterpret_cast<const char*>(&changed), sizeof changed);
+  }
+  const Compiled changed = by_path();
+  EXPECT_EQ(changed.settings.at("cache_hit"), "false");
+  EXPECT_NE(changed.settings.at("cache_key"), from_file.settings.at("cache_key"));
+  EXPECT_NE(changed.outputs[0].data, from_file.outputs[0].data);
 }
 
 TEST_F(Tvm, QuickRunsNeverTune) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -228,6 +229,72 @@ TEST(HostileImport, ConvWeightChannelsMustMatchTheInput) {
   ASSERT_TRUE(found);
   const std::string error = ImportError(model);
   EXPECT_NE(error.find("input channels but a weight of"), std::string::npos) << error;
+}
+
+// ---- export with external data
+
+// A model written with its weights as external data (forced here: the automatic switch is for
+// weights over kOnnxInlineLimitBytes, far too large for a test) imports with the same weights
+// and shapes as from ExportOnnx's bytes.
+TEST(ExternalExport, ReimportsWithTheSameWeightsAndShapes) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ngb_export_ext_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "model.onnx").string();
+  // Linear on rank-3 inputs (weights stored transposed), Gelu's scalars, biases under the
+  // external size: each kind of initializer the exporter writes.
+  const Graph ir = BuildModel(Spec("mha_block", 64, 2), 2);
+
+  EXPECT_EQ(ExportOnnxFile(ir, path), "");  // small: one protobuf, no side file
+  EXPECT_FALSE(fs::exists(OnnxDataPath(path)));
+
+  const std::string data_path = ExportOnnxFile(ir, path, /*force_external_data=*/true);
+  EXPECT_EQ(data_path, OnnxDataPath(path));
+  ASSERT_TRUE(fs::exists(data_path));
+  EXPECT_LT(fs::file_size(path), 16u << 10);  // the weights are not in the model file
+
+  // The file says where each large weight is, at aligned offsets; small tensors stay inside.
+  onnx::ModelProto model;
+  {
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(model.ParseFromIstream(&in));
+  }
+  int external = 0, inline_tensors = 0;
+  for (const auto& t : model.graph().initializer()) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) {
+      ++inline_tensors;
+      continue;
+    }
+    ++external;
+    std::map<std::string, std::string> entries;
+    for (const auto& e : t.external_data()) entries[e.key()] = e.value();
+    EXPECT_EQ(entries["location"], "model.onnx.data") << t.name();
+    EXPECT_EQ(std::stoull(entries["offset"]) % kOnnxExternalAlignment, 0u) << t.name();
+    EXPECT_GE(std::stoull(entries["length"]), kOnnxExternalMinBytes) << t.name();
+    EXPECT_LE(std::stoull(entries["offset"]) + std::stoull(entries["length"]),
+              fs::file_size(data_path));
+    EXPECT_FALSE(t.has_raw_data()) << t.name();
+  }
+  EXPECT_GT(external, 0);
+  EXPECT_GT(inline_tensors, 0);
+
+  const Graph from_bytes = ImportOnnx(ExportOnnx(ir), "bytes");
+  const Graph from_file = ImportOnnxFile(path);
+  ASSERT_EQ(from_file.initializers.size(), from_bytes.initializers.size());
+  for (const auto& init : from_bytes.initializers) {
+    const Initializer* same = from_file.FindInitializer(init.name);
+    ASSERT_TRUE(same) << init.name;
+    EXPECT_EQ(same->tensor.shape, init.tensor.shape) << init.name;
+    EXPECT_EQ(same->tensor.data, init.tensor.data) << init.name;
+    EXPECT_EQ(same->int64_data, init.int64_data) << init.name;
+  }
+  EXPECT_EQ(from_file.inputs[0].shape, from_bytes.inputs[0].shape);
+  EXPECT_EQ(from_file.outputs[0].shape, from_bytes.outputs[0].shape);
+  EXPECT_EQ(from_file.value_shapes, from_bytes.value_shapes);
+  EXPECT_EQ(OpCounts(from_file), OpCounts(from_bytes));
+  EXPECT_EQ(from_file.ParameterCount(), from_bytes.ParameterCount());
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -203,8 +203,10 @@ int CmdExport(const GridArgs& args, const std::string& run_id, const std::string
     full.quick = quick;
     for (const auto& run : ResolveGrid(full)) {
       if (run.run_id != run_id) continue;
-      ExportOnnxFile(BuildModel(run.model, run.batch_size), out_path);
-      std::cerr << "wrote " << out_path << "\n";
+      const std::string data = ExportOnnxFile(BuildModel(run.model, run.batch_size), out_path);
+      std::cerr << "wrote " << out_path
+                << (data.empty() ? "" : " (its weights as external data in " + data + ")")
+                << "\n";
       return kExitOk;
     }
   }

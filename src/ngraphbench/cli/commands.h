@@ -62,6 +62,12 @@ int CmdList(bool experiments, bool models, bool compilers, const std::string& co
 int CmdListExperimentNames(const std::string& configs_dir);
 int CmdExport(const GridArgs& args, const std::string& run_id, const std::string& out_path);
 
+// The folder, under <results_dir>/.tmp/, where a worker (or its reference child) writes a model
+// too large for one protobuf as an .onnx file with external data for its compiler:
+// `onnx-<host>-<pid>-XXXXXX`, `pid` the writing process's. It removes the folder when done; one
+// left by a killed process is removed by the scheduler (that of a dead pid of this host).
+constexpr const char* kWorkerModelPrefix = "onnx-";
+
 // The identity and provenance columns of a run, before anything is measured.
 ResultRow BaseRow(const RunSpec& run, const RunArgs& args, const CompilerConfig& config);
 

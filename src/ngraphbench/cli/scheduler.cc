@@ -60,6 +60,41 @@ std::string Tail(const std::string& path, size_t max_chars) {
 
 constexpr const char* kWorkerLogPrefix = "worker-";
 
+// The pid in `name`, when it reads `<prefix><pid>-XXXXXX<suffix>` (a name mkstemps or mkdtemp
+// made from a pid), or -1.
+long TempNamePid(const std::string& name, const std::string& prefix, const std::string& suffix) {
+  const size_t tail = 7 + suffix.size();  // "-XXXXXX" and the suffix
+  if (name.rfind(prefix, 0) != 0 || name.size() <= prefix.size() + tail ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return -1;
+  }
+  const std::string pid_text = name.substr(prefix.size(), name.size() - prefix.size() - tail);
+  if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos ||
+      pid_text.size() >= 10) {
+    return -1;
+  }
+  return std::stol(pid_text);
+}
+
+// Removes the model folders (kWorkerModelPrefix) in <results_dir>/.tmp/ of processes of this host
+// that are gone: a worker or reference child killed (timeout, signal, out of memory) before it
+// removed its .onnx file and the weights beside it, which may take gigabytes. Returns how many.
+int RemoveStaleWorkerModels(const std::string& results_dir) {
+  namespace fs = std::filesystem;
+  const std::string prefix = std::string(kWorkerModelPrefix) + HostTag() + "-";
+  int removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(results_dir + "/.tmp", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const long pid = TempNamePid(it->path().filename().string(), prefix, "");
+    std::error_code remove_ec;
+    if (pid > 0 && !LocalProcessAlive(pid) && fs::remove_all(it->path(), remove_ec) > 0) {
+      ++removed;
+    }
+  }
+  return removed;
+}
+
 // The worker's log lives in <results_dir>/.tmp/, not /tmp: a sweep killed before the unlink leaves
 // it inside its own results tree instead of piling up in the machine's /tmp. Its name holds the
 // scheduler's host and pid, `worker-<host>-<pid>-XXXXXX.log`, so that the next `run` on this
@@ -127,6 +162,9 @@ WorkerOutcome RunWorker(const std::vector<std::string>& argv, double timeout_s,
   if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
   outcome.log_tail = Tail(log_path, 600);
   ::unlink(log_path);
+  // What the worker or its reference child could not remove because it was killed (the worker
+  // itself may have ended normally after its child was).
+  RemoveStaleWorkerModels(results_dir);
   return outcome;
 }
 
@@ -266,14 +304,9 @@ int RemoveStaleWorkerLogs(const std::string& results_dir) {
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
     bool stale = false;
-    if (name.rfind(prefix, 0) == 0 && name.size() > prefix.size() + 11 &&
-        name.compare(name.size() - 4, 4, ".log") == 0) {
-      // worker-<host>-<pid>-XXXXXX.log: the pid sits between the host and the random part.
-      const std::string pid_text = name.substr(prefix.size(), name.size() - prefix.size() - 11);
-      if (!pid_text.empty() && pid_text.find_first_not_of("0123456789") == std::string::npos &&
-          pid_text.size() < 10) {
-        stale = !LocalProcessAlive(std::stol(pid_text));
-      }
+    // worker-<host>-<pid>-XXXXXX.log: the pid sits between the host and the random part.
+    if (const long pid = TempNamePid(name, prefix, ".log"); pid >= 0) {
+      stale = !LocalProcessAlive(pid);
     } else if (name.rfind("ngraphbench-worker-", 0) == 0) {
       std::error_code time_ec;
       const auto mtime = fs::last_write_time(it->path(), time_ec);
@@ -363,6 +396,10 @@ int CmdRun(const RunArgs& args) {
   if (int removed = RemoveStaleWorkerLogs(args.results_dir)) {
     std::cerr << fmt::format("removed {} worker log(s) a killed run left in {}/.tmp\n", removed,
                              args.results_dir);
+  }
+  if (int removed = RemoveStaleWorkerModels(args.results_dir)) {
+    std::cerr << fmt::format("removed {} ONNX model folder(s) a killed worker left in {}/.tmp\n",
+                             removed, args.results_dir);
   }
 
   // Resume: a row whose config_hash is the run's is kept (rerun with --retry-failed when not

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -28,6 +29,7 @@
 #include "ngraphbench/measure/stats.h"
 #include "ngraphbench/measure/verdict.h"
 #include "ngraphbench/models/zoo.h"
+#include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/csv.h"
 
 namespace ngraphbench {
@@ -157,6 +159,52 @@ std::vector<HostTensor> ReferenceOutputs(const WorkerArgs& args, const RunSpec& 
   return ParseTensorFile(ReadText(path), path);
 }
 
+// The model in the form a compiler that consumes ONNX takes it (CompileRequest): bytes, or, when
+// its weights are more than one protobuf holds (OnnxNeedsExternalData), an .onnx file with its
+// weights as external data beside it. The file gets a folder of its own in the results tree's
+// .tmp/ (not the machine's /tmp, which may not have room for the weights), named after this host
+// and process (kWorkerModelPrefix) so that the scheduler can remove what a killed worker left;
+// the folder goes when this does, which the worker's handling of errors (a row, or an error
+// that main() catches) lets happen on failures too.
+class OnnxForCompiler {
+ public:
+  OnnxForCompiler(const Graph& graph, const CompilerInfo& info, const std::string& results_dir) {
+    if (!info.consumes_onnx) return;
+    if (!OnnxNeedsExternalData(graph)) {
+      bytes_ = ExportOnnx(graph);
+      return;
+    }
+    const std::string tmp = results_dir + "/.tmp";
+    std::error_code ec;
+    std::filesystem::create_directories(tmp, ec);  // mkdtemp reports a failure
+    std::string name = tmp + "/" + kWorkerModelPrefix + HostTag() + "-" +
+                       std::to_string(::getpid()) + "-XXXXXX";
+    if (::mkdtemp(name.data()) == nullptr) {
+      throw EnvironmentError("cannot create a folder for the ONNX model in " + tmp + ": " +
+                             std::strerror(errno));
+    }
+    dir_ = name;
+    path_ = dir_ + "/model.onnx";
+    ExportOnnxFile(graph, path_);
+  }
+  ~OnnxForCompiler() {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+  OnnxForCompiler(const OnnxForCompiler&) = delete;
+  OnnxForCompiler& operator=(const OnnxForCompiler&) = delete;
+
+  CompileRequest Request(const Graph& graph, const CompilerConfig& config,
+                         const std::string& cache_dir, bool quick) const {
+    CompileRequest request{graph, bytes_, config, cache_dir, quick};
+    request.onnx_path = path_;
+    return request;
+  }
+
+ private:
+  std::string bytes_, dir_, path_;
+};
+
 const RunSpec& FindRun(const std::vector<RunSpec>& runs, const WorkerArgs& args) {
   for (const auto& run : runs) {
     if (run.run_id == args.run_id) return run;
@@ -210,12 +258,11 @@ int CmdReference(const WorkerArgs& args) {
   const std::vector<RunSpec> runs = ResolveGrid(args.run.grid);
   const RunSpec& run = FindRun(runs, args);
   const Graph graph = BuildModel(run.model, run.batch_size);
-  const std::string onnx = info.consumes_onnx ? ExportOnnx(graph) : std::string();
+  const OnnxForCompiler onnx(graph, info, args.run.results_dir);
   const CompilerConfig config = ReferenceConfig(info);
   std::unique_ptr<Compiler> compiler = LoadCompiler(info.name);
-  std::unique_ptr<Executable> executable =
-      compiler->Compile(CompileRequest{graph, onnx, config, args.run.results_dir + "/.cache",
-                                       /*quick=*/true});
+  std::unique_ptr<Executable> executable = compiler->Compile(
+      onnx.Request(graph, config, args.run.results_dir + "/.cache", /*quick=*/true));
   executable->SetInputs(RunInputs(graph, run));
   executable->Run();
   WriteFileAtomic(args.reference_out, FormatTensorFile(executable->GetOutputs()));
@@ -248,7 +295,6 @@ int CmdWorker(const WorkerArgs& args) {
     row.affinity_cpus = FormatCpuList(ProcessCpus());
     auto start = Clock::now();
     const Graph graph = BuildModel(run.model, run.batch_size);
-    const std::string onnx = info.consumes_onnx ? ExportOnnx(graph) : std::string();
     row.build_s = SecondsSince(start);
     row.params = graph.ParameterCount();
     row.macs = CountMacs(graph) / run.batch_size;
@@ -271,12 +317,17 @@ int CmdWorker(const WorkerArgs& args) {
       row.check_reference = "off";
     }
 
+    // After the reference child has finished: a model written as a file with external data is
+    // then on disk only once at a time. Its export counts as building the model.
+    start = Clock::now();
+    const OnnxForCompiler onnx(graph, info, args.run.results_dir);
+    *row.build_s += SecondsSince(start);
+
     std::unique_ptr<Compiler> compiler = LoadCompiler(info.name);
     row.compiler_version = compiler->Version();
     start = Clock::now();
-    std::unique_ptr<Executable> executable =
-        compiler->Compile(CompileRequest{graph, onnx, config, args.run.results_dir + "/.cache",
-                                         args.run.grid.quick});
+    std::unique_ptr<Executable> executable = compiler->Compile(
+        onnx.Request(graph, config, args.run.results_dir + "/.cache", args.run.grid.quick));
     row.compile_s = SecondsSince(start);
 
     MeasureOptions options;

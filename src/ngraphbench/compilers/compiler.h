@@ -21,10 +21,16 @@ namespace ngraphbench {
 struct CompileRequest {
   const Graph& graph;          // the model IR, static shapes (batch size included)
   const std::string& onnx;     // the same model as ONNX ModelProto bytes (opset 17); empty when
-                               // the compiler's CompilerInfo::consumes_onnx is false
+                               // the compiler's CompilerInfo::consumes_onnx is false, or when
+                               // the model comes as `onnx_path` instead
   const CompilerConfig& config;
   std::string cache_dir;       // a directory the compiler may use for caches (may be shared)
   bool quick = false;          // a --quick run: skip expensive optional work (e.g. auto-tuning)
+  // Set instead of `onnx` for a model too large for one protobuf (weights over
+  // kOnnxInlineLimitBytes, graph/onnx_io.h): the same model as an .onnx file whose large weights
+  // are ONNX external data in files beside it, resolved relative to its folder. The folder holds
+  // nothing but the model and its data files (a compiler may hash it all as the model's content).
+  std::string onnx_path;
 };
 
 // A compiled model bound to its input and output buffers. Used from one thread only.

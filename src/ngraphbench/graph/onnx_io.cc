@@ -53,19 +53,70 @@ void SetAttr(onnx::NodeProto* node, const std::string& key, const AttrValue& val
   }
 }
 
-void SetInitializer(onnx::TensorProto* proto, const std::string& name, const Shape& shape,
-                    DType dtype, const void* data, size_t bytes) {
+void SetTensorHeader(onnx::TensorProto* proto, const std::string& name, const Shape& shape,
+                     DType dtype) {
   proto->set_name(name);
   for (int64_t d : shape) proto->add_dims(d);
   proto->set_data_type(dtype == DType::kInt64 ? onnx::TensorProto::INT64
                                               : onnx::TensorProto::FLOAT);
-  proto->set_raw_data(data, bytes);
 }
 
+// Appends float32 tensors of at least `min_bytes` to an external data file, each at an offset
+// aligned to kOnnxExternalAlignment, and points their TensorProto there (location relative to
+// the model's folder, which is the side file's).
+class ExternalDataWriter {
+ public:
+  ExternalDataWriter(const std::string& path, uint64_t min_bytes)
+      : path_(path),
+        location_(std::filesystem::path(path).filename().string()),
+        min_bytes_(min_bytes),
+        out_(path, std::ios::binary | std::ios::trunc) {
+    if (!out_) throw InputError("cannot create the ONNX external data file '" + path_ + "'");
+  }
+
+  // Stores `bytes` of `data` for `proto` when it is large enough; false leaves it to the caller.
+  bool Take(onnx::TensorProto* proto, const void* data, size_t bytes) {
+    if (proto->data_type() != onnx::TensorProto::FLOAT || bytes < min_bytes_) return false;
+    const uint64_t offset =
+        (end_ + kOnnxExternalAlignment - 1) / kOnnxExternalAlignment * kOnnxExternalAlignment;
+    static const char kZeros[kOnnxExternalAlignment] = {};
+    out_.write(kZeros, static_cast<std::streamsize>(offset - end_));
+    out_.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+    if (!out_) {
+      throw InputError("cannot write " + std::to_string(bytes) + " bytes of tensor '" +
+                       proto->name() + "' to the ONNX external data file '" + path_ +
+                       "' (disk full?)");
+    }
+    end_ = offset + bytes;
+    proto->set_data_location(onnx::TensorProto::EXTERNAL);
+    for (const auto& [key, value] : {std::pair<std::string, std::string>{"location", location_},
+                                     {"offset", std::to_string(offset)},
+                                     {"length", std::to_string(bytes)}}) {
+      auto* entry = proto->add_external_data();
+      entry->set_key(key);
+      entry->set_value(value);
+    }
+    return true;
+  }
+
+  void Close() {
+    out_.close();
+    if (!out_) throw InputError("cannot write the ONNX external data file '" + path_ + "'");
+  }
+
+ private:
+  std::string path_, location_;
+  uint64_t min_bytes_;
+  std::ofstream out_;
+  uint64_t end_ = 0;
+};
+
 // Lowers the IR to a GraphProto: standard ops pass through, single-kernel ops are expanded.
+// With an ExternalDataWriter, the large weights go to its file instead of the proto.
 class Exporter {
  public:
-  explicit Exporter(const Graph& graph) : graph_(graph) {}
+  explicit Exporter(const Graph& graph, ExternalDataWriter* external = nullptr)
+      : graph_(graph), external_(external) {}
 
   onnx::ModelProto Build() {
     onnx::ModelProto model;
@@ -91,7 +142,7 @@ class Exporter {
     for (const auto& init : graph_.initializers) {
       const bool is_int = init.dtype == DType::kInt64;
       if (!linear_weights.count(init.name) || other_uses.count(init.name)) {
-        SetInitializer(g->add_initializer(), init.name, init.tensor.shape, init.dtype,
+        AddInitializer(init.name, init.tensor.shape, init.dtype,
                        is_int ? static_cast<const void*>(init.int64_data.data())
                               : static_cast<const void*>(init.tensor.data.data()),
                        is_int ? init.int64_data.size() * sizeof(int64_t)
@@ -104,8 +155,8 @@ class Exporter {
         for (int64_t o = 0; o < out; ++o) {
           for (int64_t i = 0; i < in; ++i) t[i * out + o] = init.tensor.data[o * in + i];
         }
-        SetInitializer(g->add_initializer(), Transposed(init.name), {in, out}, DType::kFloat32,
-                       t.data(), t.size() * sizeof(float));
+        AddInitializer(Transposed(init.name), {in, out}, DType::kFloat32, t.data(),
+                       t.size() * sizeof(float));
       }
     }
     for (const auto& node : graph_.nodes) Lower(node);
@@ -114,6 +165,13 @@ class Exporter {
 
  private:
   static std::string Transposed(const std::string& name) { return name + "__t"; }
+
+  void AddInitializer(const std::string& name, const Shape& shape, DType dtype, const void* data,
+                      size_t bytes) {
+    onnx::TensorProto* proto = g_->add_initializer();
+    SetTensorHeader(proto, name, shape, dtype);
+    if (!external_ || !external_->Take(proto, data, bytes)) proto->set_raw_data(data, bytes);
+  }
 
   std::string Emit(const std::string& op, const std::vector<std::string>& inputs,
                    const std::string& output, std::map<std::string, AttrValue> attrs = {}) {
@@ -127,7 +185,7 @@ class Exporter {
   }
 
   std::string Scalar(const std::string& name, float value) {
-    SetInitializer(g_->add_initializer(), name, {}, DType::kFloat32, &value, sizeof(float));
+    AddInitializer(name, {}, DType::kFloat32, &value, sizeof(float));
     return name;
   }
 
@@ -179,6 +237,7 @@ class Exporter {
   }
 
   const Graph& graph_;
+  ExternalDataWriter* external_;
   onnx::GraphProto* g_ = nullptr;
 };
 
@@ -671,28 +730,84 @@ void CheckModel(onnx::ModelProto& model, const std::string& source) {
 
 }  // namespace
 
-std::string ExportOnnx(const Graph& graph) {
-  onnx::ModelProto model = Exporter(graph).Build();
-  try {
-    onnx::checker::check_model(model);
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(true, 1, false));
-  } catch (const std::exception& e) {
-    throw std::logic_error("exported ONNX model '" + graph.name +
-                           "' failed the ONNX checker: " + e.what());
-  }
-  std::string bytes;
-  if (!model.SerializeToString(&bytes)) {
-    throw std::logic_error("cannot serialize ONNX model '" + graph.name + "' (over 2 GiB?)");
+uint64_t InitializerBytes(const Graph& graph) {
+  uint64_t bytes = 0;
+  for (const auto& init : graph.initializers) {
+    bytes += init.dtype == DType::kInt64 ? init.int64_data.size() * sizeof(int64_t)
+                                         : init.tensor.data.size() * sizeof(float);
   }
   return bytes;
 }
 
-void ExportOnnxFile(const Graph& graph, const std::string& path) {
-  std::string bytes = ExportOnnx(graph);
-  std::ofstream out(path, std::ios::binary);
+namespace {
+
+// The ONNX checker, then strict shape inference (which fills in value_info), on an exported
+// model: a failure is a bug of the exporter. `path` is the written model for one whose weights
+// are external: the checker resolves their location against the model's folder, and stats the
+// side file without reading it; shape inference does not need them (weights are no shapes).
+void CheckExported(onnx::ModelProto& model, const std::string& name, const std::string& path) {
+  try {
+    if (path.empty()) onnx::checker::check_model(model);
+    else onnx::checker::check_model(path);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(true, 1, false));
+  } catch (const std::exception& e) {
+    throw std::logic_error("exported ONNX model '" + name + "' failed the ONNX checker: " +
+                           e.what());
+  }
+}
+
+std::string Serialize(const onnx::ModelProto& model, const std::string& name) {
+  std::string bytes;
+  if (!model.SerializeToString(&bytes)) {
+    throw std::logic_error("cannot serialize ONNX model '" + name + "' (over 2 GiB?)");
+  }
+  return bytes;
+}
+
+void WriteBytes(const std::string& bytes, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
   if (!out) throw InputError("cannot write ONNX file '" + path + "'");
+}
+
+}  // namespace
+
+std::string ExportOnnx(const Graph& graph) {
+  // Refused before the weights are copied into a proto that protobuf would refuse to serialize.
+  if (const uint64_t bytes = InitializerBytes(graph); bytes > kOnnxInlineLimitBytes) {
+    throw std::logic_error("ONNX model '" + graph.name + "' holds " + std::to_string(bytes) +
+                           " bytes of initializers, more than one serialized ModelProto takes (" +
+                           std::to_string(kOnnxInlineLimitBytes) +
+                           "); write it with ExportOnnxFile, which stores them as external data");
+  }
+  onnx::ModelProto model = Exporter(graph).Build();
+  CheckExported(model, graph.name, "");
+  return Serialize(model, graph.name);
+}
+
+std::string OnnxDataPath(const std::string& path) { return path + ".data"; }
+
+std::string ExportOnnxFile(const Graph& graph, const std::string& path,
+                           bool force_external_data) {
+  if (!force_external_data && !OnnxNeedsExternalData(graph)) {
+    WriteBytes(ExportOnnx(graph), path);
+    return "";
+  }
+  const std::string data_path = OnnxDataPath(path);
+  onnx::ModelProto model;
+  {
+    ExternalDataWriter writer(data_path, kOnnxExternalMinBytes);
+    model = Exporter(graph, &writer).Build();
+    writer.Close();
+  }
+  // Written once for the checker, which reads the model from its path, and again with the
+  // value_info that shape inference added, as ExportOnnx's bytes have it.
+  WriteBytes(Serialize(model, graph.name), path);
+  CheckExported(model, graph.name, path);
+  WriteBytes(Serialize(model, graph.name), path);
+  return data_path;
 }
 
 namespace {

@@ -80,8 +80,12 @@ class OrtExecutable : public Executable {
     // in parallel mode, the inter-op pool of M (M - 1 more). Nothing else in a worker starts
     // threads meanwhile.
     const auto before = ThreadIds();
-    session_ = std::make_unique<Ort::Session>(env, request.onnx.data(), request.onnx.size(),
-                                              options);
+    // A model given by path: ORT reads its external data relative to the model's folder (from
+    // bytes it would have no folder to look in).
+    session_ = request.onnx_path.empty()
+                   ? std::make_unique<Ort::Session>(env, request.onnx.data(), request.onnx.size(),
+                                                    options)
+                   : std::make_unique<Ort::Session>(env, request.onnx_path.c_str(), options);
     const auto after = ThreadIds();
     settings_ = {{"inter_op_threads", config.options.String("inter_op_threads")},
                  {"graph_optimization_level", config.opt_level},

@@ -178,16 +178,19 @@ class OpenVinoCompiler final : public Compiler {
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
     // Every operator OpenVINO does not run, named at once, before the SDK names the first.
     CheckCompilerSupports(request.graph, "openvino");
-    if (request.onnx.empty()) {
-      throw CompileError("openvino: no ONNX bytes in the request (its registry entry must set "
-                         "consumes_onnx = true)");
+    if (request.onnx.empty() && request.onnx_path.empty()) {
+      throw CompileError("openvino: no ONNX model in the request, neither bytes nor a path (its "
+                         "registry entry must set consumes_onnx = true)");
     }
     const CompilerConfig& config = request.config;
     const std::string device = OvDevice(config.device);
     const ov::element::Type precision = OvPrecision(config.precision);
     try {
       CheckDevice(device, config.precision);
-      const std::shared_ptr<ov::Model> model = core_.read_model(request.onnx, ov::Tensor());
+      // From a path, the ONNX frontend reads external data relative to the model's folder.
+      const std::shared_ptr<ov::Model> model =
+          request.onnx_path.empty() ? core_.read_model(request.onnx, ov::Tensor())
+                                    : core_.read_model(request.onnx_path);
       ov::CompiledModel compiled = core_.compile_model(model, device, Properties(config, device));
       auto executable = std::make_unique<OpenVinoExecutable>(std::move(compiled), request.graph);
       CheckPrecision(executable->EffectiveSettings(), precision);

@@ -20,6 +20,7 @@
 #include <tvm/ffi/function.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -62,6 +63,26 @@ class Fnv128 {
     const std::string len = std::to_string(bytes.size()) + ":";
     Mix(len.data(), len.size());
     Mix(bytes.data(), bytes.size());
+    return *this;
+  }
+
+  // A file's bytes as Add would take them, read in chunks: a model's external data may be
+  // larger than what should be held in memory a second time.
+  Fnv128& AddFile(const fs::path& path) {
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(path, ec);
+    std::ifstream in(path, std::ios::binary);
+    if (ec || !in) throw CompileError("tvm: cannot read " + path.string() + " to hash it");
+    const std::string len = std::to_string(size) + ":";
+    Mix(len.data(), len.size());
+    std::vector<char> chunk(size_t{16} << 20);
+    uintmax_t done = 0;
+    while (in) {
+      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      Mix(chunk.data(), static_cast<size_t>(in.gcount()));
+      done += static_cast<uintmax_t>(in.gcount());
+    }
+    if (done != size) throw CompileError("tvm: " + path.string() + " changed while hashed");
     return *this;
   }
 
@@ -294,7 +315,9 @@ class TvmCompiler : public Compiler {
     if (config.precision != "fp32") {
       throw CompileError("tvm: precision '" + config.precision + "' is not supported; use fp32");
     }
-    if (request.onnx.empty()) throw CompileError("tvm: needs the model as ONNX bytes");
+    if (request.onnx.empty() && request.onnx_path.empty()) {
+      throw CompileError("tvm: needs the model as ONNX bytes or an ONNX file");
+    }
 
     // TVM's thread pool reads TVM_NUM_THREADS when it starts, i.e. at the first parallel kernel
     // or NumThreads() below; without it TVM would use half the cores. The compile script
@@ -324,7 +347,25 @@ class TvmCompiler : public Compiler {
     // Tuning measures candidates on the thread pool: its records depend on the thread count.
     tuning_key.Add(std::to_string(trials)).Add(std::to_string(threads));
     Fnv128 entry_key = setting_key;
-    entry_key.Add(request.onnx).Add(script).Add(std::to_string(trials));
+    if (request.onnx_path.empty()) {
+      entry_key.Add(request.onnx);
+    } else {
+      // The model file and its external data: every other file of its folder (CompileRequest),
+      // by name and content, in name order.
+      const fs::path model(request.onnx_path);
+      entry_key.Add(ReadFile(model.string()));
+      std::vector<fs::path> data_files;
+      for (const auto& f : fs::directory_iterator(model.parent_path().empty()
+                                                      ? fs::path(".")
+                                                      : model.parent_path())) {
+        if (f.is_regular_file() && f.path().filename() != model.filename()) {
+          data_files.push_back(f.path());
+        }
+      }
+      std::sort(data_files.begin(), data_files.end());
+      for (const auto& f : data_files) entry_key.Add(f.filename().string()).AddFile(f);
+    }
+    entry_key.Add(script).Add(std::to_string(trials));
     if (trials > 0) entry_key.Add(std::to_string(threads));
 
     const bool cached = !request.cache_dir.empty();
@@ -342,8 +383,10 @@ class TvmCompiler : public Compiler {
     }
     if (!hit) {
       fs::create_directories(entry);
-      const fs::path onnx_path = entry / "model.onnx";
-      std::ofstream(onnx_path, std::ios::binary) << request.onnx;
+      // A model given by path is compiled from there: its external data lies beside it.
+      const bool by_path = !request.onnx_path.empty();
+      const fs::path onnx_path = by_path ? fs::path(request.onnx_path) : entry / "model.onnx";
+      if (!by_path) std::ofstream(onnx_path, std::ios::binary) << request.onnx;
       const fs::path log = entry / "compile.log";
       fs::remove(log);
       const std::vector<std::string> argv = {
@@ -357,7 +400,8 @@ class TvmCompiler : public Compiler {
           "--threads", std::to_string(threads),
           "--tuning-db", (root / "tuning" / tuning_key.Hex()).string()};
       const int rc = RunProcess(argv, log);
-      fs::remove(onnx_path);  // the key already covers it; it would only double the cache size
+      // The key already covers it; it would only double the cache size.
+      if (!by_path) fs::remove(onnx_path);
       if (rc != 0 || !fs::exists(meta_path)) {
         const std::string text = ReadFile(log);
         std::cerr << text;  // the whole Python traceback, for the worker's log
