@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <functional>
 #include <regex>
 #include <set>
@@ -51,6 +53,25 @@ TEST(Fingerprint, SameSettingsSameHash) {
   CompilerConfig config = BaseConfig();
   config.source = "/elsewhere/onnxruntime.yaml";
   EXPECT_EQ(h, ConfigHash(run, config, 10));
+}
+
+// A user's .onnx file is fingerprinted by its content: a re-export of the same size is another
+// model (resume must not keep its rows, nor the output check use its cached reference).
+TEST(Fingerprint, AnOnnxFileIsHashedByItsContent) {
+  const std::string path = ::testing::TempDir() + "/ngb_fingerprint_model.onnx";
+  auto write = [&](const std::string& bytes) { std::ofstream(path, std::ios::trunc) << bytes; };
+  RunSpec run = BaseRun();
+  run.model.family = "onnx";
+  run.model.onnx_path = path;
+  write("first model bytes");
+  const std::string first = ConfigHash(run, BaseConfig(), 10);
+  EXPECT_EQ(first, ConfigHash(run, BaseConfig(), 10));
+  write("other model bytes");  // the same size
+  const std::string other = ConfigHash(run, BaseConfig(), 10);
+  EXPECT_NE(first, other);
+  write("first model bytes");
+  EXPECT_EQ(first, ConfigHash(run, BaseConfig(), 10));
+  std::remove(path.c_str());
 }
 
 TEST(Fingerprint, EverySettingThatChangesTheMeasurementChangesTheHash) {

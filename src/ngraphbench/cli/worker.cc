@@ -19,6 +19,7 @@
 
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
 #include "ngraphbench/experiments/fingerprint.h"
 #include "ngraphbench/graph/onnx_io.h"
@@ -107,7 +108,9 @@ std::string ReferencePath(const RunArgs& args, const RunSpec& run, const Graph& 
   std::string key = std::string("reference=1\n") + reference + "\n" + NGB_VERSION + "\n" +
                     run.model.family + "\n" + run.model.name + "\n" + run.model.variant + "\n" +
                     std::to_string(run.model.width) + "x" + std::to_string(run.model.depth) + "\n" +
-                    run.model.onnx_path + "\nb" + std::to_string(run.batch_size) + "\n";
+                    run.model.onnx_path + "\n" +
+                    (run.model.onnx_path.empty() ? "" : FileDigest(run.model.onnx_path)) +
+                    "\nb" + std::to_string(run.batch_size) + "\n";
   for (const auto& in : graph.inputs) {
     key += in.name + "=" + std::to_string(InputSeed(run.run_id, in.name)) + "\n";
   }

@@ -6,10 +6,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <utility>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/random.h"
 
 namespace ngraphbench {
 
@@ -70,6 +74,45 @@ std::string ReadFileCapped(const std::string& path, uint64_t max_bytes, const st
   if (used > max_bytes) throw too_big("more than " + std::to_string(max_bytes));
   text.resize(used);
   return text;
+}
+
+std::string FileDigest(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::pair<std::string, std::string>> known;  // path -> (stamp, hex)
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat st {};
+  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return "?";
+  const std::string stamp = std::to_string(st.st_size) + ":" + std::to_string(st.st_ino) + ":" +
+                            std::to_string(st.st_mtim.tv_sec) + "." +
+                            std::to_string(st.st_mtim.tv_nsec);
+  // Only large files are remembered: hashing them again per run of a sweep would cost seconds,
+  // and a file rewritten within the file system's timestamp granularity (milliseconds) at the
+  // same size is then not a realistic case; small files are always read again.
+  const bool remember = st.st_size >= (off_t{64} << 20);
+  if (remember) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = known.find(path);
+    if (it != known.end() && it->second.first == stamp) return it->second.second;
+  }
+  uint64_t h = 0xcbf29ce484222325ULL;  // Fnv1a64, over the file in chunks
+  std::string chunk(1 << 20, '\0');
+  while (true) {
+    const ssize_t got = ::read(fd.get(), chunk.data(), chunk.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return "?";
+    if (got == 0) break;
+    for (ssize_t i = 0; i < got; ++i) {
+      h ^= static_cast<unsigned char>(chunk[static_cast<size_t>(i)]);
+      h *= 0x100000001b3ULL;
+    }
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+  if (remember) {
+    std::lock_guard<std::mutex> lock(mutex);
+    known[path] = {stamp, hex};
+  }
+  return hex;
 }
 
 }  // namespace ngraphbench

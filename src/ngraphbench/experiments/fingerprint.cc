@@ -1,9 +1,8 @@
 #include "ngraphbench/experiments/fingerprint.h"
 
-#include <sys/stat.h>
-
 #include <cstdio>
 
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
 
 namespace ngraphbench {
@@ -30,11 +29,11 @@ std::string FingerprintText(const RunSpec& run, const CompilerConfig& config, in
   add("model.width", std::to_string(run.model.width));
   add("model.depth", std::to_string(run.model.depth));
   if (!run.model.onnx_path.empty()) {
-    // An external model: its path and size (a changed file is a different model).
-    struct stat st {};
+    // An external model: its path and content (a re-exported file is a different model, even
+    // at the same size). Weights in external data files are not read here: a changed side
+    // file beside an unchanged .onnx file is the same model to resume (README).
     add("model.onnx_path", run.model.onnx_path);
-    add("model.onnx_bytes",
-        ::stat(run.model.onnx_path.c_str(), &st) == 0 ? std::to_string(st.st_size) : "?");
+    add("model.onnx_digest", FileDigest(run.model.onnx_path));
   }
   add("batch_size", std::to_string(run.batch_size));
   add("warmup", std::to_string(run.warmup));
