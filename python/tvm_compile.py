@@ -299,7 +299,8 @@ def run_tuning(args, scratch):
 #     most _TILE_MAX x _TILE_MAX rows along axes that reuse an operand, accumulated in registers,
 #     outer tiles fused and parallel, the elementwise epilogue computed from the accumulators;
 #     odd sizes (197 tokens) are padded (pad_einsum) rather than losing the vector or the tile;
-#   - dlight's CPU Reduction rule (softmax, normalizations) where it applies;
+#   - dlight's CPU Reduction rule (softmax, normalizations) where it applies; a reduction over
+#     a whole sample or over many values instead gets parallel partial sums (schedule_partial_sums);
 #   - injective functions: producers inlined, outer loops fused and parallel, inner vectorized.
 # A function whose schedule raises keeps TVM's loops (logged). The constants were chosen on
 # conv_blocks and mha_blocks shapes on a 2-core AVX-512 CPU, where conv_blocks w64 d4 b8 ran in
@@ -313,13 +314,12 @@ def default_schedule(target, unscheduled):
     left with TVM's loops are appended to `unscheduled`."""
     import tvm  # pylint: disable=import-outside-toplevel
     from tvm import tirx  # pylint: disable=import-outside-toplevel
-    from tvm.s_tir import dlight as dl  # pylint: disable=import-outside-toplevel
 
     # Not dlight's CPU GEMV rule: it vectorizes 128 lanes around the reduction loop, and LLVM took
     # over 10 minutes on one such function of efficientnet_b0 (a squeeze-excitation 1x1 Conv).
     rules = [
         schedule_contraction,
-        dl.cpu.Reduction().apply,
+        schedule_reduction,
         schedule_injective_func,
     ]
 
@@ -349,6 +349,120 @@ def default_schedule(target, unscheduled):
         return mod
 
     return schedule
+
+
+def schedule_reduction(func, target, tunable=False):
+    """dlight's CPU Reduction rule (softmax, normalizations), only where its premise holds.
+
+    The rule parallelizes the leading spatial loops of the last block and computes every earlier
+    block under them, assuming all blocks share those axes (a norm over the last axis: one row
+    per iteration). It does not check that. A GroupNorm with one group (a mean over a whole
+    sample's C*H*W values, broadcast back over them) has a reduction with a unit leading axis and
+    an epilogue whose leading axis is the C*H*W values: the rule recomputes the whole sum once per
+    value, quadratic (poolformer: ~4e10 additions per inference, minutes), and every parallel
+    iteration writes the one shared accumulator, a data race. A function where a reduction does
+    not span the last block's leading axes, or one that sums many values per output, gets
+    schedule_partial_sums instead."""
+    from tvm import s_tir, tirx  # pylint: disable=import-outside-toplevel
+    from tvm.s_tir import dlight as dl  # pylint: disable=import-outside-toplevel
+    from tvm.s_tir.dlight.analysis import (  # pylint: disable=import-outside-toplevel
+        normalize_prim_func,
+    )
+
+    infos = normalize_prim_func(s_tir.Schedule(func))
+    if not infos:
+        return None
+    leading = min(len(bi.dom_kind()) - len(bi.dom_kind().lstrip("S")) for bi in infos)
+
+    def axes(info):
+        return [str(d) for d in info.dom()[:leading]]
+
+    def reduced(info):
+        doms = [d for d, k in zip(info.dom(), info.dom_kind()) if k == "R"]
+        if not all(isinstance(d, (int, tirx.IntImm)) for d in doms):
+            return 0  # a symbolic extent
+        return math.prod(int(d) for d in doms)
+
+    # Producers that differ are fine: a zero padding (58x58 under a 56x56 pooling) computes only
+    # the window each iteration needs, a scalar (the mean's division by n) is cheap to repeat.
+    mismatch = any(not bi.is_injective() and axes(bi) != axes(infos[-1]) for bi in infos)
+    if mismatch or any(not bi.is_injective() and reduced(bi) >= _PARTIAL_LONG for bi in infos):
+        try:
+            sch = schedule_partial_sums(func, target)
+        except Exception as e:  # pylint: disable=broad-except
+            log(f"partial sums not applied ({type(e).__name__}: {last_line(str(e))})")
+            sch = None
+        if sch is not None:
+            return sch
+        if mismatch:
+            return None  # TVM's loops: correct, serial
+    return dl.cpu.Reduction().apply(func, target, tunable)
+
+
+# A whole-sample reduction (GroupNorm with one group: a mean and a variance over C*H*W, up to
+# ~200k values) as one fp32 running sum loses accuracy with the count: ONNX Runtime, which sums
+# in blocks, differed from it by over 1e-4 relative on poolformer. Splitting the sum into about
+# _PARTIAL_SUMS partial sums of at least _PARTIAL_MIN values each, which are then added, bounds
+# the error like a two-level pairwise sum, and the partial sums run in parallel.
+# The same applies to a reduction of at least _PARTIAL_LONG values whose axes do match (that
+# GroupNorm's variance, a function of its own), which the Reduction rule would sum serially too.
+_PARTIAL_SUMS = 256
+_PARTIAL_MIN = 64
+_PARTIAL_LONG = _PARTIAL_SUMS * _PARTIAL_MIN
+
+
+def schedule_partial_sums(func, target):
+    """Each reduction block's reduction loops fused, split and rfactored into partial sums (one
+    parallel loop over the leading axes and the parts); the elementwise blocks inlined where they
+    can be, the rest parallel and vectorized. None where a function does not fit the pattern."""
+    from tvm import tirx  # pylint: disable=import-outside-toplevel
+
+    opened = _open(func, target)
+    if opened is None:
+        return None
+    sch, root, blocks, lanes = opened
+    names = [sch.get(b).name_hint for b in blocks]
+    outputs = {sch.get(b).name_hint for b in sch.get_output_blocks(root)}
+    reductions = [n for n, b in zip(names, blocks) if _reduction_vars(sch, b)]
+    if not reductions:
+        return None
+
+    def size(block):
+        return math.prod(int(e) for e in sch.get(block).writes[0].source.shape)
+
+    # A producer smaller than the output (a softmax's exponentials over 4x256 values scaling 64
+    # channels) stays a stage of its own: inlined, it would be recomputed for every channel.
+    largest = max(size(b) for b in blocks if sch.get(b).name_hint in outputs)
+    for n, b in zip(names, blocks):
+        if n not in reductions and n not in outputs and size(b) >= largest:
+            with contextlib.suppress(Exception):
+                sch.compute_inline(sch.get_sblock(n))
+    for n in reductions:
+        block = sch.get_sblock(n)
+        ivs, loops, extents = _loop_nest(sch, block)
+        kinds = [iv.iter_type for iv in ivs]
+        first = next(i for i, k in enumerate(kinds) if k == tirx.IterVar.CommReduce)
+        if any(k != tirx.IterVar.DataPar for k in kinds[:first]) or any(
+                k != tirx.IterVar.CommReduce for k in kinds[first:]):
+            raise ValueError("reduction loops are not the innermost")
+        total = math.prod(extents[first:])
+        limit = min(_PARTIAL_SUMS, total // _PARTIAL_MIN)
+        if limit <= 1:
+            continue  # short: one sum
+        parts = _largest_divisor(total, limit)
+        k = sch.fuse(*loops[first:]) if len(loops) - first > 1 else loops[first]
+        if parts < limit // 4:
+            # Few divisors (a prime count): equal parts, the last one shorter (never empty: an
+            # empty part's block would not run, and its partial sum would stay uninitialized).
+            outer, _ = sch.split(k, [None, -(-total // limit)])
+        else:
+            outer, _ = sch.split(k, [parts, None])
+        partial = sch.rfactor(outer, 0)
+        sch.parallel(sch.fuse(*sch.get_loops(partial)[:first + 1]))
+    for b in sch.get_child_blocks(root):
+        if not _reduction_vars(sch, b):
+            _schedule_injective_block(sch, b, lanes)
+    return sch
 
 
 def _largest_divisor(n, limit):
@@ -494,9 +608,19 @@ def _tile_contraction(sch, root, main, lanes):
     if len(spatial) + len(reduction) != len(ivs) or not spatial:
         raise ValueError("iterators other than spatial and reduction")
 
-    # The elementwise epilogue becomes one block; producers (e.g. zero padding) stay stages.
+    # The elementwise epilogue becomes one block; the contraction's own producers (e.g. zero
+    # padding) stay stages. A producer only the epilogue reads (a residual branch's LayerScale
+    # multiply ahead of a Conv's bias add) is inlined into it: left at the root it would stop the
+    # epilogue from moving under the tile loop, and the whole function from being scheduled.
     names = [sch.get(b).name_hint for b in sch.get_child_blocks(root)]
     outputs = {sch.get(b).name_hint for b in sch.get_output_blocks(root)}
+    operands = {r.source.same_as for r in stmt.reads}
+    for n in names[:names.index(name)]:
+        block = sch.get_sblock(n)
+        if not any(same(sch.get(block).writes[0].source) for same in operands):
+            with contextlib.suppress(Exception):
+                sch.compute_inline(block)
+    names = [sch.get(b).name_hint for b in sch.get_child_blocks(root)]
     for n in names[names.index(name) + 1:]:
         if n not in outputs:
             sch.compute_inline(sch.get_sblock(n))
