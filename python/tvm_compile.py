@@ -625,6 +625,8 @@ def _tile_contraction(sch, root, main, lanes):
         if n not in outputs:
             sch.compute_inline(sch.get_sblock(n))
 
+    # Elements of the contraction's output, before any padding of the tile (below).
+    computed = math.prod(extents[i] for i in spatial)
     vec, tile = _register_tile(stmt, ivs, extents, spatial, lanes)
     if any(extents[i] % size for i, size in tile.items()):
         try:
@@ -651,14 +653,21 @@ def _tile_contraction(sch, root, main, lanes):
     sch.parallel(tiles)
     write_back = sch.cache_write(main, 0, "local")
     sch.reverse_compute_at(write_back, tiles, preserve_unit_loops=True)
-    consumers = [write_back]
+    consumers, stages = [write_back], []
     for n in names[pos + 1:]:
         block = sch.get_sblock(n)
         try:
             sch.reverse_compute_inline(block)
         except Exception:  # pylint: disable=broad-except
-            sch.reverse_compute_at(block, tiles, preserve_unit_loops=True)  # e.g. unpadding
-            consumers.append(block)
+            if _domain_size(sch, block) > computed:
+                # It writes elements that no tile computes: a Pad after the Conv (HGNetV2's stem
+                # pads the Conv's output ahead of a ceil_mode MaxPool). Computed under the tile
+                # loop it would cover only the region the tiles produce and leave the border
+                # unwritten, so it stays a stage of its own after the whole contraction.
+                stages.append(block)
+            else:
+                sch.reverse_compute_at(block, tiles, preserve_unit_loops=True)  # e.g. unpadding
+                consumers.append(block)
     for block in consumers:
         with contextlib.suppress(Exception):
             sch.vectorize(sch.get_loops(block)[-1])
@@ -667,8 +676,13 @@ def _tile_contraction(sch, root, main, lanes):
     # Before the initialization is split off: vectorize rejects the update block alone.
     sch.vectorize(inner[vec])
     sch.decompose_reduction(main, loops[reduction[0]])
-    for block in blocks[:pos]:
+    for block in list(blocks[:pos]) + stages:
         _schedule_injective_block(sch, block, lanes)
+
+
+def _domain_size(sch, block):
+    """How many points a block's iterators span (a constant, else an error)."""
+    return math.prod(int(iv.dom.extent) for iv in sch.get(block).iter_vars)
 
 
 def relax_pipeline(target, database, schedule, unscheduled):
