@@ -131,58 +131,25 @@ std::optional<ConstTensor> FromProto(const TensorProto& t, uint64_t max) {
     const std::string& raw = t.raw_data();
     const size_t width = ElementBytes(c.type);
     if (raw.size() != *n * width) return std::nullopt;
-    for (size_t k = 0; k < *n; ++k) {
-      const char* p = raw.data() + k * width;
-      switch (c.type) {
-        case TensorProto::FLOAT: {
-          float v;
-          std::memcpy(&v, p, 4);
-          c.f[k] = v;
-          break;
-        }
-        case TensorProto::DOUBLE: {
-          double v;
-          std::memcpy(&v, p, 8);
-          c.f[k] = v;
-          break;
-        }
-        case TensorProto::INT64: {
-          int64_t v;
-          std::memcpy(&v, p, 8);
-          c.i[k] = v;
-          break;
-        }
-        case TensorProto::INT32: {
-          int32_t v;
-          std::memcpy(&v, p, 4);
-          c.i[k] = v;
-          break;
-        }
-        case TensorProto::UINT32: {
-          uint32_t v;
-          std::memcpy(&v, p, 4);
-          c.i[k] = v;
-          break;
-        }
-        case TensorProto::INT16: {
-          int16_t v;
-          std::memcpy(&v, p, 2);
-          c.i[k] = v;
-          break;
-        }
-        case TensorProto::UINT16: {
-          uint16_t v;
-          std::memcpy(&v, p, 2);
-          c.i[k] = v;
-          break;
-        }
-        case TensorProto::INT8:
-          c.i[k] = static_cast<int8_t>(*p);
-          break;
-        default:
-          c.i[k] = static_cast<uint8_t>(*p);
-          break;  // UINT8, BOOL
+    // Little-endian values of type T, converted to the element kind `out` holds.
+    auto load = [&](auto type_tag, auto& out) {
+      using T = decltype(type_tag);
+      for (size_t k = 0; k < *n; ++k) {
+        T v;
+        std::memcpy(&v, raw.data() + k * width, sizeof v);
+        out[k] = v;
       }
+    };
+    switch (c.type) {
+      case TensorProto::FLOAT: load(float{}, c.f); break;
+      case TensorProto::DOUBLE: load(double{}, c.f); break;
+      case TensorProto::INT64: load(int64_t{}, c.i); break;
+      case TensorProto::INT32: load(int32_t{}, c.i); break;
+      case TensorProto::UINT32: load(uint32_t{}, c.i); break;
+      case TensorProto::INT16: load(int16_t{}, c.i); break;
+      case TensorProto::UINT16: load(uint16_t{}, c.i); break;
+      case TensorProto::INT8: load(int8_t{}, c.i); break;
+      default: load(uint8_t{}, c.i); break;  // UINT8, BOOL
     }
   } else {
     switch (c.type) {
