@@ -234,6 +234,7 @@ std::string Quote(const std::vector<std::string>& argv) {
 struct Changed {
   const RunSpec* run;
   std::string why;
+  bool unreadable = false;  // the row could not be read at all (why says how)
 };
 
 // What differs between an existing row and the run's settings, in the settings a user edits.
@@ -255,12 +256,10 @@ std::string Difference(const ResultRow& row, const RunSpec& run, const CompilerC
   return out + " (config_hash " + row.config_hash + ")";
 }
 
-constexpr const char* kUnreadable = "unreadable: ";
-
 // "2 measured with other settings, 1 unreadable", for the rows in `changed`.
 std::string Kinds(const std::vector<Changed>& changed) {
   size_t unreadable = 0;
-  for (const auto& c : changed) unreadable += c.why.rfind(kUnreadable, 0) == 0;
+  for (const auto& c : changed) unreadable += c.unreadable;
   std::vector<std::string> parts;
   if (changed.size() > unreadable) {
     parts.push_back(std::to_string(changed.size() - unreadable) + " measured with other settings");
@@ -421,7 +420,7 @@ int CmdRun(const RunArgs& args) {
     try {
       row = ReadRow(path);
     } catch (const InputError& e) {
-      changed.push_back({&run, kUnreadable + std::string(e.what())});
+      changed.push_back({&run, std::string("unreadable: ") + e.what(), /*unreadable=*/true});
       todo.push_back(&run);
       continue;
     }

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -94,20 +93,16 @@ std::string FileDigest(const std::string& path) {
     auto it = known.find(path);
     if (it != known.end() && it->second.first == stamp) return it->second.second;
   }
-  uint64_t h = 0xcbf29ce484222325ULL;  // Fnv1a64, over the file in chunks
+  uint64_t h = kFnv1a64Basis;
   std::string chunk(1 << 20, '\0');
   while (true) {
     const ssize_t got = ::read(fd.get(), chunk.data(), chunk.size());
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) return "?";
     if (got == 0) break;
-    for (ssize_t i = 0; i < got; ++i) {
-      h ^= static_cast<unsigned char>(chunk[static_cast<size_t>(i)]);
-      h *= 0x100000001b3ULL;
-    }
+    h = Fnv1a64Update(h, chunk.data(), static_cast<size_t>(got));
   }
-  char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+  const std::string hex = Hex64(h);
   if (remember) {
     std::lock_guard<std::mutex> lock(mutex);
     known[path] = {stamp, hex};

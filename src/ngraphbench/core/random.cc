@@ -5,20 +5,25 @@
 
 namespace ngraphbench {
 
-uint64_t Fnv1a64(const std::string& text) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
+uint64_t Fnv1a64Update(uint64_t hash, const char* data, size_t size) {
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= static_cast<unsigned char>(data[i]);
+    hash *= 0x100000001b3ULL;
   }
-  return h;
+  return hash;
 }
 
-std::string Fnv1a64Hex(const std::string& text) {
+uint64_t Fnv1a64(const std::string& text) {
+  return Fnv1a64Update(kFnv1a64Basis, text.data(), text.size());
+}
+
+std::string Hex64(uint64_t value) {
   char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(Fnv1a64(text)));
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(value));
   return hex;
 }
+
+std::string Fnv1a64Hex(const std::string& text) { return Hex64(Fnv1a64(text)); }
 
 double PortableRng::Normal() {
   const double u1 = 1.0 - Uniform();

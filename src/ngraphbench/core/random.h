@@ -14,6 +14,7 @@
 //     half is discarded, so every value costs exactly two draws).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -22,6 +23,11 @@ namespace ngraphbench {
 uint64_t Fnv1a64(const std::string& text);
 // Fnv1a64(text) as 16 lowercase hex digits: the ids of settings, machines and cache entries.
 std::string Fnv1a64Hex(const std::string& text);
+// Fnv1a64 over data that comes in pieces: start from kFnv1a64Basis, feed each piece in order,
+// then Hex64 the result (the same digits Fnv1a64Hex gives for the pieces joined).
+constexpr uint64_t kFnv1a64Basis = 0xcbf29ce484222325ULL;
+uint64_t Fnv1a64Update(uint64_t hash, const char* data, size_t size);
+std::string Hex64(uint64_t value);
 
 class PortableRng {
  public:

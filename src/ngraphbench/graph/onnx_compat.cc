@@ -124,6 +124,16 @@ void SetInt(NodeProto& n, const std::string& name, int64_t v) {
   a->set_i(v);
 }
 
+// A ConstantOfShape's `value`: the int64 `v`, as a one-element tensor.
+void SetInt64Value(NodeProto& n, int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name("value");
+  a->set_type(AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(TensorProto::INT64);
+  a->mutable_t()->add_dims(1);
+  a->mutable_t()->add_int64_data(v);
+}
+
 void SetInts(NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
   RemoveAttr(n, name);
   auto* a = n.add_attribute();
@@ -490,14 +500,7 @@ class OpsetLowering {
     SetInt(out.back(), "axis", 0);
     const std::string zeros =
         b.Op("ConstantOfShape", {b.Op("Mul", {rank, b.Ints({2}, "two")}, "len")}, "zeros");
-    {
-      auto* v = out.back().add_attribute();
-      v->set_name("value");
-      v->set_type(AttributeProto::TENSOR);
-      v->mutable_t()->set_data_type(TensorProto::INT64);
-      v->mutable_t()->add_dims(1);
-      v->mutable_t()->add_int64_data(0);
-    }
+    SetInt64Value(out.back(), 0);
     const std::string pads = b.Op("ScatterElements", {zeros, index, n.input(1)}, "pads");
     SetInt(out.back(), "axis", 0);
     n.set_input(1, pads);
@@ -570,14 +573,7 @@ class OpsetLowering {
     const std::string rank = b.Op("Shape", {shape}, "rank");
     const std::string ones =
         b.Op("ConstantOfShape", {b.Op("Sub", {rank, b.Ints({2}, "two")}, "spatial")}, "ones");
-    {
-      auto* v = out.back().add_attribute();
-      v->set_name("value");
-      v->set_type(AttributeProto::TENSOR);
-      v->mutable_t()->set_data_type(TensorProto::INT64);
-      v->mutable_t()->add_dims(1);
-      v->mutable_t()->add_int64_data(1);
-    }
+    SetInt64Value(out.back(), 1);
     const std::string channel_shape =
         b.Op("Concat", {b.Ints({-1}, "minus1"), ones}, "channel_shape");
     SetInt(out.back(), "axis", 0);

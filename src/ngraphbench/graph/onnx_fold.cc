@@ -187,48 +187,23 @@ void ToProto(const ConstTensor& c, const std::string& name, TensorProto* t) {
   const size_t n = c.Count();
   const size_t width = ElementBytes(c.type);
   std::string raw(n * width, '\0');
-  for (size_t k = 0; k < n; ++k) {
-    char* p = raw.data() + k * width;
-    switch (c.type) {
-      case TensorProto::FLOAT: {
-        float v = static_cast<float>(c.f[k]);
-        std::memcpy(p, &v, 4);
-        break;
-      }
-      case TensorProto::DOUBLE: {
-        double v = c.f[k];
-        std::memcpy(p, &v, 8);
-        break;
-      }
-      case TensorProto::INT64: {
-        int64_t v = c.i[k];
-        std::memcpy(p, &v, 8);
-        break;
-      }
-      case TensorProto::INT32: {
-        int32_t v = static_cast<int32_t>(c.i[k]);
-        std::memcpy(p, &v, 4);
-        break;
-      }
-      case TensorProto::UINT32: {
-        uint32_t v = static_cast<uint32_t>(c.i[k]);
-        std::memcpy(p, &v, 4);
-        break;
-      }
-      case TensorProto::INT16: {
-        int16_t v = static_cast<int16_t>(c.i[k]);
-        std::memcpy(p, &v, 2);
-        break;
-      }
-      case TensorProto::UINT16: {
-        uint16_t v = static_cast<uint16_t>(c.i[k]);
-        std::memcpy(p, &v, 2);
-        break;
-      }
-      default:
-        *p = static_cast<char>(c.i[k]);
-        break;
+  // Each value as type T, little-endian, from the element kind `in` holds.
+  auto store = [&](auto type_tag, const auto& in) {
+    using T = decltype(type_tag);
+    for (size_t k = 0; k < n; ++k) {
+      const T v = static_cast<T>(in[k]);
+      std::memcpy(raw.data() + k * width, &v, sizeof v);
     }
+  };
+  switch (c.type) {
+    case TensorProto::FLOAT: store(float{}, c.f); break;
+    case TensorProto::DOUBLE: store(double{}, c.f); break;
+    case TensorProto::INT64: store(int64_t{}, c.i); break;
+    case TensorProto::INT32: store(int32_t{}, c.i); break;
+    case TensorProto::UINT32: store(uint32_t{}, c.i); break;
+    case TensorProto::INT16: store(int16_t{}, c.i); break;
+    case TensorProto::UINT16: store(uint16_t{}, c.i); break;
+    default: store(char{}, c.i); break;  // INT8, UINT8, BOOL: the low byte
   }
   t->set_raw_data(std::move(raw));
 }

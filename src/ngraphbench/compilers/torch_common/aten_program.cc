@@ -46,6 +46,13 @@ class ProgramBuilder {
     return slot;
   }
 
+  // Slots of all of the node's inputs, in order (each required).
+  std::vector<int> AllIn(const Node& n) {
+    std::vector<int> slots;
+    for (size_t i = 0; i < n.inputs.size(); ++i) slots.push_back(In(n, i));
+    return slots;
+  }
+
   // The slot holding `value`, -1 if nothing produced it yet. An initializer gets a slot holding
   // the converted constant the first time it is asked for.
   int SlotOf(const std::string& value) {
@@ -587,8 +594,7 @@ StepFn MakeConcat(ProgramBuilder& b, const Node& n) {
   b.AllowAttrs(n, {"axis"});
   if (!n.HasAttr("axis")) b.Fail(n, "attribute 'axis' is required");
   const int64_t axis = NormalizeAxis(b, n, n.IntAttr("axis", 0), b.ShapeOfInput(n, 0).size());
-  std::vector<int> xs;
-  for (size_t i = 0; i < n.inputs.size(); ++i) xs.push_back(b.In(n, i));
+  const std::vector<int> xs = b.AllIn(n);
   const int out = b.Out(n);
   return [=](Slots& s) {
     std::vector<at::Tensor> parts;
@@ -986,8 +992,7 @@ enum class Variadic { kSum, kMean, kMax, kMin };
 StepFn MakeVariadic(ProgramBuilder& b, const Node& n, Variadic kind) {
   b.AllowAttrs(n, {});
   if (n.inputs.empty()) b.Fail(n, "needs at least one input");
-  std::vector<int> xs;
-  for (size_t i = 0; i < n.inputs.size(); ++i) xs.push_back(b.In(n, i));
+  const std::vector<int> xs = b.AllIn(n);
   const int out = b.Out(n);
   return [=](Slots& s) {
     at::Tensor t = s[xs[0]];
@@ -1186,8 +1191,7 @@ StepFn MakeEinsum(ProgramBuilder& b, const Node& n) {
   b.AllowAttrs(n, {"equation"});
   const std::string equation = n.StringAttr("equation", "");
   if (equation.empty()) b.Fail(n, "attribute 'equation' is required");
-  std::vector<int> xs;
-  for (size_t i = 0; i < n.inputs.size(); ++i) xs.push_back(b.In(n, i));
+  const std::vector<int> xs = b.AllIn(n);
   const int out = b.Out(n);
   return [=](Slots& s) {
     std::vector<at::Tensor> operands;
