@@ -14,4 +14,10 @@ shift 2
 device=local
 if [ $# -gt 0 ] && [[ $1 != -* ]]; then device=$1; shift; fi
 [ -x build/ngraphbench ] || ./setup.sh
+# ./setup.sh --gpu lists the CUDA wheels' library folders (onnxruntime-gpu's providers dlopen
+# libcudnn, libnvinfer ... by name).
+if [ -f .deps/gpu-libs.txt ]; then
+  LD_LIBRARY_PATH=$(paste -sd: .deps/gpu-libs.txt)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export LD_LIBRARY_PATH
+fi
 exec build/ngraphbench run "$experiment" "$compiler" --device "$device" "$@"

@@ -5,6 +5,12 @@
 #   ./setup.sh                       every compiler this device can run
 #   ./setup.sh --compilers a,b       only these compilers (the null compiler is always built)
 #   ./setup.sh --no-build            install only
+#   ./setup.sh --gpu                 the SDKs' CUDA builds (the default when `nvidia-smi -L` lists a
+#                                    GPU): torch's CUDA wheel, onnxruntime-gpu and TensorRT's
+#                                    libraries, all from PyPI; .deps/gpu-libs.txt then lists their
+#                                    library folders, which run.sh and sweep.sh add to
+#                                    LD_LIBRARY_PATH
+#   ./setup.sh --cpu                 the CPU builds even where there is a GPU
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -15,17 +21,26 @@ BUILD=$ROOT/build
 
 want=""
 build=1
+GPU=auto
 while [ $# -gt 0 ]; do
   case "$1" in
     --compilers) want=${2:?--compilers needs a comma-separated list}; shift 2 ;;
     --compilers=*) want=${1#*=}; shift ;;
     --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
-    *) echo "setup.sh: unknown argument '$1' (expected --compilers a,b or --no-build)" >&2; exit 2 ;;
+    --gpu) GPU=1; shift ;;
+    --cpu) GPU=0; shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown argument '$1' (expected --compilers a,b, --no-build, --gpu or --cpu)" >&2
+       exit 2 ;;
   esac
 done
+if [ "$GPU" = auto ]; then
+  GPU=0
+  if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then GPU=1; fi
+fi
 
 say() { echo "setup: $*" >&2; }
+[ "$GPU" -eq 0 ] || say "GPU set-up: the SDKs' CUDA builds (--cpu for the CPU ones)"
 
 # 1. Debian packages.
 debs=(cmake g++ ninja-build pkg-config python3-venv libonnx-dev libprotobuf-dev protobuf-compiler
@@ -82,6 +97,26 @@ for script in scripts/setup/*.sh; do
   fi
   [ "$compiler" -eq 0 ] || CMAKE_ARGS+=("-DNGB_WITH_${name^^}=$with")
 done
+
+# The library folders of the CUDA wheels (nvidia-*, tensorrt_libs): onnxruntime-gpu's CUDA and
+# TensorRT providers dlopen libcudart, libcudnn, libnvinfer.so.10 ... by name, which Python finds
+# through onnxruntime.preload_dlls() but our C++ worker only through LD_LIBRARY_PATH.
+GPU_LIBS=$DEPS/gpu-libs.txt
+if [ "$GPU" -eq 1 ]; then
+  "$PY" - >"$GPU_LIBS" <<'EOF'
+import glob, os, site
+for sp in site.getsitepackages():
+    dirs = glob.glob(os.path.join(sp, "nvidia", "*", "lib"))
+    dirs += glob.glob(os.path.join(sp, "nvidia", "*", "*", "lib"))  # e.g. nvidia/cu13/lib
+    dirs += [os.path.join(sp, "tensorrt_libs")]
+    for d in sorted(set(dirs)):
+        if glob.glob(os.path.join(d, "*.so*")):
+            print(d)
+EOF
+  say "GPU libraries: $(wc -l <"$GPU_LIBS") folders listed in $GPU_LIBS"
+else
+  rm -f "$GPU_LIBS"
+fi
 
 # 4. Configure and build.
 if [ "$build" -eq 1 ]; then

@@ -15,6 +15,12 @@ compilers=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do compilers+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
 [ -x build/ngraphbench ] || ./setup.sh || exit 1
+# ./setup.sh --gpu lists the CUDA wheels' library folders (onnxruntime-gpu's providers dlopen
+# libcudnn, libnvinfer ... by name).
+if [ -f .deps/gpu-libs.txt ]; then
+  LD_LIBRARY_PATH=$(paste -sd: .deps/gpu-libs.txt)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export LD_LIBRARY_PATH
+fi
 experiments=$(build/ngraphbench list --experiments --names) || exit 2
 status=0
 for compiler in "${compilers[@]}"; do

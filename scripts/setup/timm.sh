@@ -17,11 +17,15 @@ TIMM_TORCHVISION_VERSION=0.28.0  # the release paired with torch 2.13.0
 TIMM_ONNXSCRIPT_VERSION=0.7.2    # torch.onnx's dynamo=True exporter
 TIMM_ONNX_IR_VERSION=1.1.0       # onnxscript's IR (onnx_ir<2)
 
+# torch_requirement and torch_is (the CPU or, with --gpu, the CUDA build) are identity.sh's.
+if ! declare -F torch_is >/dev/null; then
+  source "$(dirname "${BASH_SOURCE[0]}")/identity.sh"
+fi
+
 setup_timm() {
-  if ! "$PY" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TIMM_TORCH_VERSION')" \
-      2>/dev/null; then
-    pip_install "torch==$TIMM_TORCH_VERSION" || {
-      echo "timm: cannot install torch==$TIMM_TORCH_VERSION into $VENV" >&2
+  if ! torch_is "$TIMM_TORCH_VERSION"; then
+    pip_install "$(torch_requirement "$TIMM_TORCH_VERSION")" || {
+      echo "timm: cannot install $(torch_requirement "$TIMM_TORCH_VERSION") into $VENV" >&2
       return 1
     }
   fi

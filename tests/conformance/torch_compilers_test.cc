@@ -116,16 +116,21 @@ TEST_P(TorchCompilerTest, RefusesUnsupportedAttributeValues) {
   ExpectRefused(OneNode("MaxPool", extra), "sparsity");
 }
 
+// device cuda on a CPU-only LibTorch: the machine cannot run it (UnavailableError, a `skipped`
+// row), said before anything is built (Unavailable) and again by Compile().
 TEST_P(TorchCompilerTest, RefusesADeviceThisBuildLacks) {
   if (compiler_->Version().find("(CPU)") == std::string::npos) GTEST_SKIP() << "CUDA build";
   CompilerConfig config = Config();
   config.device = "cuda";
+  const std::string why = compiler_->Unavailable(config);
+  EXPECT_EQ(why.rfind(GetParam() + ": device 'cuda': ", 0), 0u) << why;
   try {
     Compile(ConvBlocks(1), config);
     ADD_FAILURE() << "compiled for cuda on a CPU-only LibTorch";
-  } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("cuda"), std::string::npos) << e.what();
+  } catch (const UnavailableError& e) {
+    EXPECT_EQ(std::string(e.what()), why);
   }
+  EXPECT_TRUE(compiler_->Unavailable(Config()).empty());
 }
 
 TEST_P(TorchCompilerTest, AppliesAndReportsThreads) {

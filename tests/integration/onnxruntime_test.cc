@@ -9,12 +9,16 @@
 #include <string>
 
 #include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/experiments/config.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/zoo.h"
 #include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
+
+namespace fs = std::filesystem;
 
 class OnnxRuntime : public ::testing::Test {
  protected:
@@ -149,7 +153,6 @@ TEST_F(OnnxRuntime, ImportedModelComputesTheSameAsTheBuiltOne) {
 // A model too large for one protobuf reaches ORT as a file with its weights beside it
 // (CompileRequest::onnx_path); forced here on a small one, it computes what its bytes compute.
 TEST_F(OnnxRuntime, ModelFileWithExternalDataComputesTheSameAsBytes) {
-  namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("ngb_ort_ext_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -168,6 +171,68 @@ TEST_F(OnnxRuntime, ModelFileWithExternalDataComputesTheSameAsBytes) {
   ASSERT_EQ(outputs.size(), 1u);
   EXPECT_EQ(outputs[0].data, RunModel(g, x).data);
   fs::remove_all(dir);
+}
+
+// The placement of nodes on execution providers comes from ORT's own session log (the same
+// capture tensorrt counts its fallback nodes with): on the CPU build every node is on the CPU
+// provider, and the count is that of the session's graph after ORT's optimizations.
+TEST_F(OnnxRuntime, NodePlacementIsReadFromTheSessionLog) {
+  const Graph g = BuildModel(SyntheticSpec("conv_block", "conv_block", 8, 2), 1);
+  EXPECT_EQ(Settings(g).count("nodes"), 0u);  // not asked for on the CPU
+  ::setenv("NGRAPHBENCH_ORT_LOG_PLACEMENT", "1", 1);
+  const auto settings = Settings(g);
+  ::unsetenv("NGRAPHBENCH_ORT_LOG_PLACEMENT");
+  ASSERT_EQ(settings.count("nodes"), 1u);
+  const std::string nodes = settings.at("nodes");
+  ASSERT_EQ(nodes.rfind("CPUExecutionProvider:", 0), 0u) << nodes;
+  EXPECT_EQ(nodes.find(','), std::string::npos) << nodes;
+  EXPECT_GE(std::stoi(nodes.substr(nodes.find(':') + 1)), 2) << nodes;
+  // Still computes: the verbose session log is over once the session exists.
+  const HostTensor x = RandomNormal({1, 8, 56, 56}, 3);
+  ::setenv("NGRAPHBENCH_ORT_LOG_PLACEMENT", "1", 1);
+  const HostTensor logged = RunModel(g, x);
+  ::unsetenv("NGRAPHBENCH_ORT_LOG_PLACEMENT");
+  EXPECT_EQ(logged.data, RunModel(g, x).data);
+}
+
+// device cuda on a machine without onnxruntime-gpu or without a GPU: a reason, not a crash, and
+// Compile() throws UnavailableError (the worker's `skipped` row) rather than a CompileError.
+TEST_F(OnnxRuntime, CudaWithoutGpuProviderIsUnavailableWithTheReason) {
+  config_.device = "cuda";
+  const std::string why = compiler_->Unavailable(config_);
+  if (fs::exists("/dev/nvidia0") && why.empty()) GTEST_SKIP() << "this machine has a GPU";
+  ASSERT_FALSE(why.empty());
+  EXPECT_TRUE(why.find("CUDAExecutionProvider is not in this build") != std::string::npos ||
+              why.find("no NVIDIA GPU found") != std::string::npos ||
+              why.find("does not load") != std::string::npos)
+      << why;
+  const Graph g = BuildModel(SyntheticSpec("linear", "linear", 8, 0), 1);
+  const std::string onnx = ExportOnnx(g);
+  EXPECT_THROW(compiler_->Compile(CompileRequest{g, onnx, config_, ""}), UnavailableError);
+  config_.device = "cpu";
+  EXPECT_TRUE(compiler_->Unavailable(config_).empty());
+}
+
+// tensorrt is built with onnxruntime; without its provider, libraries or a GPU it says why.
+TEST(TensorRt, UnavailableWithoutItsProviderNamesWhatIsMissing) {
+  NGB_REQUIRE_BUILT("tensorrt");
+  auto compiler = LoadCompiler("tensorrt");
+  EXPECT_NE(compiler->Version().find("via onnxruntime TensorRT EP (onnxruntime 1."),
+            std::string::npos)
+      << compiler->Version();
+  CompilerConfig config = DefaultCompilerConfig(FindCompiler("tensorrt"));
+  const std::string why = compiler->Unavailable(config);
+  if (fs::exists("/dev/nvidia0") && why.empty()) GTEST_SKIP() << "this machine has a GPU";
+  ASSERT_FALSE(why.empty());
+  EXPECT_EQ(why.rfind("tensorrt: ", 0), 0u) << why;
+  const Graph g = BuildModel(SyntheticSpec("linear", "linear", 8, 0), 1);
+  const std::string onnx = ExportOnnx(g);
+  try {
+    compiler->Compile(CompileRequest{g, onnx, config, ""});
+    ADD_FAILURE() << "compiled without " << why;
+  } catch (const UnavailableError& e) {
+    EXPECT_EQ(std::string(e.what()), why);
+  }
 }
 
 }  // namespace

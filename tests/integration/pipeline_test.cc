@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "ngraphbench/results/csv.h"
+#include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
@@ -115,7 +116,12 @@ TEST_F(Pipeline, OneOkRowPerExpandedRunAndResumeRunsNothing) {
     EXPECT_GT(*row.latency_p50_ms, 0.0);
     EXPECT_GE(*row.latency_p99_ms, *row.latency_p50_ms);
     EXPECT_GT(*row.rss_peak_mb, 0.0);
+    // A CPU run: the GPU columns stay empty, with nothing about a GPU in the notes.
     EXPECT_FALSE(row.gpu_util_pct.has_value());
+    EXPECT_FALSE(row.gpu_mem_mb.has_value());
+    EXPECT_FALSE(row.gpu_power_w.has_value());
+    EXPECT_FALSE(row.gpu_energy_j.has_value());
+    EXPECT_EQ(row.notes.find("gpu"), std::string::npos) << row.notes;
     EXPECT_EQ(row.compiler_version, "null 1");
   }
   EXPECT_EQ(Row("tiny_w16_b4").params, 16 * 16 + 16);
@@ -128,9 +134,76 @@ TEST_F(Pipeline, OneOkRowPerExpandedRunAndResumeRunsNothing) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(again.code, 0) << again.output;
-  EXPECT_NE(again.output.find("6 runs, 0 to run, 6 skipped"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("6 runs, 0 to run, 6 kept"), std::string::npos) << again.output;
   EXPECT_EQ(Snapshot(root_ / "results"), before);
   EXPECT_LT(seconds, 5.0);
+}
+
+// A GPU compiler or device on a machine that cannot run it: `skipped` rows naming the reason,
+// exit code 0, no worker per run, analyze leaves them out, and resume asks again.
+TEST_F(Pipeline, GpuRunsWithoutAGpuAreSkippedWithTheReason) {
+  NGB_REQUIRE_BUILT("tensorrt");
+  NGB_REQUIRE_BUILT("identity");
+  if (fs::exists("/dev/nvidia0")) GTEST_SKIP() << "this machine has a GPU";
+  const auto rows_of = [&](const std::string& compiler) {
+    std::vector<ResultRow> rows;
+    for (const std::string id : {"tiny_w8_b1", "tiny_w16_b1"}) {
+      rows.push_back(ReadRow(RowPath(root_ / "results" / "local" / compiler, id)));
+    }
+    return rows;
+  };
+  const Result trt = Ngb("run tiny tensorrt --quick " + Common());
+  EXPECT_EQ(trt.code, 0) << trt.output;
+  EXPECT_NE(trt.output.find("done: 2 runs, 0 not ok, 0 measured now ok but invalid, 2 skipped "
+                            "(this machine cannot run them: tensorrt: "),
+            std::string::npos)
+      << trt.output;
+  EXPECT_EQ(trt.output.find("reproduce:"), std::string::npos) << trt.output;
+  for (const ResultRow& row : rows_of("tensorrt")) {
+    EXPECT_EQ(row.status, "skipped");
+    EXPECT_EQ(row.error.rfind("tensorrt: ", 0), 0u) << row.error;
+    EXPECT_EQ(row.compute_device, "cuda");
+    EXPECT_NE(row.compiler_version.find("via onnxruntime TensorRT EP"), std::string::npos)
+        << row.compiler_version;
+    EXPECT_FALSE(row.latency_p50_ms.has_value());
+    EXPECT_FALSE(row.gpu_util_pct.has_value());
+    EXPECT_FALSE(row.gpu_mem_mb.has_value());
+  }
+
+  std::ofstream(root_ / "configs" / "identity.yaml") << "device: cuda\nthreads: 1\n";
+  const Result identity = Ngb("run tiny identity --quick " + Common());
+  EXPECT_EQ(identity.code, 0) << identity.output;
+  for (const ResultRow& row : rows_of("identity")) {
+    EXPECT_EQ(row.status, "skipped");
+    EXPECT_NE(row.error.find("device 'cuda'"), std::string::npos) << row.error;
+  }
+
+  // A worker started on its own (a reproduce line) writes the same kind of row.
+  fs::remove(RowPath(root_ / "results" / "local" / "identity", "tiny_w8_b1"));
+  const Result worker = Ngb("worker tiny identity tiny_w8_b1 " + Common());
+  EXPECT_EQ(worker.code, 0) << worker.output;
+  EXPECT_EQ(rows_of("identity")[0].status, "skipped") << worker.output;
+  EXPECT_NE(worker.output.find("skipped: identity: device 'cuda'"), std::string::npos)
+      << worker.output;
+
+  // Resume: skipped rows are not results; the next sweep asks the machine again.
+  const Result again = Ngb("run tiny tensorrt --quick " + Common());
+  EXPECT_EQ(again.code, 0) << again.output;
+  EXPECT_NE(again.output.find("2 runs, 2 to run, 0 kept"), std::string::npos) << again.output;
+
+  // Analyze next to ok rows: the skipped ones are neither results nor failures.
+  ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
+  const Result analyze = Ngb("analyze " + (root_ / "results").string() + " -o " +
+                             (root_ / "analysis").string());
+  EXPECT_EQ(analyze.code, 0) << analyze.output;
+  EXPECT_NE(analyze.output.find("analyze: 2 runs (2 ok) from 1 input(s); 4 skipped run(s) left "
+                                "out;"),
+            std::string::npos)
+      << analyze.output;
+  std::ifstream failures(root_ / "analysis" / "failures.csv");
+  std::string header, line;
+  std::getline(failures, header);
+  EXPECT_FALSE(std::getline(failures, line)) << line;
 }
 
 TEST_F(Pipeline, CrashHangAndFailureEachLeaveARowAndTheSweepCompletes) {
@@ -156,7 +229,7 @@ TEST_F(Pipeline, CrashHangAndFailureEachLeaveARowAndTheSweepCompletes) {
   // Resume keeps failed rows; --retry-failed reruns them (with the same settings they fail
   // again); once the cause is gone the settings differ, and --replace-changed measures anew.
   const Result resume = Ngb("run tiny null --timeout 2 " + Common());
-  EXPECT_NE(resume.output.find("0 to run, 6 skipped (0 ok, 6 failed"), std::string::npos)
+  EXPECT_NE(resume.output.find("0 to run, 6 kept (0 ok, 6 failed"), std::string::npos)
       << resume.output;
   const Result retry = Ngb("run tiny null --timeout 2 --retry-failed " + Common());
   EXPECT_EQ(retry.code, 1) << retry.output;
@@ -197,7 +270,7 @@ TEST_F(Pipeline, UnreadableAndCopiedRowsStopTheRunUntilReplaced) {
   EXPECT_NE(replaced.output.find("moved 2 row(s) that could not be resumed (2 unreadable)"),
             std::string::npos)
       << replaced.output;
-  EXPECT_NE(replaced.output.find("6 runs, 2 to run, 4 skipped"), std::string::npos)
+  EXPECT_NE(replaced.output.find("6 runs, 2 to run, 4 kept"), std::string::npos)
       << replaced.output;
   for (const std::string id : {"tiny_w8_b1", "tiny_w16_b1", "tiny_w16_b2"}) {
     EXPECT_EQ(Row(id).run_id, id);

@@ -175,6 +175,41 @@ TEST_F(ConfigTest, OpenVinoThroughputSettingsAreRefusedWithTheReason) {
   EXPECT_EQ(c.options.Int("num_streams"), 1);
 }
 
+// tensorrt's options are validated before any run, on any machine (with or without a GPU).
+TEST_F(ConfigTest, TensorRtOptionsAreValidated) {
+  const CompilerConfig c = LoadCompilerConfig(
+      Write("precision: fp16\noptions:\n  workspace_mb: 1024\n  builder_optimization_level: 5\n"
+            "  engine_cache: false\n"),
+      FindCompiler("tensorrt"));
+  EXPECT_EQ(c.device, "cuda");  // the schema default: the only device
+  EXPECT_EQ(c.precision, "fp16");
+  EXPECT_EQ(c.options.Int("workspace_mb"), 1024);
+  EXPECT_EQ(c.options.Int("builder_optimization_level"), 5);
+  EXPECT_FALSE(c.options.Bool("engine_cache"));
+  const CompilerConfig defaults = LoadCompilerConfig(Write("threads: 1\n"), FindCompiler("tensorrt"));
+  EXPECT_EQ(defaults.precision, "fp32");
+  EXPECT_EQ(defaults.options.Int("workspace_mb"), 4096);
+  EXPECT_EQ(defaults.options.Int("builder_optimization_level"), 3);
+  EXPECT_TRUE(defaults.options.Bool("engine_cache"));
+
+  std::string m = CompilerError("device: cpu\n", "tensorrt");
+  EXPECT_NE(m.find("'device' is 'cpu'; allowed values: cuda"), std::string::npos) << m;
+  m = CompilerError("precision: bf16\n", "tensorrt");
+  EXPECT_NE(m.find("allowed values: fp32, fp16"), std::string::npos) << m;
+  m = CompilerError("options:\n  builder_optimization_level: 6\n", "tensorrt");
+  EXPECT_NE(m.find("'options.builder_optimization_level' must be <= 5, got 6"), std::string::npos)
+      << m;
+  m = CompilerError("options:\n  workspace_mb: 0\n", "tensorrt");
+  EXPECT_NE(m.find("'options.workspace_mb' must be >= 1, got 0"), std::string::npos) << m;
+  m = CompilerError("options:\n  int8: true\n", "tensorrt");
+  EXPECT_NE(m.find("options.int8' is not a known key"), std::string::npos) << m;
+  // onnxruntime and the torch compilers take device cuda; tvm does not (yet).
+  EXPECT_EQ(LoadCompilerConfig(Write("device: cuda\n"), FindCompiler("onnxruntime")).device, "cuda");
+  EXPECT_EQ(LoadCompilerConfig(Write("device: cuda\n"), FindCompiler("identity")).device, "cuda");
+  m = CompilerError("device: cuda\n", "tvm");
+  EXPECT_NE(m.find("'device' is 'cuda'; allowed values: cpu"), std::string::npos) << m;
+}
+
 TEST(Registry, UnknownCompilerNamesTheKnownOnes) {
   try {
     FindCompiler("tensorflow");

@@ -90,7 +90,7 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
   EXPECT_EQ(out.error, "worker killed: \"SIGABRT\", at a, b second line");
   EXPECT_EQ(out.schema_version, kSchemaVersion);
   EXPECT_EQ(RowColumns().front(), "schema_version");
-  EXPECT_EQ(RowColumns().size(), 68u);
+  EXPECT_EQ(RowColumns().size(), 70u);
   EXPECT_EQ(out.quick, false);
   EXPECT_EQ(out.valid, false);
   EXPECT_EQ(out.invalid_reason, in.invalid_reason);
@@ -102,17 +102,17 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
 TEST(Csv, OtherSchemaVersionsAndBadBooleansAreRefusedByName) {
   std::string text = FormatRowCsv(SampleRow());
   std::string old = text;
-  old.replace(old.find("\n3,"), 3, "\n1,");
+  old.replace(old.find("\n4,"), 3, "\n1,");
   try {
     ParseRowCsv(old, "f.csv");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 3"),
+    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 4"),
               std::string::npos)
         << e.what();
   }
   std::string newer = text;
-  newer.replace(newer.find("\n3,"), 3, "\n4,");
+  newer.replace(newer.find("\n4,"), 3, "\n5,");
   try {
     ParseRowCsv(newer, "f.csv");
     FAIL();
@@ -137,7 +137,8 @@ TEST(Csv, VersionTwoRowsReadWithTheNewerColumnsEmpty) {
     if (header[i] == "stop_reason" || header[i] == "machine_id" || header[i] == "energy_j" ||
         header[i] == "latency_p50_ci_low_ms" || header[i] == "latency_p50_ci_high_ms" ||
         header[i] == "cpu_ms_per_inference" || header[i] == "power_w" ||
-        header[i] == "affinity" || header[i] == "affinity_cpus") {
+        header[i] == "affinity" || header[i] == "affinity_cpus" ||
+        header[i] == "gpu_power_w" || header[i] == "gpu_energy_j") {
       continue;
     }
     h2 += (h2.empty() ? "" : ",") + header[i];
@@ -151,6 +152,36 @@ TEST(Csv, VersionTwoRowsReadWithTheNewerColumnsEmpty) {
   // A version-3 row must have them all.
   std::string v3 = h2 + "\n3" + v2.substr(1) + "\n";
   EXPECT_THROW(ParseRowCsv(v3, "v3.csv"), InputError);
+}
+
+// A version-3 row lacks gpu_power_w and gpu_energy_j: they read empty.
+TEST(Csv, VersionThreeRowsReadWithTheGpuPowerColumnsEmpty) {
+  ResultRow in = SampleRow();
+  in.gpu_util_pct = 87.5;
+  in.gpu_mem_mb = 1234;
+  in.gpu_power_w = 250;
+  in.gpu_energy_j = 0.125;
+  const std::string text = FormatRowCsv(in);
+  const ResultRow round = ParseRowCsv(text, "v4.csv");
+  EXPECT_DOUBLE_EQ(*round.gpu_power_w, 250.0);
+  EXPECT_DOUBLE_EQ(*round.gpu_energy_j, 0.125);
+  std::vector<std::string> header = CsvSplitLine(text.substr(0, text.find('\n')));
+  std::vector<std::string> values =
+      CsvSplitLine(text.substr(text.find('\n') + 1, text.size() - text.find('\n') - 2));
+  std::string h3, v3;
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == "gpu_power_w" || header[i] == "gpu_energy_j") continue;
+    h3 += (h3.empty() ? "" : ",") + header[i];
+    v3 += (v3.empty() ? "" : ",") + CsvEscape(i == 0 ? "3" : values[i]);
+  }
+  const ResultRow out = ParseRowCsv(h3 + "\n" + v3 + "\n", "v3.csv");
+  EXPECT_EQ(out.schema_version, 3);
+  EXPECT_DOUBLE_EQ(*out.gpu_util_pct, 87.5);
+  EXPECT_DOUBLE_EQ(*out.gpu_mem_mb, 1234.0);
+  EXPECT_FALSE(out.gpu_power_w.has_value());
+  EXPECT_FALSE(out.gpu_energy_j.has_value());
+  // A version-4 row must have them.
+  EXPECT_THROW(ParseRowCsv(h3 + "\n4" + v3.substr(1) + "\n", "v4.csv"), InputError);
 }
 
 TEST(Csv, MalformedRowsNameTheProblem) {

@@ -212,7 +212,14 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
     throw InputError("analyze: -o '" + out_dir + "' is an existing file; give a directory (it is "
                      "created if missing)");
   }
-  const std::vector<LoadedRun> runs = LoadRuns(inputs);
+  // Skipped runs were never attempted (this machine lacked a GPU or a provider): neither
+  // results nor failures.
+  std::vector<LoadedRun> runs = LoadRuns(inputs);
+  const auto first_skipped = std::remove_if(runs.begin(), runs.end(), [](const LoadedRun& run) {
+    return run.row.status == kStatusSkipped;
+  });
+  const auto skipped = std::distance(first_skipped, runs.end());
+  runs.erase(first_skipped, runs.end());
   std::vector<RunPoint> points;
   for (const LoadedRun& run : runs) points.push_back(ToRunPoint(run.row));
 
@@ -235,6 +242,7 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
 
   std::cerr << "analyze: " << runs.size() << " runs (" << ok << " ok) from " << inputs.size()
             << " input(s); ";
+  if (skipped > 0) std::cerr << skipped << " skipped run(s) left out; ";
   if (invalid_runs == InvalidRuns::kExclude) {
     std::cerr << invalid << " ok run(s) left out as invalid"
               << (invalid > 0 ? " (--include-invalid keeps them)" : "");

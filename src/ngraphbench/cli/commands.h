@@ -56,7 +56,9 @@ std::vector<std::string> WorkerCommand(const WorkerArgs& args);
 
 int CmdRun(const RunArgs& args);
 int CmdWorker(const WorkerArgs& args);
-int CmdProbe(const std::string& compiler);
+// Prints the compiler's SDK version; with `configs_dir`, a second line: kProbeAvailable, or
+// kProbeUnavailable and why this machine cannot run the compiler's config (Compiler::Unavailable).
+int CmdProbe(const std::string& compiler, const std::string& configs_dir);
 int CmdExpand(const GridArgs& args);
 int CmdList(bool experiments, bool models, bool compilers, const std::string& configs_dir);
 int CmdListExperimentNames(const std::string& configs_dir);
@@ -73,6 +75,18 @@ ResultRow BaseRow(const RunSpec& run, const RunArgs& args, const CompilerConfig&
 
 // Path of the running binary.
 std::string SelfExe();
+
+inline constexpr const char* kProbeAvailable = "available";
+inline constexpr const char* kProbeUnavailable = "unavailable: ";
+
+struct ProbeResult {
+  std::string version;      // the SDK's version (Compiler::Version)
+  std::string unavailable;  // why this machine cannot run the config; empty when it can
+};
+// Asks a probe process (the scheduler never loads a vendor SDK) about `compiler` with its config
+// from `configs_dir`. Both fields are empty when the probe itself fails: the workers then report
+// what fails.
+ProbeResult Probe(const std::string& compiler, const std::string& configs_dir);
 
 // In a forked child: replaces the process with argv (argv[0] a path), or says why it cannot on
 // stderr and exits 127.

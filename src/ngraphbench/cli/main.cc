@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
   CLI::App* probe_cmd = app.add_subcommand("probe", "print a compiler's SDK version (internal)");
   probe_cmd->group("");
   probe_cmd->add_option("compiler", probe_name)->required();
+  std::string probe_configs;
+  probe_cmd->add_option("--configs", probe_configs,
+                        "also say whether this machine can run <configs>/<compiler>.yaml");
 
   GridArgs expand;
   CLI::App* expand_cmd =
@@ -148,7 +151,7 @@ int main(int argc, char** argv) {
       return CmdRun(run);
     }
     if (*worker_cmd) return CmdWorker(worker);
-    if (*probe_cmd) return CmdProbe(probe_name);
+    if (*probe_cmd) return CmdProbe(probe_name, probe_configs);
     if (*expand_cmd) return CmdExpand(expand);
     if (*list_cmd && list_names) return CmdListExperimentNames(list_configs);
     if (*list_cmd && list_ops) {

@@ -429,6 +429,11 @@ int CmdRun(const RunArgs& args) {
       todo.push_back(&run);
       continue;
     }
+    // Skipped: the machine lacked something (a GPU, a provider); asked again on every sweep.
+    if (row.status == kStatusSkipped) {
+      todo.push_back(&run);
+      continue;
+    }
     const bool ok = row.status == kStatusOk;
     if (ok || !args.retry_failed) {
       (ok ? kept_ok : kept_failed)++;
@@ -455,7 +460,7 @@ int CmdRun(const RunArgs& args) {
     std::cerr << fmt::format("moved {} row(s) that could not be resumed ({}) to {}\n",
                              changed.size(), Kinds(changed), to);
   }
-  std::cerr << fmt::format("{} {} on {}: {} runs, {} to run, {} skipped ({} ok{})\n",
+  std::cerr << fmt::format("{} {} on {}: {} runs, {} to run, {} kept ({} ok{})\n",
                            args.grid.experiment, info.name, args.device, runs.size(), todo.size(),
                            kept_ok + kept_failed, kept_ok,
                            kept_failed ? fmt::format(", {} failed; --retry-failed reruns them",
@@ -467,8 +472,23 @@ int CmdRun(const RunArgs& args) {
     UpdateMachineFile(machine_path, machine);
     ::setenv(kMachineIdEnv, machine.machine_id.c_str(), 1);  // the workers inherit it
   }
+  // A compiler config this machine cannot run at all (a GPU device without a GPU, a provider
+  // missing from the SDK's build) is found out once, by a probe process, and its runs get
+  // `skipped` rows without a worker each.
+  std::string unavailable, probed_version;
+  if (!todo.empty() && config.device != "cpu") {
+    const ProbeResult probe = Probe(info.name, args.grid.configs_dir);
+    unavailable = probe.unavailable;
+    probed_version = probe.version;
+    if (!unavailable.empty()) {
+      std::cerr << fmt::format("{} (device {}) cannot run on this machine: {}; its runs are "
+                               "skipped\n",
+                               info.name, config.device, unavailable);
+    }
+  }
   const auto sweep_start = Clock::now();
   int failed = kept_failed;
+  int skipped = 0;
   int invalid = 0;
   size_t done = 0;
   // Runs another scheduler sharing the tree holds (left to it) or measured since the todo list
@@ -503,7 +523,7 @@ int CmdRun(const RunArgs& args) {
         // Unreadable: measured again, as the scan decided.
       }
       const bool same = theirs && theirs->config_hash == ConfigHash(run, config, args.sample_ms);
-      if (theirs &&
+      if (theirs && theirs->status != kStatusSkipped &&
           (now != seen[&run] || (same && (theirs->status == kStatusOk || !args.retry_failed)))) {
         claim->Release();
         ++done_by_others;
@@ -514,6 +534,19 @@ int CmdRun(const RunArgs& args) {
             same ? theirs->status : "with other settings, config_hash " + theirs->config_hash);
         continue;
       }
+    }
+    if (!unavailable.empty()) {
+      ResultRow row = BaseRow(run, args, config);
+      row.status = kStatusSkipped;
+      row.error = unavailable;
+      row.compiler_version = probed_version;
+      WriteRow(path, row);
+      claim->Release();
+      ++done;
+      ++skipped;
+      std::cerr << fmt::format("[{:>{}}/{}] {:<28} skipped\n", i + 1, width, todo.size(),
+                               run.run_id);
+      continue;
     }
     WorkerArgs worker{args, run.run_id};
     const std::vector<std::string> argv = WorkerCommand(worker);
@@ -550,7 +583,11 @@ int CmdRun(const RunArgs& args) {
       WriteRow(path, row);
     }
     claim->Release();  // the row is on disk: others now see it and skip the run
-    if (row.status != kStatusOk) ++failed;
+    if (row.status == kStatusSkipped) {
+      ++skipped;
+    } else if (row.status != kStatusOk) {
+      ++failed;
+    }
 
     const double elapsed = std::chrono::duration<double>(Clock::now() - sweep_start).count();
     const double eta = elapsed / static_cast<double>(i + 1) * static_cast<double>(todo.size() - i - 1);
@@ -565,7 +602,7 @@ int CmdRun(const RunArgs& args) {
                              width, todo.size(), run.run_id, row.status,
                              std::chrono::duration<double>(Clock::now() - run_start).count(),
                              detail, FormatDuration(elapsed), FormatDuration(eta));
-    if (row.status != kStatusOk) {
+    if (row.status != kStatusOk && row.status != kStatusSkipped) {
       std::cerr << "  reproduce: " << Quote(argv) << "\n";
     }
   }
@@ -584,8 +621,12 @@ int CmdRun(const RunArgs& args) {
     return kExitInterrupted + signal;
   }
   std::cerr << fmt::format(
-      "done: {} runs, {} not ok, {} measured now ok but invalid{}; rows in {}\n", runs.size(),
-      failed, invalid, others, dir);
+      "done: {} runs, {} not ok, {} measured now ok but invalid{}{}; rows in {}\n", runs.size(),
+      failed, invalid,
+      skipped ? fmt::format(", {} skipped (this machine cannot run them: {})", skipped,
+                            unavailable.empty() ? "see each row's error" : unavailable)
+              : "",
+      others, dir);
   return failed ? kExitRunsFailed : kExitOk;
 }
 

@@ -249,8 +249,14 @@ ResultRow BaseRow(const RunSpec& run, const RunArgs& args, const CompilerConfig&
   return row;
 }
 
-int CmdProbe(const std::string& compiler) {
-  std::cout << LoadCompiler(compiler)->Version() << "\n";
+int CmdProbe(const std::string& compiler, const std::string& configs_dir) {
+  std::unique_ptr<Compiler> loaded = LoadCompiler(compiler);
+  std::cout << loaded->Version() << "\n";
+  if (!configs_dir.empty()) {
+    const CompilerConfig config = ResolveCompilerConfig(configs_dir, FindCompiler(compiler));
+    const std::string why = loaded->Unavailable(config);
+    std::cout << (why.empty() ? std::string(kProbeAvailable) : kProbeUnavailable + why) << "\n";
+  }
   return kExitOk;
 }
 
@@ -272,9 +278,15 @@ int CmdReference(const WorkerArgs& args) {
   return kExitOk;
 }
 
-std::string ReferenceCompilerFor(const std::string& compiler) {
+std::string ReferenceCompilerFor(const std::string& compiler, const CompilerConfig& config) {
   if (compiler == "null") return "null";  // the pipeline double checks against itself
   if (compiler == "onnxruntime") return "identity";
+  // A build without onnxruntime (a GPU machine's, scripts/gpu_check.sh): eager PyTorch on the
+  // CPU in fp32 is still an independent path for runs on the GPU or of another compiler.
+  if (!IsBuilt("onnxruntime") && IsBuilt("identity") &&
+      (compiler != "identity" || config.device != "cpu")) {
+    return "identity";
+  }
   return "onnxruntime";
 }
 
@@ -309,7 +321,7 @@ int CmdWorker(const WorkerArgs& args) {
     // The reference first, in its own process, before this worker loads its compiler.
     std::optional<std::vector<HostTensor>> reference;
     if (run.check.enabled) {
-      row.check_reference = ReferenceCompilerFor(info.name);
+      row.check_reference = ReferenceCompilerFor(info.name, config);
       row.check_tolerance = ToleranceFor(run.check, config.precision);
       try {
         reference = ReferenceOutputs(args, run, graph, row.check_reference);
@@ -328,6 +340,9 @@ int CmdWorker(const WorkerArgs& args) {
 
     std::unique_ptr<Compiler> compiler = LoadCompiler(info.name);
     row.compiler_version = compiler->Version();
+    if (const std::string why = compiler->Unavailable(config); !why.empty()) {
+      throw UnavailableError(why);
+    }
     start = Clock::now();
     std::unique_ptr<Executable> executable = compiler->Compile(
         onnx.Request(graph, config, args.run.results_dir + "/.cache", args.run.grid.quick));
@@ -345,6 +360,8 @@ int CmdWorker(const WorkerArgs& args) {
     options.ci_rel_target = run.ci_rel_target;
     options.ci_min_repeats = run.ci_min_repeats;
     options.capture_first_outputs = reference.has_value();
+    // The GPU only where the compiler computes on one: a CPU run's GPU columns stay empty.
+    if (config.device == "cuda") options.gpu = GpuMonitorSettingsFromEnvironment();
     Measurement m = Measure(*executable, inputs, options);
     latencies = std::move(m.latencies_ns);
 
@@ -383,6 +400,14 @@ int CmdWorker(const WorkerArgs& args) {
     } else {
       row.notes += (row.notes.empty() ? "" : "; ") + m.system.energy_note;
     }
+    const GpuStats& gpu = m.system.gpu;
+    row.gpu_util_pct = gpu.gpu_util_pct;
+    row.gpu_mem_mb = gpu.gpu_mem_mb;
+    row.gpu_power_w = gpu.gpu_power_w;
+    if (gpu.gpu_energy_j_total && *row.repeats > 0) {
+      row.gpu_energy_j = *gpu.gpu_energy_j_total / static_cast<double>(*row.repeats);
+    }
+    if (!gpu.note.empty()) row.notes += (row.notes.empty() ? "" : "; ") + gpu.note;
     if (run.model.family == "onnx") {
       row.notes += std::string(row.notes.empty() ? "" : "; ") + kOnnxParamsNote;
     }
@@ -433,6 +458,9 @@ int CmdWorker(const WorkerArgs& args) {
                               *row.check_tolerance, config.precision);
       }
     }
+  } catch (const UnavailableError& e) {
+    row.status = kStatusSkipped;
+    row.error = e.what();
   } catch (const CompileError& e) {
     row.status = kStatusError;
     row.error = e.what();
@@ -443,7 +471,11 @@ int CmdWorker(const WorkerArgs& args) {
   // The trace first, the row last: a row on disk means the run is complete.
   if (!latencies.empty()) WriteLatencies(LatenciesPath(dir, run.run_id), latencies);
   WriteRow(RowPath(dir, run.run_id), row);
-  if (row.status != kStatusOk) std::cerr << "error: " << row.error << "\n";
+  if (row.status == kStatusSkipped) {
+    std::cerr << "skipped: " << row.error << "\n";
+  } else if (row.status != kStatusOk) {
+    std::cerr << "error: " << row.error << "\n";
+  }
   return kExitOk;
 }
 

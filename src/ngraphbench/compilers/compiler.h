@@ -66,6 +66,15 @@ class Compiler {
   // The SDK's version as the SDK reports it at run time, e.g. "onnxruntime 1.32.0".
   virtual std::string Version() const = 0;
 
+  // Why this machine cannot run `config` at all (no GPU, an execution provider missing from this
+  // build of the SDK, vendor libraries missing), or empty when it can. Cheap: builds nothing. The
+  // scheduler asks once per sweep, in a probe process, and writes `skipped` rows instead of
+  // starting workers; Compile() throws UnavailableError for the same reasons.
+  virtual std::string Unavailable(const CompilerConfig& config) const {
+    (void)config;
+    return {};
+  }
+
   // Compiles the model. Throws CompileError for a model the compiler cannot handle (the message
   // names the operator or setting), never returns something that would compute a wrong result.
   virtual std::unique_ptr<Executable> Compile(const CompileRequest& request) = 0;

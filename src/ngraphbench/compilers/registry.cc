@@ -34,7 +34,8 @@ const std::vector<CompilerInfo>& AllCompilers() {
         {"perturb_ppm", OptionType::kInt, "0", {},
          "add N millionths to every output value (to test the output check)"}},
        "always built"},
-      {"onnxruntime", "software-level optimization", "ONNX Runtime C/C++ API", true, {"cpu"},
+      {"onnxruntime", "software-level optimization", "ONNX Runtime C/C++ API", true,
+       {"cpu", "cuda"},
        {"fp32"}, {"all", "extended", "basic", "disable"},
        {{"inter_op_threads", OptionType::kInt, "1", {},
          "threads across independent nodes (parallel execution mode only)"},
@@ -42,6 +43,18 @@ const std::vector<CompilerInfo>& AllCompilers() {
          "run nodes one at a time or independent nodes in parallel"}},
        "run ./setup.sh (installs the onnxruntime wheel and headers), or configure with "
        "-DNGB_ORT_LIBRARY=<libonnxruntime.so> -DNGB_ORT_INCLUDE_DIR=<headers>"},
+      {"tensorrt", "vendor-specific (NVIDIA GPU)",
+       "TensorRT through ONNX Runtime's TensorRT execution provider", true, {"cuda"},
+       {"fp32", "fp16"}, {"default"},
+       {{"workspace_mb", OptionType::kInt, "4096", {},
+         "TensorRT builder workspace (trt_max_workspace_size), MiB", {}, "", 1},
+        {"builder_optimization_level", OptionType::kInt, "3", {},
+         "TensorRT builder optimization level 0-5 (higher: longer builds, maybe faster engines)",
+         {}, "", 0, 5},
+        {"engine_cache", OptionType::kBool, "true", {},
+         "cache engines in results/.cache/tensorrt/ (compile_s then measures a cache load)"}},
+       "run ./setup.sh --gpu on a machine with an NVIDIA GPU (installs onnxruntime-gpu and "
+       "TensorRT's libraries); the module is built with onnxruntime"},
       {"identity", "PyTorch dynamic graph, the baseline", "LibTorch (eager ATen calls)", false,
        {"cpu", "cuda"}, {"fp32", "bf16", "fp16"}, {"none"}, {},
        "run ./setup.sh (scripts/setup/identity.sh installs torch==2.13.0 into .venv), or "

@@ -35,4 +35,13 @@ class CompileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// This machine lacks what a run needs: no GPU, an execution provider missing from this build of
+// the SDK, vendor libraries not installed. Not a fault of the model or of the compiler: the run
+// becomes a row with status `skipped` naming the reason, the sweep goes on, and the exit code
+// stays 0.
+class UnavailableError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace ngraphbench

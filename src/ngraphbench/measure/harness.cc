@@ -63,6 +63,9 @@ TimingBoundary ParseTimingBoundary(const std::string& name) {
 Measurement Measure(Executable& executable, const std::vector<HostTensor>& inputs,
                     const MeasureOptions& options) {
   Measurement m;
+  // Built before the first run: with a GPU to watch this loads NVML, which may take a second
+  // that must not fall between the warmup and the timed runs.
+  SystemSampler sampler(options.sample_period, kPowercapRoot, options.gpu);
   executable.SetInputs(inputs);
   m.first_run_ms = static_cast<double>(TimedIteration(executable, inputs, options.boundary)) / 1e6;
   if (options.capture_first_outputs) m.first_outputs = executable.GetOutputs();
@@ -78,7 +81,6 @@ Measurement Measure(Executable& executable, const std::vector<HostTensor>& input
   m.latencies_ns.reserve(static_cast<size_t>(options.repeats));
   const int64_t min_repeats = std::min(options.repeats, kMinTimedRepeats);
   const bool by_ci = options.stop == StopRule::kCi;
-  SystemSampler sampler(options.sample_period);
   sampler.Start();
   const auto timed_start = Clock::now();
   int64_t next_ci_check = 0;

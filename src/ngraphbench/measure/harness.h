@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,8 @@ struct MeasureOptions {
   int64_t ci_min_repeats = 30;  // kCi: the fewest timed runs before the interval may stop it
   // Copy the outputs of the first run to the host (outside any timing) for the output check.
   bool capture_first_outputs = false;
+  // Watch the NVIDIA GPU from the sampler thread (runs whose compiler computes on "cuda").
+  std::optional<GpuMonitorSettings> gpu;
 };
 
 // The fewest timed runs a time cap may leave (fewer only if `repeats` asks for fewer).

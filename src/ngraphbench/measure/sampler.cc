@@ -84,6 +84,7 @@ void SystemSampler::Start() {
   peak_rss_kb_ = rss;
   samples_ = 0;
   sampler_cpu_ns_ = 0;
+  if (gpu_) gpu_->Start();  // before the thread that samples it starts
   if (period_.count() > 0) {
     running_ = true;
     thread_ = std::thread([this] { Loop(); });
@@ -98,6 +99,7 @@ void SystemSampler::Loop() {
   while (running_) {
     std::this_thread::sleep_for(period_);
     UpdatePeak(peak_rss_kb_, RssKb());
+    if (gpu_) gpu_->Sample();
     ++samples_;
     sampler_cpu_ns_ = ThreadCpuNs();
   }
@@ -107,6 +109,8 @@ SystemStats SystemSampler::Stop() {
   const int64_t cpu_end_ns = ProcessCpuNs();
   const auto wall_end = std::chrono::steady_clock::now();
   const EnergyReading energy = energy_.Stop();
+  // Before the join, which waits up to a period: the GPU's energy counter is read now.
+  GpuStats gpu = gpu_ ? gpu_->Stop() : GpuStats();
   const std::optional<int64_t> busy_end_ns = SystemBusyNs();
   running_ = false;
   if (thread_.joinable()) thread_.join();
@@ -136,6 +140,7 @@ SystemStats SystemSampler::Stop() {
   s.samples = samples_.load();
   s.energy_j_total = energy.joules;
   if (!energy.joules) s.energy_note = "energy: " + energy.reason;
+  s.gpu = std::move(gpu);
   return s;
 }
 

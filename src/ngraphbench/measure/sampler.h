@@ -1,15 +1,18 @@
-// A sampler thread that watches this process over the timed window: CPU time and RSS; and the
-// machine's RAPL energy counters, read when the window opens and when it closes.
+// A sampler thread that watches this process over the timed window: CPU time and RSS, and the
+// NVIDIA GPU when the run computes on one; and the machine's RAPL energy counters (and the
+// GPU's), read when the window opens and when it closes.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "ngraphbench/measure/energy.h"
+#include "ngraphbench/measure/gpu_monitor.h"
 
 namespace ngraphbench {
 
@@ -31,6 +34,9 @@ struct SystemStats {
   // reason in energy_note, where the machine does not expose it.
   std::optional<double> energy_j_total;
   std::string energy_note;
+  // The GPU over the window (measure/gpu_monitor.h); all empty, with no note, when the sampler
+  // was not asked to watch one.
+  GpuStats gpu;
 };
 
 // The fewest sampler periods a window must hold for cpu_util_pct to be reported.
@@ -49,12 +55,17 @@ int64_t ProcessCpuNs();
 // Start() opens the window, Stop() closes it. With a zero period no thread is started and
 // only the two ends are read: the "sampler off" mode used to measure the sampler's own cost.
 // The thread sleeps between samples, so it takes a core only for microseconds per period.
-// Energy is read at the two ends only, outside the clock, from `powercap_root`.
+// Energy is read at the two ends only, outside the clock, from `powercap_root`. With `gpu` the
+// thread also samples the GPU (tens of microseconds of NVML calls per period, on the sampler's
+// core and outside its CPU figures, like its own RSS reads); the constructor then loads NVML.
 class SystemSampler {
  public:
   explicit SystemSampler(std::chrono::milliseconds period,
-                         std::string powercap_root = kPowercapRoot)
-      : period_(period), energy_(std::move(powercap_root)) {}
+                         std::string powercap_root = kPowercapRoot,
+                         std::optional<GpuMonitorSettings> gpu = std::nullopt)
+      : period_(period),
+        energy_(std::move(powercap_root)),
+        gpu_(gpu ? std::make_unique<GpuMonitor>(std::move(*gpu)) : nullptr) {}
   ~SystemSampler();
 
   void Start();
@@ -65,6 +76,7 @@ class SystemSampler {
 
   std::chrono::milliseconds period_;
   EnergyMeter energy_;
+  std::unique_ptr<GpuMonitor> gpu_;  // null unless the run computes on an NVIDIA GPU
   std::thread thread_;
   std::atomic<bool> running_{false};
   std::atomic<int64_t> peak_rss_kb_{0};

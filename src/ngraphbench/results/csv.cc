@@ -185,6 +185,8 @@ const std::vector<Column>& Columns() {
       Opt("rss_peak_mb", &R::rss_peak_mb),
       Opt("gpu_util_pct", &R::gpu_util_pct),
       Opt("gpu_mem_mb", &R::gpu_mem_mb),
+      Since(4, Opt("gpu_power_w", &R::gpu_power_w)),
+      Since(4, Opt("gpu_energy_j", &R::gpu_energy_j)),
       Since(3, Opt("cpu_ms_per_inference", &R::cpu_ms_per_inference)),
       Since(3, Opt("energy_j", &R::energy_j)),
       Since(3, Opt("power_w", &R::power_w)),

@@ -14,7 +14,8 @@ namespace ngraphbench {
 //    other_cpu_pct, notes; status `wrong`.
 // 3: latency_p50_ci_{low,high}_ms, stop_reason, cpu_ms_per_inference, affinity,
 //    affinity_cpus, energy_j, power_w, machine_id. Rows of version 2 are read with those empty.
-constexpr int kSchemaVersion = 3;
+// 4: gpu_power_w, gpu_energy_j. Rows of version 3 are read with those empty.
+constexpr int kSchemaVersion = 4;
 // The oldest version ParseRowCsv reads.
 constexpr int kOldestReadableSchemaVersion = 2;
 
@@ -24,6 +25,9 @@ inline constexpr const char* kStatusWrong = "wrong";      // outputs beyond the 
 inline constexpr const char* kStatusError = "error";      // the compiler refused the model
 inline constexpr const char* kStatusCrashed = "crashed";  // the worker died
 inline constexpr const char* kStatusTimeout = "timeout";  // the worker ran past the timeout
+// This machine cannot run it (UnavailableError: no GPU, provider or libraries missing); `error`
+// says why. Not a failure: analyze leaves such rows out, and resume tries them again.
+inline constexpr const char* kStatusSkipped = "skipped";
 
 struct ResultRow {
   // Identity
@@ -60,9 +64,14 @@ struct ResultRow {
   std::string invalid_reason;            // "; "-joined reasons when valid is false
   std::optional<double> timed_window_s;  // wall time of the timed runs
   // System, over the timed window. other_cpu_pct: CPU time of everything else on the machine
-  // (from /proc/stat, less this process), percent of one core.
+  // (from /proc/stat, less this process), percent of one core. The GPU columns are set only for
+  // runs on an NVIDIA GPU (measure/gpu_monitor.h): gpu_util_pct the mean of the samples,
+  // gpu_mem_mb their peak.
   std::optional<double> other_cpu_pct, cpu_util_pct, cpu_util_norm_pct, rss_start_mb, rss_peak_mb,
       gpu_util_pct, gpu_mem_mb;
+  // The GPU's mean power draw over the samples, and its energy counter's increase over the
+  // timed window per inference.
+  std::optional<double> gpu_power_w, gpu_energy_j;
   // This process's CPU time over the timed window / timed runs: barely touched by CPU steal.
   std::optional<double> cpu_ms_per_inference;
   // Energy over the timed window (RAPL package + DRAM where readable): per inference, and the

@@ -33,6 +33,9 @@ class IdentityExecutable : public TorchExecutable {
 class IdentityCompiler : public Compiler {
  public:
   std::string Version() const override { return torch_common::TorchVersion(); }
+  std::string Unavailable(const CompilerConfig& config) const override {
+    return torch_common::Unavailable(config, "identity");
+  }
 
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
     const TorchSettings settings = torch_common::ApplyConfig(request.config, "identity");

@@ -17,9 +17,8 @@ TorchSettings ApplyConfig(const CompilerConfig& config, const std::string& compi
   TorchSettings settings;
   settings.compiler = compiler;
   if (config.device == "cuda") {
-    if (!at::hasCUDA()) {
-      throw CompileError(compiler + ": device 'cuda' was asked for, but this LibTorch (" +
-                         TorchVersion() + ") has no CUDA or sees no GPU; use device: cpu");
+    if (const std::string why = Unavailable(config, compiler); !why.empty()) {
+      throw UnavailableError(why);
     }
     settings.device = c10::Device(c10::kCUDA, 0);
   } else if (config.device != "cpu") {
@@ -37,6 +36,20 @@ TorchSettings ApplyConfig(const CompilerConfig& config, const std::string& compi
   }
   if (config.threads > 0) at::set_num_threads(config.threads);
   return settings;
+}
+
+std::string Unavailable(const CompilerConfig& config, const std::string& compiler) {
+  if (config.device != "cuda") return {};
+  const auto& hooks = at::detail::getCUDAHooks();
+  if (!hooks.isBuilt()) {
+    return compiler + ": device 'cuda': this LibTorch (torch " + TORCH_VERSION +
+           ") is a CPU build; ./setup.sh --gpu installs PyTorch's CUDA build";
+  }
+  if (!hooks.hasCUDA() || hooks.getNumGPUs() < 1) {
+    return compiler + ": device 'cuda': no NVIDIA GPU found (LibTorch torch " + TORCH_VERSION +
+           " has CUDA, but the driver reports no device)";
+  }
+  return {};
 }
 
 std::string TorchVersion() {

@@ -22,8 +22,14 @@ struct TorchSettings {
 };
 
 // Validates config.device and config.precision against this LibTorch build and applies
-// config.threads (at::set_num_threads) when positive. Throws CompileError naming the setting.
+// config.threads (at::set_num_threads) when positive. Throws CompileError naming the setting,
+// UnavailableError when this machine cannot run it (Unavailable()).
 TorchSettings ApplyConfig(const CompilerConfig& config, const std::string& compiler);
+
+// Why this LibTorch cannot run `config` here (a CPU build, or no GPU for device cuda); empty when
+// it can; the reason starts with "<compiler>: ". Compiler::Unavailable of identity and
+// torchscript.
+std::string Unavailable(const CompilerConfig& config, const std::string& compiler);
 
 // "torch 2.13.0 (CPU)", from the headers the module was built against.
 std::string TorchVersion();

@@ -106,6 +106,9 @@ class TorchScriptExecutable : public TorchExecutable {
 class TorchScriptCompiler : public Compiler {
  public:
   std::string Version() const override { return torch_common::TorchVersion(); }
+  std::string Unavailable(const CompilerConfig& config) const override {
+    return torch_common::Unavailable(config, "torchscript");
+  }
 
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
     const TorchSettings settings = torch_common::ApplyConfig(request.config, "torchscript");

@@ -1,0 +1,381 @@
+#include "ngraphbench/compilers/onnxruntime/ort_common.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include "ngraphbench/core/error.h"
+
+namespace ngraphbench::ort {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string LibraryPath() {
+  const char* env = std::getenv("NGRAPHBENCH_ORT_LIBRARY");
+  return env && *env ? env : NGB_ORT_LIBRARY;
+}
+
+// The ids of this process's threads, or nothing where /proc cannot be read.
+std::optional<std::set<std::string>> ThreadIds() {
+  std::error_code error;
+  std::set<std::string> ids;
+  for (fs::directory_iterator it("/proc/self/task", error), end; !error && it != end;
+       it.increment(error)) {
+    ids.insert(it->path().filename());
+  }
+  if (error) return std::nullopt;
+  return ids;
+}
+
+// ORT's log: one sink for every session of the process.
+std::mutex g_log_mutex;
+Placement* g_placement = nullptr;  // set while a session that logs its placement is created
+
+void LogSink(void*, OrtLoggingLevel severity, const char* category, const char*,
+             const char* code_location, const char* message) {
+  std::lock_guard<std::mutex> lock(g_log_mutex);
+  if (g_placement && ParsePlacementMessage(message, *g_placement)) return;
+  if (severity >= ORT_LOGGING_LEVEL_WARNING) {
+    std::cerr << "onnxruntime [" << (severity >= ORT_LOGGING_LEVEL_ERROR ? "E" : "W") << ":"
+              << category << ", " << code_location << "] " << message << "\n";
+  }
+}
+
+// The CUDA runtime the GPU providers loaded (its soname differs by CUDA major version): device
+// buffers and the copies between them and the host, outside the timed Run().
+struct CudaRuntime {
+  int (*malloc)(void**, size_t) = nullptr;
+  int (*free)(void*) = nullptr;
+  int (*memcpy)(void*, const void*, size_t, int) = nullptr;
+  int (*synchronize)() = nullptr;
+  const char* (*error_string)(int) = nullptr;
+  static constexpr int kHostToDevice = 1;
+  static constexpr int kDeviceToHost = 2;
+
+  static const CudaRuntime& Get() {
+    static const CudaRuntime runtime = [] {
+      CudaRuntime r;
+      void* handle = nullptr;
+      for (int flags : {RTLD_NOW | RTLD_NOLOAD, RTLD_NOW}) {
+        for (const char* name : {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}) {
+          if ((handle = ::dlopen(name, flags))) break;
+        }
+        if (handle) break;
+      }
+      if (!handle) {
+        throw CompileError("onnxruntime: the CUDA runtime (libcudart.so.13/.12) is not loaded");
+      }
+      r.malloc = reinterpret_cast<decltype(r.malloc)>(::dlsym(handle, "cudaMalloc"));
+      r.free = reinterpret_cast<decltype(r.free)>(::dlsym(handle, "cudaFree"));
+      r.memcpy = reinterpret_cast<decltype(r.memcpy)>(::dlsym(handle, "cudaMemcpy"));
+      r.synchronize =
+          reinterpret_cast<decltype(r.synchronize)>(::dlsym(handle, "cudaDeviceSynchronize"));
+      r.error_string =
+          reinterpret_cast<decltype(r.error_string)>(::dlsym(handle, "cudaGetErrorString"));
+      if (!r.malloc || !r.free || !r.memcpy || !r.synchronize || !r.error_string) {
+        throw CompileError("onnxruntime: the loaded CUDA runtime lacks cudaMalloc/cudaMemcpy");
+      }
+      return r;
+    }();
+    return runtime;
+  }
+
+  void Check(int status, const char* what) const {
+    if (status != 0) {
+      throw CompileError(std::string("onnxruntime: ") + what + " failed: " + error_string(status));
+    }
+  }
+};
+
+}  // namespace
+
+const OrtApiBase* Load() {
+  static const OrtApiBase* base = [] {
+    const std::string path = LibraryPath();
+    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      throw CompileError("onnxruntime: cannot load " + path + ": " + ::dlerror() +
+                         " (run ./setup.sh, or set NGRAPHBENCH_ORT_LIBRARY)");
+    }
+    using GetBase = const OrtApiBase* (*)();
+    auto get_base = reinterpret_cast<GetBase>(::dlsym(handle, "OrtGetApiBase"));
+    if (!get_base) throw CompileError("onnxruntime: " + path + " lacks OrtGetApiBase");
+    const OrtApiBase* b = get_base();
+    // Our headers may be older than the library: we ask for their API version.
+    const OrtApi* api = b->GetApi(ORT_API_VERSION);
+    if (!api) {
+      throw CompileError(std::string("onnxruntime: library ") + b->GetVersionString() +
+                         " does not provide API version " + std::to_string(ORT_API_VERSION));
+    }
+    Ort::InitApi(api);
+    return b;
+  }();
+  return base;
+}
+
+std::string VersionString() { return Load()->GetVersionString(); }
+
+void PreloadNvidiaWheels() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // .../site-packages/onnxruntime/capi/libonnxruntime.so.N
+    const fs::path site = fs::path(LibraryPath()).parent_path().parent_path().parent_path();
+    std::vector<fs::path> libraries;
+    std::error_code error;
+    auto collect = [&](const fs::path& dir) {
+      std::error_code failed;  // a folder that is not there holds nothing
+      for (fs::directory_iterator it(dir, failed), end; !failed && it != end;
+           it.increment(failed)) {
+        const std::string name = it->path().filename().string();
+        if (name.rfind("lib", 0) == 0 && name.find(".so") != std::string::npos) {
+          libraries.push_back(it->path());
+        }
+      }
+    };
+    // nvidia/<package>/lib, and nvidia/<package>/<cuda major>/lib in newer wheels (nvidia/cu13).
+    for (fs::directory_iterator it(site / "nvidia", error), end; !error && it != end;
+         it.increment(error)) {
+      collect(it->path() / "lib");
+      std::error_code inner;
+      for (fs::directory_iterator sub(it->path(), inner), last; !inner && sub != last;
+           sub.increment(inner)) {
+        if (sub->path().filename() != "lib") collect(sub->path() / "lib");
+      }
+    }
+    error.clear();
+    collect(site / "tensorrt_libs");
+    std::sort(libraries.begin(), libraries.end());
+    // A library loads once the libraries it needs are loaded: passes until none more does.
+    for (bool progress = true; progress && !libraries.empty();) {
+      progress = false;
+      for (auto it = libraries.begin(); it != libraries.end();) {
+        if (::dlopen(it->c_str(), RTLD_LAZY | RTLD_GLOBAL)) {
+          it = libraries.erase(it);
+          progress = true;
+        } else {
+          ++it;
+        }
+      }
+    }
+  });
+}
+
+std::string NoNvidiaGpu(const std::string& dev_root) {
+  std::error_code error;
+  const fs::path dev = fs::path(dev_root) / "dev";
+  for (fs::directory_iterator it(dev, error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() > 6 && name.rfind("nvidia", 0) == 0 &&
+        std::all_of(name.begin() + 6, name.end(), ::isdigit)) {
+      return {};
+    }
+  }
+  // Jetson: the integrated GPU has no /dev/nvidia<N>.
+  if (fs::exists(dev / "nvhost-ctrl-gpu", error) || fs::exists(dev / "nvgpu", error)) return {};
+  return "no NVIDIA GPU found (no " + (dev / "nvidia<N>").string() + ", nor a Jetson's " +
+         (dev / "nvhost-ctrl-gpu").string() + ")";
+}
+
+std::string ProviderUnavailable(const std::string& provider, const std::string& library) {
+  Load();
+  const std::vector<std::string> providers = Ort::GetAvailableProviders();
+  if (std::find(providers.begin(), providers.end(), provider) == providers.end()) {
+    std::string have;
+    for (const auto& p : providers) have += (have.empty() ? "" : ", ") + p;
+    return provider + " is not in this build of onnxruntime " + VersionString() + " (it has " +
+           have + "); ./setup.sh --gpu installs onnxruntime-gpu";
+  }
+  PreloadNvidiaWheels();
+  const fs::path path = fs::path(LibraryPath()).parent_path() /
+                        ("libonnxruntime_providers_" + library + ".so");
+  // The shared bridge first: the provider libraries resolve symbols from it.
+  const fs::path shared = fs::path(LibraryPath()).parent_path() /
+                          "libonnxruntime_providers_shared.so";
+  ::dlopen(shared.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!::dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL)) {
+    return provider + "'s library does not load: " + ::dlerror() +
+           " (./setup.sh --gpu installs the CUDA and TensorRT libraries it needs)";
+  }
+  return NoNvidiaGpu();
+}
+
+void AppendCuda(Ort::SessionOptions& session, const std::map<std::string, std::string>& options) {
+  const OrtApi& api = Ort::GetApi();
+  OrtCUDAProviderOptionsV2* cuda = nullptr;
+  Ort::ThrowOnError(api.CreateCUDAProviderOptions(&cuda));
+  std::unique_ptr<OrtCUDAProviderOptionsV2, void (*)(OrtCUDAProviderOptionsV2*)> owned(
+      cuda, api.ReleaseCUDAProviderOptions);
+  std::map<std::string, std::string> all = options;
+  all.emplace("device_id", "0");
+  std::vector<const char*> keys, values;
+  for (const auto& [k, v] : all) {
+    keys.push_back(k.c_str());
+    values.push_back(v.c_str());
+  }
+  Ort::ThrowOnError(api.UpdateCUDAProviderOptions(cuda, keys.data(), values.data(), keys.size()));
+  session.AppendExecutionProvider_CUDA_V2(*cuda);
+}
+
+Ort::Env& Env() {
+  Load();
+  static Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "ngraphbench", LogSink, nullptr);
+  return env;
+}
+
+OrtExecutable::OrtExecutable(const CompileRequest& request, const SessionSetup& setup)
+    : setup_(setup) {
+  Ort::SessionOptions options;
+  setup.configure(options);
+  if (setup.log_placement) options.SetLogSeverityLevel(ORT_LOGGING_LEVEL_VERBOSE);
+  // The runs log warnings only, whatever the session's level (a verbose log in the timed path
+  // would be measured).
+  run_options_.SetRunLogSeverityLevel(ORT_LOGGING_LEVEL_WARNING);
+  // ORT has no getter for its pool sizes, so they are observed: creating the session starts
+  // the intra-op pool of N (N - 1 worker threads; the thread calling Run() is the N-th) and,
+  // in parallel mode, the inter-op pool of M (M - 1 more). Nothing else in a worker starts
+  // threads meanwhile.
+  const auto before = ThreadIds();
+  {
+    Placement placement;
+    if (setup.log_placement) {
+      std::lock_guard<std::mutex> lock(g_log_mutex);
+      g_placement = &placement;
+    }
+    struct Reset {
+      ~Reset() {
+        std::lock_guard<std::mutex> lock(g_log_mutex);
+        g_placement = nullptr;
+      }
+    } reset;
+    // A model given by path: ORT reads its external data relative to the model's folder (from
+    // bytes it would have no folder to look in).
+    session_ = request.onnx_path.empty()
+                   ? std::make_unique<Ort::Session>(Env(), request.onnx.data(),
+                                                    request.onnx.size(), options)
+                   : std::make_unique<Ort::Session>(Env(), request.onnx_path.c_str(), options);
+    std::lock_guard<std::mutex> lock(g_log_mutex);
+    placement_ = placement;
+  }
+  const auto after = ThreadIds();
+  if (before && after) {
+    const auto started = std::count_if(after->begin(), after->end(),
+                                       [&](const auto& id) { return before->count(id) == 0; });
+    settings_["threads_started"] = std::to_string(started);
+    if (!setup.inter_op_pool) settings_["threads"] = std::to_string(started + 1);
+  }
+  if (setup.log_placement) settings_["nodes"] = FormatPlacement(placement_);
+
+  // Inputs and outputs are bound once to buffers we own: Run() allocates nothing.
+  for (const auto& spec : request.graph.inputs) Bind(spec, inputs_);
+  for (const auto& spec : request.graph.outputs) Bind(spec, outputs_);
+  if (setup.cuda) {
+    io_binding_ = std::make_unique<Ort::IoBinding>(*session_);
+    for (const auto& b : inputs_) io_binding_->BindInput(b.name.c_str(), b.value);
+    for (const auto& b : outputs_) io_binding_->BindOutput(b.name.c_str(), b.value);
+  } else {
+    for (const auto& b : inputs_) input_names_.push_back(b.name.c_str());
+    for (const auto& b : outputs_) output_names_.push_back(b.name.c_str());
+    for (auto& b : inputs_) input_values_.push_back(std::move(b.value));
+    for (auto& b : outputs_) output_values_.push_back(std::move(b.value));
+  }
+}
+
+OrtExecutable::~OrtExecutable() {
+  io_binding_.reset();
+  input_values_.clear();
+  output_values_.clear();
+  if (!setup_.cuda) return;
+  for (auto* list : {&inputs_, &outputs_}) {
+    for (Binding& b : *list) {
+      b.value = Ort::Value(nullptr);
+      if (b.device) CudaRuntime::Get().free(b.device);
+    }
+  }
+}
+
+void OrtExecutable::Bind(const TensorSpec& spec, std::vector<Binding>& into) {
+  into.push_back({spec.name, spec.shape,
+                  std::vector<float>(static_cast<size_t>(NumElements(spec.shape)))});
+  Binding& b = into.back();
+  if (!setup_.cuda) {
+    const auto memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+    b.value = Ort::Value::CreateTensor<float>(memory, b.host.data(), b.host.size(),
+                                              b.shape.data(), b.shape.size());
+    return;
+  }
+  // Device buffers of our own, so that the copies happen in SetInputs/GetOutputs, outside the
+  // `compute` boundary, and Run() moves nothing between host and device.
+  const CudaRuntime& cuda = CudaRuntime::Get();
+  cuda.Check(cuda.malloc(&b.device, std::max<size_t>(1, b.host.size() * sizeof(float))),
+             "cudaMalloc");
+  const Ort::MemoryInfo memory("Cuda", OrtDeviceAllocator, 0, OrtMemTypeDefault);
+  b.value = Ort::Value::CreateTensor<float>(memory, static_cast<float*>(b.device),
+                                            b.host.size(), b.shape.data(), b.shape.size());
+}
+
+void OrtExecutable::SetInputs(const std::vector<HostTensor>& inputs) {
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    const std::vector<float>& data = inputs.at(i).data;
+    if (setup_.cuda) {
+      const CudaRuntime& cuda = CudaRuntime::Get();
+      cuda.Check(cuda.memcpy(inputs_[i].device, data.data(), data.size() * sizeof(float),
+                             CudaRuntime::kHostToDevice),
+                 "copying an input to the GPU");
+    } else {
+      std::copy(data.begin(), data.end(), inputs_[i].host.begin());
+    }
+  }
+}
+
+// A failure inside ORT's kernels (Ort::Exception) is the compiler refusing the model at run
+// time: an `error` row naming it, not a crashed worker.
+void OrtExecutable::Run() {
+  try {
+    if (setup_.cuda) {
+      session_->Run(run_options_, *io_binding_);
+      // Run() returns once the providers' streams are done; this makes it explicit for every
+      // stream of the device.
+      CudaRuntime::Get().Check(CudaRuntime::Get().synchronize(), "cudaDeviceSynchronize");
+    } else {
+      session_->Run(run_options_, input_names_.data(), input_values_.data(),
+                    input_values_.size(), output_names_.data(), output_values_.data(),
+                    output_values_.size());
+    }
+  } catch (const Ort::Exception& e) {
+    throw CompileError(setup_.compiler + ": running the model failed: " + e.what());
+  }
+}
+
+std::vector<HostTensor> OrtExecutable::GetOutputs() {
+  std::vector<HostTensor> out;
+  for (Binding& b : outputs_) {
+    if (setup_.cuda) {
+      const CudaRuntime& cuda = CudaRuntime::Get();
+      cuda.Check(cuda.memcpy(b.host.data(), b.device, b.host.size() * sizeof(float),
+                             CudaRuntime::kDeviceToHost),
+                 "copying an output from the GPU");
+    }
+    out.push_back({b.shape, b.host});
+  }
+  return out;
+}
+
+std::unique_ptr<OrtExecutable> CreateExecutable(const CompileRequest& request,
+                                                const SessionSetup& setup) {
+  Env();
+  try {
+    return std::make_unique<OrtExecutable>(request, setup);
+  } catch (const Ort::Exception& e) {
+    throw CompileError(setup.compiler + ": " + e.what());
+  }
+}
+
+}  // namespace ngraphbench::ort

@@ -1,0 +1,104 @@
+// What the `onnxruntime` and `tensorrt` modules share: ONNX Runtime loaded from the wheel, its
+// execution providers and the NVIDIA libraries they need, and one executable whose inputs and
+// outputs are bound once, in host memory or (device cuda) in GPU memory.
+#pragma once
+
+#define ORT_API_MANUAL_INIT
+#include <onnxruntime_cxx_api.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/compilers/compiler.h"
+#include "ngraphbench/compilers/onnxruntime/placement.h"
+
+namespace ngraphbench::ort {
+
+// Loads libonnxruntime ($NGRAPHBENCH_ORT_LIBRARY, else the one the module was configured with)
+// once and initializes the C++ API. Throws CompileError when it cannot.
+const OrtApiBase* Load();
+
+// "1.32.0".
+std::string VersionString();
+
+// Why `provider` (e.g. "CUDAExecutionProvider") cannot run here: not in this build of ONNX
+// Runtime (the CPU wheel has none of the GPU providers), or its library
+// (libonnxruntime_providers_<library>.so beside libonnxruntime) does not load, naming the
+// missing library; or no NVIDIA GPU. Empty when it can. Loads the CUDA, cuDNN and TensorRT
+// libraries of the NVIDIA wheels in the same environment first (PreloadNvidiaWheels).
+std::string ProviderUnavailable(const std::string& provider, const std::string& library);
+
+// Loads, once, every library of the nvidia-* and tensorrt wheels installed beside the
+// onnxruntime wheel (site-packages/nvidia/*/lib, site-packages/tensorrt_libs), so that the GPU
+// providers find them without LD_LIBRARY_PATH. Does nothing where there are none.
+void PreloadNvidiaWheels();
+
+// Empty when an NVIDIA GPU's device node exists (/dev/nvidia<N>, or a Jetson's integrated GPU),
+// else why not. `dev_root` is "/" except in tests.
+std::string NoNvidiaGpu(const std::string& dev_root = "/");
+
+// Appends the CUDA execution provider on device 0 with `options` (its string keys, e.g.
+// {"cudnn_conv_algo_search", "EXHAUSTIVE"}).
+void AppendCuda(Ort::SessionOptions& session, const std::map<std::string, std::string>& options);
+
+// The process's environment. Its log reaches ngraphbench: warnings and errors go to stderr, and
+// ORT's node placement lines to the PlacementLog alive while a session is created.
+Ort::Env& Env();
+
+struct SessionSetup {
+  std::string compiler;  // for messages
+  bool cuda = false;     // inputs and outputs in CUDA device memory (device 0)
+  // Read ORT's node placement from its verbose session log (only while the session is created:
+  // the runs log at warning level).
+  bool log_placement = false;
+  // Sets the session's options and appends its execution providers (the CPU provider is always
+  // there, last).
+  std::function<void(Ort::SessionOptions&)> configure;
+  // An inter-op pool is started too: its threads cannot be told from the intra-op pool's, so
+  // the settings get no "threads" (the row keeps the configured count).
+  bool inter_op_pool = false;
+};
+
+class OrtExecutable : public Executable {
+ public:
+  // Throws Ort::Exception from the SDK, CompileError for the rest.
+  OrtExecutable(const CompileRequest& request, const SessionSetup& setup);
+  ~OrtExecutable() override;
+
+  void SetInputs(const std::vector<HostTensor>& inputs) override;
+  void Run() override;
+  std::vector<HostTensor> GetOutputs() override;
+  std::map<std::string, std::string> EffectiveSettings() const override { return settings_; }
+
+  const Placement& placement() const { return placement_; }
+  std::map<std::string, std::string>& settings() { return settings_; }
+
+ private:
+  struct Binding {
+    std::string name;
+    Shape shape;
+    std::vector<float> host;  // the buffer itself on the CPU; the staging copy with cuda
+    void* device = nullptr;   // cuda only
+    Ort::Value value{nullptr};
+  };
+  void Bind(const TensorSpec& spec, std::vector<Binding>& into);
+
+  SessionSetup setup_;
+  std::unique_ptr<Ort::Session> session_;
+  std::unique_ptr<Ort::IoBinding> io_binding_;  // cuda only
+  Ort::RunOptions run_options_;
+  std::vector<Binding> inputs_, outputs_;
+  std::vector<const char*> input_names_, output_names_;
+  std::vector<Ort::Value> input_values_, output_values_;
+  std::map<std::string, std::string> settings_;
+  Placement placement_;
+};
+
+// Runs `make` and turns the SDK's exceptions into CompileError naming the compiler.
+std::unique_ptr<OrtExecutable> CreateExecutable(const CompileRequest& request,
+                                                const SessionSetup& setup);
+
+}  // namespace ngraphbench::ort
