@@ -2,12 +2,14 @@
 // function returns the process exit code and throws InputError for bad input (exit code 2).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/experiments/config.h"
+#include "ngraphbench/experiments/estimate.h"
 #include "ngraphbench/experiments/grid.h"
 #include "ngraphbench/results/row.h"
 
@@ -33,6 +35,8 @@ struct RunArgs {
   // <dir>/.replaced/<UTC time>/ and measured again, instead of stopping the run.
   bool replace_changed = false;
   int sample_ms = 10;  // sampler period; 0 = no sampler thread
+  // "i/N": only part i of N of the grid (ShardIndices), balanced by the static estimate.
+  std::string shard;
 };
 
 struct WorkerArgs {
@@ -60,6 +64,23 @@ int CmdWorker(const WorkerArgs& args);
 // kProbeUnavailable and why this machine cannot run the compiler's config (Compiler::Unavailable).
 int CmdProbe(const std::string& compiler, const std::string& configs_dir);
 int CmdExpand(const GridArgs& args);
+// `expand --estimate`: each run's expected wall time and the total (experiments/estimate.h).
+int CmdEstimate(const RunArgs& args);
+
+// Multiply-accumulates of one sample of each model of `runs` (by model name), from
+// <results_dir>/.cache/macs/ or built once and kept there.
+std::map<std::string, double> ModelMacs(const std::vector<RunSpec>& runs,
+                                        const std::string& results_dir);
+// What EstimateRun needs for `args.compiler` on `args.device`; with `use_measured`, the rows in
+// results/<device>/<compiler>/ too. Without them (shards) the estimate depends only on the grid
+// and the config, so every process of a sweep, started at any time, computes the same.
+EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArgs& args,
+                                  const CompilerConfig& config, bool use_measured);
+// The runs of `shard` (in grid order); the estimated seconds of the shard and of the whole grid.
+std::vector<RunSpec> SelectShard(const std::vector<RunSpec>& runs, const ShardSpec& shard,
+                                 const EstimateInputs& inputs, double* shard_s, double* total_s);
+// "H:MM:SS".
+std::string FormatHours(double seconds);
 int CmdList(bool experiments, bool models, bool compilers, const std::string& configs_dir);
 int CmdListExperimentNames(const std::string& configs_dir);
 int CmdExport(const GridArgs& args, const std::string& run_id, const std::string& out_path);

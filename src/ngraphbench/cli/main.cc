@@ -50,6 +50,9 @@ int main(int argc, char** argv) {
   std::optional<double> timeout;
   run_cmd->add_option("--timeout", timeout, "per-run timeout in seconds (overrides the YAML)");
   run_cmd->add_flag("--retry-failed", run.retry_failed, "rerun runs whose row is not ok");
+  run_cmd->add_option("--shard", run.shard,
+                      "i/N: only part i of N of the grid, balanced by estimated time (the union "
+                      "of parts 1..N is the grid)");
   run_cmd->add_flag("--replace-changed", run.replace_changed,
                     "move rows that cannot be resumed (measured with other settings, or "
                     "unreadable) to <dir>/.replaced/<time>/ and measure those runs again");
@@ -72,10 +75,20 @@ int main(int argc, char** argv) {
   probe_cmd->add_option("--configs", probe_configs,
                         "also say whether this machine can run <configs>/<compiler>.yaml");
 
-  GridArgs expand;
+  RunArgs expand_run;
+  GridArgs& expand = expand_run.grid;
   CLI::App* expand_cmd =
       app.add_subcommand("expand", "dry run: print the run ids of an experiment, run nothing");
   AddGridOptions(expand_cmd, expand);
+  bool expand_estimate = false;
+  expand_cmd->add_flag("--estimate", expand_estimate,
+                       "with each run's expected wall time and the total, from rows measured on "
+                       "this device where they exist (needs --compiler)");
+  expand_cmd->add_option("--compiler", expand_run.compiler, "with --estimate: the compiler");
+  expand_cmd->add_option("--device", expand_run.device, "with --estimate: the device label")
+      ->capture_default_str();
+  expand_cmd->add_option("--results", expand_run.results_dir, "with --estimate: results root")
+      ->capture_default_str();
 
   bool list_experiments = false, list_models = false, list_compilers = false;
   std::string list_configs = "configs";
@@ -152,7 +165,14 @@ int main(int argc, char** argv) {
     }
     if (*worker_cmd) return CmdWorker(worker);
     if (*probe_cmd) return CmdProbe(probe_name, probe_configs);
-    if (*expand_cmd) return CmdExpand(expand);
+    if (*expand_cmd) {
+      if (!expand_estimate) return CmdExpand(expand);
+      if (expand_run.compiler.empty()) {
+        throw InputError("expand --estimate needs --compiler <name>: estimates come from that "
+                         "compiler's rows on --device");
+      }
+      return CmdEstimate(expand_run);
+    }
     if (*list_cmd && list_names) return CmdListExperimentNames(list_configs);
     if (*list_cmd && list_ops) {
       std::cout << FormatOpTable(list_markdown);  // generated from graph/ops.cc

@@ -378,7 +378,19 @@ int CmdRun(const RunArgs& args) {
                      "); " + info.enable_hint);
   }
   if (args.sample_ms < 0) throw InputError("--sample-ms must be >= 0");
-  const std::vector<RunSpec> runs = ResolveGrid(args.grid);
+  std::vector<RunSpec> runs = ResolveGrid(args.grid);
+  std::string shard_note;
+  if (!args.shard.empty()) {
+    const ShardSpec shard = ParseShard(args.shard);
+    const size_t grid_size = runs.size();
+    double shard_s = 0, total_s = 0;
+    // The static estimate only (no measured rows): every shard of a sweep computes the same
+    // partition, whenever it starts.
+    runs = SelectShard(runs, shard, LoadEstimateInputs(runs, args, config, false), &shard_s,
+                       &total_s);
+    shard_note = fmt::format(" (shard {}: {} of the grid's {} runs, about {} of {})", args.shard,
+                             runs.size(), grid_size, FormatHours(shard_s), FormatHours(total_s));
+  }
   const std::string dir = RunDirectory(args);
   // This machine's entry in machine.json, merged now (and thrown away) so that a malformed file
   // stops the run before anything is written; the rows link to it by machine_id. The file is
@@ -460,8 +472,9 @@ int CmdRun(const RunArgs& args) {
     std::cerr << fmt::format("moved {} row(s) that could not be resumed ({}) to {}\n",
                              changed.size(), Kinds(changed), to);
   }
-  std::cerr << fmt::format("{} {} on {}: {} runs, {} to run, {} kept ({} ok{})\n",
-                           args.grid.experiment, info.name, args.device, runs.size(), todo.size(),
+  std::cerr << fmt::format("{} {} on {}{}: {} runs, {} to run, {} kept ({} ok{})\n",
+                           args.grid.experiment, info.name, args.device, shard_note, runs.size(),
+                           todo.size(),
                            kept_ok + kept_failed, kept_ok,
                            kept_failed ? fmt::format(", {} failed; --retry-failed reruns them",
                                                      kept_failed)

@@ -1,0 +1,126 @@
+// Planning a sweep before it runs: estimates (`expand --estimate`) and shards (`run --shard`).
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <sstream>
+
+#include "ngraphbench/cli/commands.h"
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
+#include "ngraphbench/core/random.h"
+#include "ngraphbench/models/zoo.h"
+#include "ngraphbench/results/csv.h"
+
+namespace ngraphbench {
+
+namespace fs = std::filesystem;
+
+std::map<std::string, double> ModelMacs(const std::vector<RunSpec>& runs,
+                                        const std::string& results_dir) {
+  std::map<std::string, double> macs;
+  const fs::path cache = fs::path(results_dir) / ".cache" / "macs";
+  for (const RunSpec& run : runs) {
+    const ModelSpec& m = run.model;
+    if (macs.count(m.name)) continue;
+    // Building a large architecture takes seconds (its weights are generated): the count is kept
+    // per model and build, so every shard of a sweep pays it once per results tree.
+    const std::string key = fmt::format(
+        "macs=1\n{}\n{}\n{}\n{}\n{}x{}\n{}\n{}\n", NGB_VERSION, m.family, m.name, m.variant,
+        m.width, m.depth, m.onnx_path, m.onnx_path.empty() ? "" : FileDigest(m.onnx_path));
+    const fs::path file = cache / (m.name + "." + Fnv1a64Hex(key) + ".txt");
+    double value = 0;
+    std::ifstream in(file);
+    if (!(in >> value) || value < 0) {
+      value = static_cast<double>(CountMacs(BuildModel(m, 1)));
+      std::error_code error;
+      fs::create_directories(cache, error);
+      if (!error) {
+        try {
+          WriteFileAtomic(file.string(), fmt::format("{:.0f}\n", value));
+        } catch (const std::exception&) {
+          // A read-only results tree: the count is computed again next time.
+        }
+      }
+    }
+    macs[m.name] = value;
+  }
+  return macs;
+}
+
+EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArgs& args,
+                                  const CompilerConfig& config, bool use_measured) {
+  EstimateInputs in;
+  in.compiler = args.compiler;
+  in.threads = config.threads;
+  in.macs = ModelMacs(runs, args.results_dir);
+  if (!use_measured) return in;
+  std::error_code error;
+  for (fs::directory_iterator it(RunDirectory(args), error), end; !error && it != end;
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name[0] == '.' || name.size() < 5 ||
+        name.compare(name.size() - 4, 4, ".csv") != 0 ||
+        name.find(".latencies.") != std::string::npos) {
+      continue;
+    }
+    try {
+      ResultRow row = ReadRow(it->path().string());
+      in.measured.emplace(row.run_id, std::move(row));
+    } catch (const InputError&) {
+      // An unreadable row tells nothing about time; resume reports it.
+    }
+  }
+  return in;
+}
+
+std::vector<RunSpec> SelectShard(const std::vector<RunSpec>& runs, const ShardSpec& shard,
+                                 const EstimateInputs& inputs, double* shard_s, double* total_s) {
+  std::vector<double> costs;
+  std::vector<std::string> ids;
+  for (const RunSpec& run : runs) {
+    costs.push_back(EstimateRun(run, inputs).seconds);
+    ids.push_back(run.run_id);
+  }
+  std::vector<RunSpec> mine;
+  double sum = 0;
+  for (size_t i : ShardIndices(costs, ids, shard)) {
+    mine.push_back(runs[i]);
+    sum += costs[i];
+  }
+  if (shard_s) *shard_s = sum;
+  if (total_s) *total_s = std::accumulate(costs.begin(), costs.end(), 0.0);
+  return mine;
+}
+
+std::string FormatHours(double seconds) {
+  const auto s = static_cast<int64_t>(seconds + 0.5);
+  return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+}
+
+int CmdEstimate(const RunArgs& args) {
+  const CompilerInfo& info = FindCompiler(args.compiler);
+  const CompilerConfig config = ResolveCompilerConfig(args.grid.configs_dir, info);
+  const std::vector<RunSpec> runs = ResolveGrid(args.grid);
+  const EstimateInputs inputs = LoadEstimateInputs(runs, args, config, /*use_measured=*/true);
+  double total = 0;
+  int measured = 0, scaled = 0, prior = 0;
+  std::cout << fmt::format("{:<36} {:>10}  {}\n", "run_id", "estimate_s", "from");
+  for (const RunSpec& run : runs) {
+    const RunCost cost = EstimateRun(run, inputs);
+    total += cost.seconds;
+    (cost.source.rfind("measured", 0) == 0 ? measured
+     : cost.source.rfind("scaled", 0) == 0 ? scaled
+                                            : prior)++;
+    std::cout << fmt::format("{:<36} {:>10.1f}  {}\n", run.run_id, cost.seconds, cost.source);
+  }
+  std::cout << fmt::format(
+      "total: {} runs, {:.0f} s = {} h:m:s ({} measured, {} scaled from rows of {} on {}, {} "
+      "prior)\n",
+      runs.size(), total, FormatHours(total), measured, scaled, args.compiler, args.device, prior);
+  return kExitOk;
+}
+
+}  // namespace ngraphbench
