@@ -102,5 +102,18 @@ TEST(Verdict, ProcStatBusyTimeCountsStealButNotIdleOrIowait) {
   EXPECT_FALSE(ParseProcStatBusyNs("cpu  x\n", 10000000).has_value());
 }
 
+// A pinned run (affinity, or a --jobs slice) counts only the CPUs it may run on: a neighbour on
+// another CPU is not "other load" on its own.
+TEST(Verdict, ProcStatBusyTimeOfSomeCpusSumsTheirLines) {
+  const std::string stat =
+      "cpu  300 0 30 5000 0 0 0 0 0 0\ncpu0 100 0 10 2500 0 0 0 0 0 0\n"
+      "cpu1 200 0 20 2500 0 0 0 0 0 0\ncpu10 7 0 0 1 0 0 0 0 0 0\nintr 5\n";
+  EXPECT_EQ(ParseProcStatBusyNs(stat, 10, {0}), 110 * 10);
+  EXPECT_EQ(ParseProcStatBusyNs(stat, 10, {1}), 220 * 10);
+  EXPECT_EQ(ParseProcStatBusyNs(stat, 10, {0, 1}), 330 * 10);
+  EXPECT_EQ(ParseProcStatBusyNs(stat, 10, {10}), 7 * 10);  // not cpu1's line
+  EXPECT_FALSE(ParseProcStatBusyNs(stat, 10, {2}).has_value());
+}
+
 }  // namespace
 }  // namespace ngraphbench

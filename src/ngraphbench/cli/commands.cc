@@ -110,9 +110,11 @@ std::vector<RunSpec> ResolveGrid(const GridArgs& args) {
   return ExpandGrid(ResolveExperiment(args), args.quick);
 }
 
-CompilerConfig ResolveCompilerConfig(const std::string& configs_dir, const CompilerInfo& info) {
+CompilerConfig ResolveCompilerConfig(const std::string& configs_dir, const CompilerInfo& info,
+                                     int all_cores) {
   const std::string path = configs_dir + "/" + info.name + ".yaml";
-  return FileExists(path) ? LoadCompilerConfig(path, info) : DefaultCompilerConfig(info);
+  return FileExists(path) ? LoadCompilerConfig(path, info, all_cores)
+                          : DefaultCompilerConfig(info, all_cores);
 }
 
 std::string RunDirectory(const RunArgs& args) {
@@ -126,6 +128,7 @@ std::vector<std::string> WorkerCommand(const WorkerArgs& w) {
                                   "--device", r.device, "--results", r.results_dir,
                                   "--configs", r.grid.configs_dir,
                                   "--sample-ms", std::to_string(r.sample_ms)};
+  if (r.cores > 0) cmd.insert(cmd.end(), {"--cores", std::to_string(r.cores)});
   if (r.grid.quick) cmd.push_back("--quick");
   if (r.grid.warmup) cmd.insert(cmd.end(), {"--warmup", std::to_string(*r.grid.warmup)});
   if (r.grid.repeats) cmd.insert(cmd.end(), {"--repeats", std::to_string(*r.grid.repeats)});

@@ -37,6 +37,15 @@ struct RunArgs {
   int sample_ms = 10;  // sampler period; 0 = no sampler thread
   // "i/N": only part i of N of the grid (ShardIndices), balanced by the static estimate.
   std::string shard;
+  // Workers running at once, each pinned to its own slice of the CPUs (scheduler.cc).
+  int jobs = 1;
+  // With jobs > 1: allow slices that together need more CPUs than the process may use (they
+  // then overlap) instead of refusing.
+  bool oversubscribe = false;
+  // What `threads: 0` (every core) means: the size of the worker's slice of the CPUs, which the
+  // scheduler hands each worker (--cores) so that both resolve the same config, and so the same
+  // config_hash. 0: AvailableCores(), as without --jobs.
+  int cores = 0;
 };
 
 struct WorkerArgs {
@@ -51,8 +60,10 @@ struct WorkerArgs {
 ExperimentConfig ResolveExperiment(const GridArgs& args);
 // The runs of that experiment.
 std::vector<RunSpec> ResolveGrid(const GridArgs& args);
-// configs/<compiler>.yaml validated against the registry, or the defaults if it does not exist.
-CompilerConfig ResolveCompilerConfig(const std::string& configs_dir, const CompilerInfo& info);
+// configs/<compiler>.yaml validated against the registry, or the defaults if it does not exist;
+// threads 0 resolves to `all_cores` (AvailableCores() when 0).
+CompilerConfig ResolveCompilerConfig(const std::string& configs_dir, const CompilerInfo& info,
+                                     int all_cores = 0);
 // results/<device>/<compiler>
 std::string RunDirectory(const RunArgs& args);
 // The command line that reruns one run in a worker, for messages and the scheduler.

@@ -56,12 +56,21 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--replace-changed", run.replace_changed,
                     "move rows that cannot be resumed (measured with other settings, or "
                     "unreadable) to <dir>/.replaced/<time>/ and measure those runs again");
+  run_cmd->add_option("--jobs", run.jobs,
+                      "workers at once, each pinned to its own `threads` CPUs of those this "
+                      "process may use (threads 0: an equal share)")
+      ->capture_default_str();
+  run_cmd->add_flag("--oversubscribe", run.oversubscribe,
+                    "with --jobs: allow jobs x threads above the CPUs this process may use (the "
+                    "workers' CPUs then overlap)");
 
   WorkerArgs worker;
   CLI::App* worker_cmd = app.add_subcommand("worker", "run one run in this process (internal)");
   worker_cmd->group("");
   AddRunOptions(worker_cmd, worker.run);
   worker_cmd->add_option("run_id", worker.run_id, "run id")->required();
+  worker_cmd->add_option("--cores", worker.run.cores,
+                         "what threads 0 means: the cores of this worker's slice (--jobs)");
   worker_cmd->add_option("--reference-compiler", worker.reference_compiler,
                          "compute the output check's reference with this compiler");
   worker_cmd->add_option("--reference-out", worker.reference_out,

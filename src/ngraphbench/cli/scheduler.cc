@@ -3,6 +3,7 @@
 // a results tree (two shells, or machines over NFS): each run is measured only under its claim
 // (results/claim.h), so each is measured once, by whichever scheduler claims it first.
 #include <fcntl.h>
+#include <sched.h>
 #include <fmt/core.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -10,8 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -95,12 +98,21 @@ int RemoveStaleWorkerModels(const std::string& results_dir) {
   return removed;
 }
 
+// A worker that was started and not yet reaped.
+struct StartedWorker {
+  pid_t pid = 0;
+  std::string log_path;
+  Clock::time_point start, deadline;
+};
+
 // The worker's log lives in <results_dir>/.tmp/, not /tmp: a sweep killed before the unlink leaves
 // it inside its own results tree instead of piling up in the machine's /tmp. Its name holds the
 // scheduler's host and pid, `worker-<host>-<pid>-XXXXXX.log`, so that the next `run` on this
-// host can tell a leftover from the log of another scheduler's live worker.
-WorkerOutcome RunWorker(const std::vector<std::string>& argv, double timeout_s,
-                        const std::string& results_dir) {
+// host can tell a leftover from the log of another scheduler's live worker. With `cpus`, the
+// worker may run only there (its slice with --jobs): set before exec, so every thread it and its
+// SDK start inherits the mask.
+StartedWorker StartWorker(const std::vector<std::string>& argv, double timeout_s,
+                          const std::string& results_dir, const std::vector<int>& cpus) {
   const std::string tmp_dir = results_dir + "/.tmp";
   std::error_code ec;
   std::filesystem::create_directories(tmp_dir, ec);  // mkstemps reports a failure
@@ -111,11 +123,18 @@ WorkerOutcome RunWorker(const std::vector<std::string>& argv, double timeout_s,
     throw EnvironmentError("cannot create a worker log in " + tmp_dir + ": " +
                            std::strerror(errno));
   }
-  const char* log_path = log_template.c_str();
+  // Made before the fork: the child only makes system calls until it execs.
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  for (int cpu : cpus) CPU_SET(cpu, &mask);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) throw EnvironmentError(std::string("cannot start a worker: fork failed: ") +
-                                      std::strerror(errno));
+  if (pid < 0) {
+    ::close(log_fd);
+    ::unlink(log_template.c_str());
+    throw EnvironmentError(std::string("cannot start a worker: fork failed: ") +
+                           std::strerror(errno));
+  }
   if (pid == 0) {
     // The worker: its own process group (so a timeout kills all it started), and it dies with
     // the scheduler, so a killed sweep leaves no worker writing behind it.
@@ -124,48 +143,99 @@ WorkerOutcome RunWorker(const std::vector<std::string>& argv, double timeout_s,
     if (::getppid() != parent) ::_exit(127);
     ::dup2(log_fd, STDOUT_FILENO);
     ::dup2(log_fd, STDERR_FILENO);
+    if (!cpus.empty() && ::sched_setaffinity(0, sizeof(mask), &mask) != 0) {
+      std::fprintf(stderr, "cannot pin the worker to its CPUs: %s\n", std::strerror(errno));
+      ::_exit(127);
+    }
     ExecOrExit(argv);
   }
   ::close(log_fd);
+  StartedWorker worker;
+  worker.pid = pid;
+  worker.log_path = log_template;
+  worker.start = Clock::now();
+  worker.deadline = worker.start + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(timeout_s));
+  return worker;
+}
+
+// The outcome of a reaped worker, from its wait status and its log (removed now).
+WorkerOutcome Collect(const StartedWorker& worker, int status, const std::string& results_dir) {
   WorkerOutcome outcome;
-  outcome.pid = pid;
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
-  int status = 0;
-  while (true) {
-    pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (r < 0 && errno != EINTR) throw EnvironmentError("waitpid failed for a worker");
-    if (g_interrupt) {
-      // The worker's process group (its reference child, a compile helper) gets SIGTERM, and
-      // SIGKILL after a grace second.
-      ::kill(-pid, SIGTERM);
-      const auto grace = Clock::now() + std::chrono::seconds(1);
-      while (::waitpid(pid, &status, WNOHANG) != pid && Clock::now() < grace) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      }
-      ::kill(-pid, SIGKILL);
-      ::kill(pid, SIGKILL);  // in case it had not made its own group yet
-      ::waitpid(pid, &status, 0);
-      outcome.interrupted = true;
-      break;
-    }
-    if (Clock::now() >= deadline) {
-      ::kill(-pid, SIGKILL);
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      outcome.timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  outcome.pid = worker.pid;
   if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
-  outcome.log_tail = Tail(log_path, 600);
-  ::unlink(log_path);
+  outcome.log_tail = Tail(worker.log_path, 600);
+  ::unlink(worker.log_path.c_str());
   // What the worker or its reference child could not remove because it was killed (the worker
-  // itself may have ended normally after its child was).
+  // itself may have ended normally after its child was). Live workers' folders stay: their pids
+  // are alive.
   RemoveStaleWorkerModels(results_dir);
   return outcome;
+}
+
+// The outcome once `worker` has ended, or killed (with its process group) past its deadline;
+// nullopt while it runs.
+std::optional<WorkerOutcome> PollWorker(const StartedWorker& worker,
+                                        const std::string& results_dir) {
+  int status = 0;
+  const pid_t r = ::waitpid(worker.pid, &status, WNOHANG);
+  if (r < 0 && errno != EINTR) throw EnvironmentError("waitpid failed for a worker");
+  if (r == worker.pid) return Collect(worker, status, results_dir);
+  if (Clock::now() < worker.deadline) return std::nullopt;
+  ::kill(-worker.pid, SIGKILL);
+  ::kill(worker.pid, SIGKILL);
+  ::waitpid(worker.pid, &status, 0);
+  WorkerOutcome outcome = Collect(worker, status, results_dir);
+  outcome.timed_out = true;
+  return outcome;
+}
+
+// On an interrupt: every worker's process group (its reference child, a compile helper) gets
+// SIGTERM, and SIGKILL after one grace second shared by all.
+std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers,
+                                       const std::string& results_dir) {
+  for (const auto& w : workers) ::kill(-w.pid, SIGTERM);
+  std::vector<std::optional<int>> statuses(workers.size());
+  const auto grace = Clock::now() + std::chrono::seconds(1);
+  for (bool all = false; !all && Clock::now() < grace;) {
+    all = true;
+    for (size_t i = 0; i < workers.size(); ++i) {
+      int status = 0;
+      if (!statuses[i] && ::waitpid(workers[i].pid, &status, WNOHANG) == workers[i].pid) {
+        statuses[i] = status;
+      }
+      all = all && statuses[i].has_value();
+    }
+    if (!all) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::vector<WorkerOutcome> outcomes;
+  for (size_t i = 0; i < workers.size(); ++i) {
+    if (!statuses[i]) {
+      ::kill(-workers[i].pid, SIGKILL);
+      ::kill(workers[i].pid, SIGKILL);  // in case it had not made its own group yet
+      int status = 0;
+      ::waitpid(workers[i].pid, &status, 0);
+      statuses[i] = status;
+    }
+    outcomes.push_back(Collect(workers[i], *statuses[i], results_dir));
+    outcomes.back().interrupted = true;
+  }
+  return outcomes;
+}
+
+// The CPUs of each of `jobs` workers with `threads` each: slot k gets allowed[k*threads ..
+// (k+1)*threads), wrapping around (so overlapping) when jobs x threads exceeds what there is.
+std::vector<std::vector<int>> CpuSlices(const std::vector<int>& allowed, int jobs, int threads) {
+  std::vector<std::vector<int>> slices(static_cast<size_t>(jobs));
+  for (size_t k = 0; k < slices.size(); ++k) {
+    for (size_t j = 0; j < static_cast<size_t>(threads); ++j) {
+      slices[k].push_back(allowed[(k * static_cast<size_t>(threads) + j) % allowed.size()]);
+    }
+    std::sort(slices[k].begin(), slices[k].end());
+    slices[k].erase(std::unique(slices[k].begin(), slices[k].end()), slices[k].end());
+  }
+  return slices;
 }
 
 bool Exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
@@ -369,13 +439,58 @@ constexpr double kClaimMarginS = 120;
 
 }  // namespace
 
-int CmdRun(const RunArgs& args) {
+int CmdRun(const RunArgs& given) {
   // Everything that can be wrong with the input is checked before anything runs or is written.
+  RunArgs args = given;
+  if (args.jobs < 1) {
+    throw InputError(fmt::format("--jobs is {}; it must be at least 1 (1 runs one worker at a "
+                                 "time)",
+                                 args.jobs));
+  }
   const CompilerInfo& info = FindCompiler(args.compiler);
-  const CompilerConfig config = ResolveCompilerConfig(args.grid.configs_dir, info);
+  // With --jobs N the workers share the CPUs this process may use, so `threads: 0` (every core)
+  // means an equal share of them; each worker is told the same (--cores), so that its config,
+  // and its row's config_hash, are the ones resume compares against.
+  const std::vector<int> allowed = ProcessCpus();
+  if (args.jobs > static_cast<int>(allowed.size()) && !args.oversubscribe) {
+    throw InputError(fmt::format(
+        "--jobs {} is more than the {} CPUs this process may use ({}), and each worker needs one "
+        "of its own; use --jobs {} or fewer, or add --oversubscribe to run them anyway on "
+        "overlapping CPUs",
+        args.jobs, allowed.size(), FormatCpuList(allowed), allowed.size()));
+  }
+  if (args.jobs > 1) {
+    args.cores = std::max(1, static_cast<int>(allowed.size()) / args.jobs);
+  }
+  const CompilerConfig config = ResolveCompilerConfig(args.grid.configs_dir, info, args.cores);
   if (!IsBuilt(info.name)) {
     throw InputError("compiler '" + info.name + "' is not built (no " + ModulePath(info.name) +
                      "); " + info.enable_hint);
+  }
+  // One slice of CPUs per worker slot. Empty with one job: the worker inherits this process's
+  // mask and pins itself by its config's `affinity`, as without --jobs.
+  std::vector<std::vector<int>> slices;
+  bool overlapping = false;
+  if (args.jobs > 1) {
+    if (config.affinity != "none" && config.affinity != "compact") {
+      // A CPU list pins every worker to the same CPUs: the workers would share them after all.
+      throw InputError(fmt::format(
+          "{} pins workers to CPUs {} (affinity), which cannot be split among --jobs {} "
+          "workers; remove `affinity` (or set it to compact or none) to let --jobs give each "
+          "worker its own CPUs, or run without --jobs",
+          config.source, config.affinity, args.jobs));
+    }
+    const int64_t needed = int64_t{args.jobs} * config.threads;
+    overlapping = needed > static_cast<int64_t>(allowed.size());
+    if (overlapping && !args.oversubscribe) {
+      throw InputError(fmt::format(
+          "--jobs {} with threads {} ({}) needs {} CPUs, but this process may use {} ({}); "
+          "lower --jobs or threads, or add --oversubscribe to run them anyway on overlapping "
+          "CPUs",
+          args.jobs, config.threads, config.source, needed, allowed.size(),
+          FormatCpuList(allowed)));
+    }
+    slices = CpuSlices(allowed, args.jobs, config.threads);
   }
   if (args.sample_ms < 0) throw InputError("--sample-ms must be >= 0");
   std::vector<RunSpec> runs = ResolveGrid(args.grid);
@@ -463,8 +578,12 @@ int CmdRun(const RunArgs& args) {
         "{} of the {} runs already have rows in {} that cannot be resumed ({}):{}\n"
         "Nothing was run. Add --replace-changed to move those rows (and their traces) to "
         "{}/.replaced/<time>/ and measure them again with these settings, or write to another "
-        "--results or --device to keep both.",
-        changed.size(), runs.size(), dir, Kinds(changed), list, dir));
+        "--results or --device to keep both.{}",
+        changed.size(), runs.size(), dir, Kinds(changed), list, dir,
+        list.find(": threads ") == std::string::npos
+            ? ""
+            : "\n`threads: 0` (or unset) means every core the run may use, and with --jobs N an "
+              "equal share of them: rows measured with another --jobs resume with that --jobs."));
   }
   if (!changed.empty()) {
     const std::string to = MoveAside(dir, changed);
@@ -479,6 +598,17 @@ int CmdRun(const RunArgs& args) {
                            kept_failed ? fmt::format(", {} failed; --retry-failed reruns them",
                                                      kept_failed)
                                        : "");
+
+  if (!slices.empty()) {
+    std::string where;
+    for (const auto& slice : slices) where += (where.empty() ? "" : " | ") + FormatCpuList(slice);
+    std::cerr << fmt::format(
+        "{} workers at once, {} thread(s) each, on CPUs {}{}\n", args.jobs, config.threads, where,
+        overlapping ? fmt::format(" (--oversubscribe: {} CPUs asked of the {} allowed; the "
+                                  "workers' CPUs overlap)",
+                                  int64_t{args.jobs} * config.threads, allowed.size())
+                    : "");
+  }
 
   if (!todo.empty()) {
     // Merged again under the lock: another scheduler may have added its machine since.
@@ -509,72 +639,42 @@ int CmdRun(const RunArgs& args) {
   int left_to_others = 0, done_by_others = 0;
   const InterruptScope interrupt_scope;
   const int width = static_cast<int>(std::to_string(todo.size()).size());
-  for (size_t i = 0; i < todo.size() && !g_interrupt; ++i) {
-    const RunSpec& run = *todo[i];
-    const std::string path = RowPath(dir, run.run_id);
-    // One measurement per run, however many schedulers share the tree: the run is measured only
-    // under its claim, held until its row is written (or released on the way out of an
-    // interrupt or an error).
-    ClaimHolder holder;
-    std::optional<Claim> claim =
-        TryClaim(RunClaimPath(dir, run.run_id), run.timeout_s + kClaimMarginS, &holder);
-    if (!claim) {
-      ++left_to_others;
-      std::cerr << fmt::format("[{:>{}}/{}] {:<28} claimed by {}, left to it\n", i + 1, width,
-                               todo.size(), run.run_id, holder.Describe());
-      continue;
-    }
-    // Claimed: a scheduler that held the claim before us may have written the row since the
-    // scan. Kept when it is such a row (another version of the file than the scan saw; with
-    // other settings too: it is not overwritten behind that scheduler's back), or one the scan
-    // would have kept.
-    if (const std::optional<FileVersion> now = VersionOf(path)) {
-      std::optional<ResultRow> theirs;
-      try {
-        theirs = ReadRow(path);
-      } catch (const InputError&) {
-        // Unreadable: measured again, as the scan decided.
-      }
-      const bool same = theirs && theirs->config_hash == ConfigHash(run, config, args.sample_ms);
-      if (theirs && theirs->status != kStatusSkipped &&
-          (now != seen[&run] || (same && (theirs->status == kStatusOk || !args.retry_failed)))) {
-        claim->Release();
-        ++done_by_others;
-        if (!same || theirs->status != kStatusOk) ++failed;
-        std::cerr << fmt::format(
-            "[{:>{}}/{}] {:<28} measured by another scheduler ({}), kept\n", i + 1, width,
-            todo.size(), run.run_id,
-            same ? theirs->status : "with other settings, config_hash " + theirs->config_hash);
-        continue;
-      }
-    }
-    if (!unavailable.empty()) {
-      ResultRow row = BaseRow(run, args, config);
-      row.status = kStatusSkipped;
-      row.error = unavailable;
-      row.compiler_version = probed_version;
-      WriteRow(path, row);
-      claim->Release();
-      ++done;
-      ++skipped;
-      std::cerr << fmt::format("[{:>{}}/{}] {:<28} skipped\n", i + 1, width, todo.size(),
-                               run.run_id);
-      continue;
-    }
-    WorkerArgs worker{args, run.run_id};
-    const std::vector<std::string> argv = WorkerCommand(worker);
-    const auto run_start = Clock::now();
-    WorkerOutcome outcome = RunWorker(argv, run.timeout_s, args.results_dir);
-    if (outcome.interrupted) {
-      // No row for a run cut short: resume measures it again. Its temporary files go with it.
-      RemoveStaleTempFiles(dir);
-      RemoveStaleTempFiles(args.results_dir + "/.cache/reference");
-      std::cerr << fmt::format("[{:>{}}/{}] {:<28} stopped (no row written)\n", i + 1, width,
-                               todo.size(), run.run_id);
-      break;
-    }
-    ++done;
+  // The progress lines count the runs as they finish (in another order than todo's with --jobs).
+  size_t reported = 0;
+  auto counter = [&] { return fmt::format("[{:>{}}/{}]", ++reported, width, todo.size()); };
+  // For the ETA: the workers' wall time so far, and how many ran.
+  double worker_s = 0;
+  size_t workers_ran = 0;
 
+  // A run whose worker is running, in worker slot `slot` (slices[slot] with --jobs).
+  struct Active {
+    const RunSpec* run;
+    size_t slot;
+    std::optional<Claim> claim;  // held until its row is written
+    std::vector<std::string> argv;
+    StartedWorker worker;
+  };
+  std::vector<Active> active;
+  // Whatever ends the sweep with workers still running (an error writing a row) takes them
+  // along; their claims are released as `active` goes.
+  struct KillOnExit {
+    std::vector<Active>& active;
+    ~KillOnExit() {
+      for (const Active& a : active) {
+        ::kill(-a.worker.pid, SIGKILL);
+        ::kill(a.worker.pid, SIGKILL);
+        ::waitpid(a.worker.pid, nullptr, 0);
+        ::unlink(a.worker.log_path.c_str());
+      }
+    }
+  } kill_on_exit{active};
+  std::vector<bool> slot_busy(static_cast<size_t>(args.jobs), false);
+
+  // The row of a run whose worker has ended (or was killed past its timeout), and its line.
+  auto finish = [&](Active& a, const WorkerOutcome& outcome) {
+    const RunSpec& run = *a.run;
+    const std::string path = RowPath(dir, run.run_id);
+    ++done;
     ResultRow row;
     const bool wrote_row = !outcome.timed_out && outcome.exit_code == 0 && Exists(path);
     if (wrote_row) {
@@ -595,15 +695,21 @@ int CmdRun(const RunArgs& args) {
       if (!outcome.log_tail.empty()) row.error += ": " + outcome.log_tail;
       WriteRow(path, row);
     }
-    claim->Release();  // the row is on disk: others now see it and skip the run
+    a.claim->Release();  // the row is on disk: others now see it and skip the run
     if (row.status == kStatusSkipped) {
       ++skipped;
     } else if (row.status != kStatusOk) {
       ++failed;
     }
 
+    const double run_s = std::chrono::duration<double>(Clock::now() - a.worker.start).count();
+    worker_s += run_s;
+    ++workers_ran;
+    const std::string number = counter();
     const double elapsed = std::chrono::duration<double>(Clock::now() - sweep_start).count();
-    const double eta = elapsed / static_cast<double>(i + 1) * static_cast<double>(todo.size() - i - 1);
+    // The runs left, each taking the mean worker's time so far, args.jobs at once.
+    const double eta = static_cast<double>(todo.size() - reported) * worker_s /
+                       static_cast<double>(workers_ran) / args.jobs;
     if (row.status == kStatusOk && row.valid == false) ++invalid;
     std::string detail =
         row.status == kStatusOk
@@ -611,13 +717,107 @@ int CmdRun(const RunArgs& args) {
                           row.throughput_median_sps.value_or(0),
                           row.valid == false ? "  INVALID: " + row.invalid_reason : "")
             : row.error.substr(0, 160);
-    std::cerr << fmt::format("[{:>{}}/{}] {:<28} {:<8} {:5.1f}s  {}  (elapsed {}, ETA {})\n", i + 1,
-                             width, todo.size(), run.run_id, row.status,
-                             std::chrono::duration<double>(Clock::now() - run_start).count(),
-                             detail, FormatDuration(elapsed), FormatDuration(eta));
+    std::cerr << fmt::format("{} {:<28} {:<8} {:5.1f}s  {}  (elapsed {}, ETA {})\n", number,
+                             run.run_id, row.status, run_s, detail, FormatDuration(elapsed),
+                             FormatDuration(eta));
     if (row.status != kStatusOk && row.status != kStatusSkipped) {
-      std::cerr << "  reproduce: " << Quote(argv) << "\n";
+      std::cerr << "  reproduce: " << Quote(a.argv) << "\n";
     }
+  };
+
+  size_t next = 0;
+  while (true) {
+    // Start workers while a slot is free; runs that need none (claimed by another scheduler,
+    // measured since the scan, skipped) are reported at once.
+    while (!g_interrupt && next < todo.size() && active.size() < slot_busy.size()) {
+      const RunSpec& run = *todo[next++];
+      const std::string path = RowPath(dir, run.run_id);
+      // One measurement per run, however many schedulers share the tree: the run is measured
+      // only under its claim, held until its row is written (or released on the way out of an
+      // interrupt or an error).
+      ClaimHolder holder;
+      std::optional<Claim> claim =
+          TryClaim(RunClaimPath(dir, run.run_id), run.timeout_s + kClaimMarginS, &holder);
+      if (!claim) {
+        ++left_to_others;
+        std::cerr << fmt::format("{} {:<28} claimed by {}, left to it\n", counter(), run.run_id,
+                                 holder.Describe());
+        continue;
+      }
+      // Claimed: a scheduler that held the claim before us may have written the row since the
+      // scan. Kept when it is such a row (another version of the file than the scan saw; with
+      // other settings too: it is not overwritten behind that scheduler's back), or one the
+      // scan would have kept.
+      if (const std::optional<FileVersion> now = VersionOf(path)) {
+        std::optional<ResultRow> theirs;
+        try {
+          theirs = ReadRow(path);
+        } catch (const InputError&) {
+          // Unreadable: measured again, as the scan decided.
+        }
+        const bool same =
+            theirs && theirs->config_hash == ConfigHash(run, config, args.sample_ms);
+        if (theirs && theirs->status != kStatusSkipped &&
+            (now != seen[&run] ||
+             (same && (theirs->status == kStatusOk || !args.retry_failed)))) {
+          claim->Release();
+          ++done_by_others;
+          if (!same || theirs->status != kStatusOk) ++failed;
+          std::cerr << fmt::format(
+              "{} {:<28} measured by another scheduler ({}), kept\n", counter(), run.run_id,
+              same ? theirs->status : "with other settings, config_hash " + theirs->config_hash);
+          continue;
+        }
+      }
+      if (!unavailable.empty()) {
+        ResultRow row = BaseRow(run, args, config);
+        row.status = kStatusSkipped;
+        row.error = unavailable;
+        row.compiler_version = probed_version;
+        WriteRow(path, row);
+        claim->Release();
+        ++done;
+        ++skipped;
+        std::cerr << fmt::format("{} {:<28} skipped\n", counter(), run.run_id);
+        continue;
+      }
+      const size_t slot = static_cast<size_t>(
+          std::find(slot_busy.begin(), slot_busy.end(), false) - slot_busy.begin());
+      Active a{&run, slot, std::move(claim), WorkerCommand(WorkerArgs{args, run.run_id}), {}};
+      a.worker = StartWorker(a.argv, run.timeout_s, args.results_dir,
+                             slices.empty() ? std::vector<int>{} : slices[slot]);
+      slot_busy[slot] = true;
+      active.push_back(std::move(a));
+    }
+    if (active.empty()) break;  // all done, or interrupted between runs
+
+    bool ended = false;
+    for (size_t k = 0; k < active.size();) {
+      if (std::optional<WorkerOutcome> outcome = PollWorker(active[k].worker, args.results_dir)) {
+        slot_busy[active[k].slot] = false;
+        Active a = std::move(active[k]);
+        active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
+        finish(a, *outcome);
+        ended = true;
+      } else {
+        ++k;
+      }
+    }
+    if (g_interrupt && !active.empty()) {
+      std::vector<StartedWorker> workers;
+      for (const Active& a : active) workers.push_back(a.worker);
+      StopWorkers(workers, args.results_dir);
+      // No row for a run cut short: resume measures it again. Its temporary files go with it.
+      RemoveStaleTempFiles(dir);
+      RemoveStaleTempFiles(args.results_dir + "/.cache/reference");
+      for (const Active& a : active) {
+        std::cerr << fmt::format("{} {:<28} stopped (no row written)\n", counter(),
+                                 a.run->run_id);
+      }
+      active.clear();  // reaped: their claims go with them
+      break;
+    }
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   const size_t by_others = static_cast<size_t>(left_to_others + done_by_others);
   const std::string others =

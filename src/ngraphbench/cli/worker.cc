@@ -293,7 +293,9 @@ std::string ReferenceCompilerFor(const std::string& compiler, const CompilerConf
 int CmdWorker(const WorkerArgs& args) {
   if (!args.reference_out.empty()) return CmdReference(args);
   const CompilerInfo& info = FindCompiler(args.run.compiler);
-  const CompilerConfig config = ResolveCompilerConfig(args.run.grid.configs_dir, info);
+  // With the scheduler's core count (--cores): this process's own mask is its slice already.
+  const CompilerConfig config =
+      ResolveCompilerConfig(args.run.grid.configs_dir, info, args.run.cores);
   const std::vector<RunSpec> runs = ResolveGrid(args.run.grid);
   const RunSpec& run = FindRun(runs, args);
   const std::string dir = RunDirectory(args.run);

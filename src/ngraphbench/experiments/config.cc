@@ -323,12 +323,12 @@ ExperimentsFile ParseExperiments(const std::string& text, const std::string& pat
   return file;
 }
 
-CompilerConfig DefaultCompilerConfig(const CompilerInfo& info) {
+CompilerConfig DefaultCompilerConfig(const CompilerInfo& info, int all_cores) {
   CompilerConfig c;
   c.compiler = info.name;
   c.device = info.devices.front();
   c.precision = info.precisions.front();
-  c.threads = AvailableCores();
+  c.threads = all_cores > 0 ? all_cores : AvailableCores();
   c.opt_level = info.opt_levels.front();
   std::map<std::string, std::string> values;
   for (const auto& spec : info.options) values[spec.key] = spec.default_value;
@@ -337,13 +337,15 @@ CompilerConfig DefaultCompilerConfig(const CompilerInfo& info) {
   return c;
 }
 
-CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& info) {
-  return ParseCompilerConfig(ReadFileCapped(path, kMaxConfigBytes, "config file"), path, info);
+CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& info,
+                                  int all_cores) {
+  return ParseCompilerConfig(ReadFileCapped(path, kMaxConfigBytes, "config file"), path, info,
+                             all_cores);
 }
 
 CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& path,
-                                   const CompilerInfo& info) {
-  CompilerConfig c = DefaultCompilerConfig(info);
+                                   const CompilerInfo& info, int all_cores) {
+  CompilerConfig c = DefaultCompilerConfig(info, all_cores);
   c.source = path;
   YAML::Node root = ParseYaml(text, path);
   const Where top{path, ""};
@@ -356,7 +358,8 @@ CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& p
   if (root["threads"]) {
     const int64_t threads =
         ToInt(root["threads"], top / "threads", 0, kMaxThreads, " (0 means every core)");
-    c.threads = threads == 0 ? AvailableCores() : static_cast<int>(threads);
+    c.threads = threads == 0 ? (all_cores > 0 ? all_cores : AvailableCores())
+                             : static_cast<int>(threads);
   }
   if (root["affinity"]) {
     c.affinity = ToString(root["affinity"], top / "affinity");
@@ -367,9 +370,9 @@ CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& p
       throw InputError(path + ": " + e.what());
     }
     // threads 0 (or unset) means every CPU the process may use: with a CPU list, those listed.
-    const bool all_cores =
+    const bool every_core =
         !root["threads"] || ToInt(root["threads"], top / "threads", 0, kMaxThreads) == 0;
-    if (c.affinity != "compact" && !cpus.empty() && all_cores) {
+    if (c.affinity != "compact" && !cpus.empty() && every_core) {
       c.threads = static_cast<int>(cpus.size());
     }
   }

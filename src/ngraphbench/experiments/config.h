@@ -53,11 +53,14 @@ ExperimentsFile LoadExperiments(const std::string& path);
 // The same from the file's text; `path` names it in errors.
 ExperimentsFile ParseExperiments(const std::string& text, const std::string& path);
 
-// Validates `path` against the compiler's schema; threads 0 resolves to AvailableCores().
-CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& info);
+// Validates `path` against the compiler's schema; threads 0 (or unset) resolves to `all_cores`,
+// or to AvailableCores() when `all_cores` is 0. A scheduler running several workers at once
+// gives each a slice of the cores: there "every core" means the slice's size.
+CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& info,
+                                  int all_cores = 0);
 CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& path,
-                                   const CompilerInfo& info);
+                                   const CompilerInfo& info, int all_cores = 0);
 // The settings when configs/<compiler>.yaml does not exist: every default.
-CompilerConfig DefaultCompilerConfig(const CompilerInfo& info);
+CompilerConfig DefaultCompilerConfig(const CompilerInfo& info, int all_cores = 0);
 
 }  // namespace ngraphbench

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "ngraphbench/core/tensor.h"
+#include "ngraphbench/measure/machine.h"
 
 namespace ngraphbench {
 
@@ -34,15 +35,22 @@ int64_t ThreadCpuNs() {
   return static_cast<int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 
-std::optional<int64_t> SystemBusyNs() {
+// Busy time of `cpus` (all CPUs when empty) from /proc/stat.
+std::optional<int64_t> SystemBusyNs(const std::vector<int>& cpus) {
   int fd = ::open("/proc/stat", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
-  char buf[512];  // the aggregate `cpu` line comes first
-  ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
+  // The aggregate `cpu` line comes first; the per-CPU lines follow it (about 100 bytes each).
+  std::string text(cpus.empty() ? 512 : 256 + 128 * static_cast<size_t>(cpus.back() + 1), '\0');
+  size_t filled = 0;
+  for (ssize_t n; filled < text.size() - 1 &&
+                  (n = ::read(fd, &text[filled], text.size() - 1 - filled)) > 0;) {
+    filled += static_cast<size_t>(n);
+  }
   ::close(fd);
-  if (n <= 0) return std::nullopt;
+  if (filled == 0) return std::nullopt;
+  text.resize(filled);
   static const int64_t ns_per_tick = 1000000000LL / ::sysconf(_SC_CLK_TCK);
-  return ParseProcStatBusyNs(std::string(buf, static_cast<size_t>(n)), ns_per_tick);
+  return ParseProcStatBusyNs(text, ns_per_tick, cpus);
 }
 
 void UpdatePeak(std::atomic<int64_t>& peak, int64_t value) {
@@ -53,16 +61,39 @@ void UpdatePeak(std::atomic<int64_t>& peak, int64_t value) {
 
 }  // namespace
 
-std::optional<int64_t> ParseProcStatBusyNs(const std::string& proc_stat, int64_t ns_per_tick) {
-  if (proc_stat.rfind("cpu ", 0) != 0) return std::nullopt;
+namespace {
+
+// Busy ticks of the /proc/stat line that starts at `line` after its label.
+std::optional<unsigned long long> BusyTicks(const char* fields_text) {
   unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0,
                      steal = 0;
-  const int fields = std::sscanf(proc_stat.c_str() + 4, "%llu %llu %llu %llu %llu %llu %llu %llu",
-                                 &user, &nice, &system, &idle, &iowait, &irq, &softirq, &steal);
+  const int fields = std::sscanf(fields_text, "%llu %llu %llu %llu %llu %llu %llu %llu", &user,
+                                 &nice, &system, &idle, &iowait, &irq, &softirq, &steal);
   if (fields < 4) return std::nullopt;
   // guest time is already counted in user (proc(5)).
-  const unsigned long long busy = user + nice + system + irq + softirq + steal;
-  return static_cast<int64_t>(busy) * ns_per_tick;
+  return user + nice + system + irq + softirq + steal;
+}
+
+}  // namespace
+
+std::optional<int64_t> ParseProcStatBusyNs(const std::string& proc_stat, int64_t ns_per_tick,
+                                           const std::vector<int>& cpus) {
+  if (cpus.empty()) {
+    if (proc_stat.rfind("cpu ", 0) != 0) return std::nullopt;
+    const auto busy = BusyTicks(proc_stat.c_str() + 4);
+    if (!busy) return std::nullopt;
+    return static_cast<int64_t>(*busy) * ns_per_tick;
+  }
+  unsigned long long total = 0;
+  for (int cpu : cpus) {
+    const std::string label = "\ncpu" + std::to_string(cpu) + " ";
+    const size_t at = proc_stat.find(label);
+    if (at == std::string::npos) return std::nullopt;
+    const auto busy = BusyTicks(proc_stat.c_str() + at + label.size());
+    if (!busy) return std::nullopt;
+    total += *busy;
+  }
+  return static_cast<int64_t>(total) * ns_per_tick;
 }
 
 double CurrentRssMb() { return static_cast<double>(RssKb()) / 1024.0; }
@@ -89,7 +120,13 @@ void SystemSampler::Start() {
     running_ = true;
     thread_ = std::thread([this] { Loop(); });
   }
-  busy_start_ns_ = SystemBusyNs();
+  // Pinned to some of the machine's CPUs (affinity, or a slice of --jobs): the others' load is
+  // not this run's neighbours'; only the CPUs it may run on are counted.
+  cpus_.clear();
+  const std::vector<int> mine = ProcessCpus();
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (!mine.empty() && online > 0 && static_cast<long>(mine.size()) < online) cpus_ = mine;
+  busy_start_ns_ = SystemBusyNs(cpus_);
   energy_.Start();
   wall_start_ = std::chrono::steady_clock::now();
   cpu_start_ns_ = ProcessCpuNs();
@@ -111,7 +148,7 @@ SystemStats SystemSampler::Stop() {
   const EnergyReading energy = energy_.Stop();
   // Before the join, which waits up to a period: the GPU's energy counter is read now.
   GpuStats gpu = gpu_ ? gpu_->Stop() : GpuStats();
-  const std::optional<int64_t> busy_end_ns = SystemBusyNs();
+  const std::optional<int64_t> busy_end_ns = SystemBusyNs(cpus_);
   running_ = false;
   if (thread_.joinable()) thread_.join();
   UpdatePeak(peak_rss_kb_, RssKb());

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "ngraphbench/measure/energy.h"
 #include "ngraphbench/measure/gpu_monitor.h"
@@ -21,9 +22,9 @@ struct SystemStats {
   // and the same divided by the available cores. Empty when the window holds fewer than
   // kMinSamplerPeriods sampler periods: too short for the figure to mean anything.
   std::optional<double> cpu_util_pct, cpu_util_norm_pct;
-  // CPU time of everything else on the machine over the window (system-wide busy time from
-  // /proc/stat, steal included, less this process's CPU time), percent of one core. Empty when
-  // /proc/stat is unreadable.
+  // CPU time of everything else over the window (busy time from /proc/stat, steal included, less
+  // this process's CPU time), percent of one core: of the whole machine, or of the CPUs this
+  // process may run on when it is pinned to fewer. Empty when /proc/stat is unreadable.
   std::optional<double> other_cpu_pct;
   double rss_start_mb = 0;       // RSS when the window opened
   double rss_peak_mb = 0;        // highest RSS seen during the window (sampled, and at both ends)
@@ -42,10 +43,12 @@ struct SystemStats {
 // The fewest sampler periods a window must hold for cpu_util_pct to be reported.
 constexpr int kMinSamplerPeriods = 10;
 
-// System-wide busy CPU time in ns from the `cpu` line of a /proc/stat text (user, nice, system,
-// irq, softirq and steal; idle and iowait excluded), in USER_HZ ticks converted with
-// `ns_per_tick`. nullopt when the text has no parsable `cpu` line.
-std::optional<int64_t> ParseProcStatBusyNs(const std::string& proc_stat, int64_t ns_per_tick);
+// Busy CPU time in ns from a /proc/stat text (user, nice, system, irq, softirq and steal; idle
+// and iowait excluded), in USER_HZ ticks converted with `ns_per_tick`: system-wide from the `cpu`
+// line, or the sum of the `cpu<N>` lines of `cpus` when given. nullopt when a line needed is
+// missing or unparsable.
+std::optional<int64_t> ParseProcStatBusyNs(const std::string& proc_stat, int64_t ns_per_tick,
+                                           const std::vector<int>& cpus = {});
 
 // Resident set size of this process in MiB, from /proc/self/statm.
 double CurrentRssMb();
@@ -84,6 +87,7 @@ class SystemSampler {
   std::atomic<int64_t> sampler_cpu_ns_{0};  // the sampler thread's own CPU time
   int64_t cpu_start_ns_ = 0;
   std::optional<int64_t> busy_start_ns_;
+  std::vector<int> cpus_;  // the CPUs other_cpu_pct counts; empty = all
   std::chrono::steady_clock::time_point wall_start_;
   double rss_start_mb_ = 0;
 };

@@ -64,7 +64,8 @@ struct ResultRow {
   std::string invalid_reason;            // "; "-joined reasons when valid is false
   std::optional<double> timed_window_s;  // wall time of the timed runs
   // System, over the timed window. other_cpu_pct: CPU time of everything else on the machine
-  // (from /proc/stat, less this process), percent of one core. The GPU columns are set only for
+  // (from /proc/stat, less this process; only the CPUs the worker may use when it is pinned to
+  // fewer), percent of one core. The GPU columns are set only for
   // runs on an NVIDIA GPU (measure/gpu_monitor.h): gpu_util_pct the mean of the samples,
   // gpu_mem_mb their peak.
   std::optional<double> other_cpu_pct, cpu_util_pct, cpu_util_norm_pct, rss_start_mb, rss_peak_mb,
