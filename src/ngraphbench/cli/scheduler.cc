@@ -158,6 +158,13 @@ WorkerOutcome RunWorker(const std::vector<std::string>& argv, double timeout_s,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  // A stop that signals every process of the sweep at once (Slurm's scancel or time limit, a
+  // `kill` of the whole tree) may end the worker before this loop sees g_interrupt: a worker
+  // that did not end cleanly while the scheduler was asked to stop was stopped, not crashed,
+  // and gets no row (resume measures it again).
+  if (g_interrupt && !outcome.timed_out && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+    outcome.interrupted = true;
+  }
   if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
   outcome.log_tail = Tail(log_path, 600);
@@ -556,8 +563,11 @@ int CmdRun(const RunArgs& args) {
       // No row for a run cut short: resume measures it again. Its temporary files go with it.
       RemoveStaleTempFiles(dir);
       RemoveStaleTempFiles(args.results_dir + "/.cache/reference");
-      std::cerr << fmt::format("[{:>{}}/{}] {:<28} stopped (no row written)\n", i + 1, width,
-                               todo.size(), run.run_id);
+      // A worker stopped right after writing its row (rows are written whole) leaves it.
+      const bool row_written = VersionOf(path) != seen[&run];
+      std::cerr << fmt::format("[{:>{}}/{}] {:<28} stopped ({})\n", i + 1, width, todo.size(),
+                               run.run_id,
+                               row_written ? "after its row was written: kept" : "no row written");
       break;
     }
     ++done;
