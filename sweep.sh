@@ -4,8 +4,10 @@
 # row exists are skipped, so rerunning after an interruption continues where it stopped.
 # Exit code: 0 all ok, 1 some rows not ok, 2 bad input, 3 the environment failed (results not
 # writable, disk full), 130/143 interrupted; it stops at the first experiment that ends 2 or more.
+# ./sweep.sh --slurm ...: the same as a Slurm job array, and --slurm --status (scripts/slurm_sweep.sh).
 set -uo pipefail
 cd "$(dirname "$0")"
+[ "${1:-}" = --slurm ] && { shift; exec scripts/slurm_sweep.sh "$@"; }
 if [ $# -lt 2 ]; then
   echo "usage: ./sweep.sh <device> <compiler>... [-- ngraphbench run options]" >&2
   exit 2
@@ -21,7 +23,15 @@ if [ -f .deps/gpu-libs.txt ]; then
   LD_LIBRARY_PATH=$(paste -sd: .deps/gpu-libs.txt)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export LD_LIBRARY_PATH
 fi
-experiments=$(build/ngraphbench list --experiments --names) || exit 2
+# The experiments of the configs the runs read (--configs among the run options).
+configs=()
+for ((i = 1; i <= $#; i++)); do
+  case ${!i} in
+    --configs) j=$((i + 1)); configs=(--configs "${!j:-}") ;;
+    --configs=*) configs=("${!i}") ;;
+  esac
+done
+experiments=$(build/ngraphbench list --experiments --names "${configs[@]}") || exit 2
 status=0
 for compiler in "${compilers[@]}"; do
   for experiment in $experiments; do

@@ -797,8 +797,24 @@ int CmdRun(const RunArgs& given) {
         slot_busy[active[k].slot] = false;
         Active a = std::move(active[k]);
         active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
-        finish(a, *outcome);
         ended = true;
+        // A stop that signals every process of the sweep at once (Slurm's scancel or time limit,
+        // a kill of the whole process tree) may end a worker before this loop sees the
+        // scheduler's own signal: a worker killed by SIGTERM or SIGINT gets a moment for that
+        // signal to arrive, and one that did not end cleanly while the scheduler is asked to
+        // stop was stopped, not crashed: no row (resume measures it again).
+        if (!outcome->timed_out &&
+            (outcome->signal == SIGTERM || outcome->signal == SIGINT) && !g_interrupt) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        if (g_interrupt && !outcome->timed_out && outcome->exit_code != 0) {
+          RemoveStaleTempFiles(dir);
+          RemoveStaleTempFiles(args.results_dir + "/.cache/reference");
+          std::cerr << fmt::format("{} {:<28} stopped (no row written)\n", counter(),
+                                   a.run->run_id);
+          continue;
+        }
+        finish(a, *outcome);
       } else {
         ++k;
       }
