@@ -122,11 +122,11 @@ wait_job() {
 }
 task_states() { squeue -h -r -t all -j "$1" -o '%i=%T' 2>/dev/null | sort | tr '\n' ' '; }
 # "<compiler> <run_id>" for every run a task measured: the scheduler's per-run line ends with
-# "(elapsed M:SS, ETA M:SS)", or says the run stopped after its row was written; its header line
-# "<experiment> <compiler> on <device>: ..." says which compiler.
+# "(elapsed M:SS, ETA M:SS)"; its header line
+# "<experiment> <compiler> on <device>[ (shard i/N: ...)]: ..." says which compiler.
 measured() {
-  awk '/^[^ ]+ [^ ]+ on [^ ]+: [0-9]+ runs,/ { c = $2 }
-       /^\[ *[0-9]+\/[0-9]+\] .*(\(elapsed [0-9:]+, ETA [0-9:]+\)|stopped \(after its row was written: kept\))$/ {
+  awk '/^[^ ]+ [^ ]+ on [^ ]+( \(shard [^)]*\))?: [0-9]+ runs,/ { c = $2 }
+       /^\[ *[0-9]+\/[0-9]+\] .*\(elapsed [0-9:]+, ETA [0-9:]+\)$/ {
          sub(/^\[ *[0-9]+\/[0-9]+\] */, ""); print c, $1 }' "$@"
 }
 # The expected "<compiler> <run_id>" lines: every experiment of configs dir $1 (with $2 = --quick
