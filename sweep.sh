@@ -5,11 +5,24 @@
 # Exit code: 0 all ok, 1 some rows not ok, 2 bad input, 3 the environment failed (results not
 # writable, disk full), 130/143 interrupted; it stops at the first experiment that ends 2 or more.
 # ./sweep.sh --slurm ...: the same as a Slurm job array, and --slurm --status (scripts/slurm_sweep.sh).
+# ./sweep.sh --dry-run [--estimate] <device> <compiler>... [-- options]: runs nothing; lists the
+# runs (with --estimate: each run's expected wall time, from rows measured on <device>, and the
+# totals per experiment, per compiler and for the sweep).
 set -uo pipefail
 cd "$(dirname "$0")"
 [ "${1:-}" = --slurm ] && { shift; exec scripts/slurm_sweep.sh "$@"; }
+dry_run=0 estimate=0
+while [ "${1:-}" = --dry-run ] || [ "${1:-}" = --estimate ]; do
+  [ "$1" = --dry-run ] && dry_run=1
+  [ "$1" = --estimate ] && estimate=1
+  shift
+done
+if [ "$estimate" -eq 1 ] && [ "$dry_run" -eq 0 ]; then
+  echo "sweep.sh: --estimate goes with --dry-run (./sweep.sh --dry-run --estimate <device> <compiler>...)" >&2
+  exit 2
+fi
 if [ $# -lt 2 ]; then
-  echo "usage: ./sweep.sh <device> <compiler>... [-- ngraphbench run options]" >&2
+  echo "usage: ./sweep.sh [--dry-run [--estimate]] <device> <compiler>... [-- ngraphbench run options]" >&2
   exit 2
 fi
 device=$1; shift
@@ -32,6 +45,46 @@ for ((i = 1; i <= $#; i++)); do
   esac
 done
 experiments=$(build/ngraphbench list --experiments --names "${configs[@]}") || exit 2
+if [ "$dry_run" -eq 1 ]; then
+  # The options that select runs (expand takes them); the others only change how they run.
+  plan=() jobs=1
+  for ((i = 1; i <= $#; i++)); do
+    j=$((i + 1))
+    case ${!i} in
+      --quick) plan+=(--quick) ;;
+      --configs|--results|--warmup|--repeats|--stop|--shard) plan+=("${!i}" "${!j:-}"); i=$j ;;
+      --jobs) jobs=${!j:-1}; i=$j ;;
+      --configs=*|--results=*|--warmup=*|--repeats=*|--stop=*|--shard=*) plan+=("${!i}") ;;
+      --jobs=*) jobs=${!i#*=} ;;
+      --timeout|--sample-ms) i=$j ;;
+    esac
+  done
+  grand=0
+  for compiler in "${compilers[@]}"; do
+    sum=0
+    for experiment in $experiments; do
+      if [ "$estimate" -eq 0 ]; then
+        build/ngraphbench expand "$experiment" "${plan[@]}" --compiler "$compiler" \
+          --device "$device" | sed "s|^|$compiler $experiment |"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || exit 2
+        continue
+      fi
+      out=$(build/ngraphbench expand "$experiment" "${plan[@]}" --estimate --compiler "$compiler" --device "$device") || exit 2
+      printf '%s\n' "$out" | sed -n '2,$p' | sed '$d' | sed "s|^|$compiler $experiment |"
+      total=$(printf '%s\n' "$out" | sed -n 's/^total: [0-9]* runs, \([0-9]*\) s .*/\1/p')
+      echo "$compiler $experiment total: $(printf '%s\n' "$out" | tail -1 | sed 's/^total: //')"
+      sum=$((sum + ${total:-0}))
+    done
+    if [ "$estimate" -eq 1 ]; then
+      echo "$compiler: $sum s ($(awk "BEGIN { printf \"%.2f\", $sum / 3600 }") h)"
+      grand=$((grand + sum))
+    fi
+  done
+  if [ "$estimate" -eq 1 ]; then
+    echo "sweep: $grand s ($(awk "BEGIN { printf \"%.2f\", $grand / 3600 }") h) one run at a time$( [ "$jobs" -gt 1 ] 2>/dev/null && awk "BEGIN { printf \", about %.2f h with --jobs $jobs\", $grand / 3600 / $jobs }")"
+  fi
+  exit 0
+fi
 status=0
 for compiler in "${compilers[@]}"; do
   for experiment in $experiments; do

@@ -75,8 +75,9 @@ int CmdWorker(const WorkerArgs& args);
 // kProbeUnavailable and why this machine cannot run the compiler's config (Compiler::Unavailable).
 int CmdProbe(const std::string& compiler, const std::string& configs_dir);
 int CmdExpand(const GridArgs& args);
-// `expand --estimate`: each run's expected wall time and the total (experiments/estimate.h).
-int CmdEstimate(const RunArgs& args);
+// `expand --estimate` (each run's expected wall time and the total, experiments/estimate.h)
+// and `expand --shard i/N` (the runs of that shard), for `args.compiler` on `args.device`.
+int CmdExpandPlan(const RunArgs& args, bool estimate);
 
 // Multiply-accumulates of one sample of each model of `runs` (by model name), from
 // <results_dir>/.cache/macs/ or built once and kept there.

@@ -93,11 +93,13 @@ int main(int argc, char** argv) {
   expand_cmd->add_flag("--estimate", expand_estimate,
                        "with each run's expected wall time and the total, from rows measured on "
                        "this device where they exist (needs --compiler)");
-  expand_cmd->add_option("--compiler", expand_run.compiler, "with --estimate: the compiler");
+  expand_cmd->add_option("--compiler", expand_run.compiler, "with --estimate or --shard: the compiler");
   expand_cmd->add_option("--device", expand_run.device, "with --estimate: the device label")
       ->capture_default_str();
   expand_cmd->add_option("--results", expand_run.results_dir, "with --estimate: results root")
       ->capture_default_str();
+  expand_cmd->add_option("--shard", expand_run.shard,
+                         "i/N: only the runs of part i of N, as `run --shard` (needs --compiler)");
 
   bool list_experiments = false, list_models = false, list_compilers = false;
   std::string list_configs = "configs";
@@ -175,12 +177,8 @@ int main(int argc, char** argv) {
     if (*worker_cmd) return CmdWorker(worker);
     if (*probe_cmd) return CmdProbe(probe_name, probe_configs);
     if (*expand_cmd) {
-      if (!expand_estimate) return CmdExpand(expand);
-      if (expand_run.compiler.empty()) {
-        throw InputError("expand --estimate needs --compiler <name>: estimates come from that "
-                         "compiler's rows on --device");
-      }
-      return CmdEstimate(expand_run);
+      if (!expand_estimate && expand_run.shard.empty()) return CmdExpand(expand);
+      return CmdExpandPlan(expand_run, expand_estimate);
     }
     if (*list_cmd && list_names) return CmdListExperimentNames(list_configs);
     if (*list_cmd && list_ops) {

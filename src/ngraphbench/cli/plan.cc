@@ -100,10 +100,26 @@ std::string FormatHours(double seconds) {
   return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
 }
 
-int CmdEstimate(const RunArgs& args) {
+int CmdExpandPlan(const RunArgs& args, bool estimate) {
+  if (args.compiler.empty()) {
+    throw InputError(std::string("expand ") + (estimate ? "--estimate" : "--shard") +
+                     " needs --compiler <name>: " +
+                     (estimate ? "estimates come from that compiler's rows on --device"
+                               : "shards are balanced by that compiler's estimates"));
+  }
   const CompilerInfo& info = FindCompiler(args.compiler);
   const CompilerConfig config = ResolveCompilerConfig(args.grid.configs_dir, info);
-  const std::vector<RunSpec> runs = ResolveGrid(args.grid);
+  std::vector<RunSpec> runs = ResolveGrid(args.grid);
+  if (!args.shard.empty()) {
+    // The same partition as `run --shard` computes.
+    runs = SelectShard(runs, ParseShard(args.shard),
+                       LoadEstimateInputs(runs, args, config, /*use_measured=*/false), nullptr,
+                       nullptr);
+  }
+  if (!estimate) {
+    for (const auto& run : runs) std::cout << run.run_id << "\n";
+    return kExitOk;
+  }
   const EstimateInputs inputs = LoadEstimateInputs(runs, args, config, /*use_measured=*/true);
   double total = 0;
   int measured = 0, scaled = 0, prior = 0;
