@@ -93,6 +93,19 @@ const std::vector<CompilerInfo>& AllCompilers() {
          "tuning budget in seconds; over it the untuned build is used (tuning=failed:...)"}},
        "run ./setup.sh (scripts/setup/tvm.sh installs apache-tvm and apache-tvm-ffi into "
        ".venv), or configure with -DNGB_TVM_PYTHON=<python with those wheels>"},
+      // `inductor` (compilers/inductor/): PyTorch 2's TorchInductor ahead of time. The model
+      // comes as ONNX (converted to a torch.nn.Module by onnx2torch in the compile script).
+      {"inductor", "PyTorch 2 compiler (TorchInductor, ahead of time)",
+       "torch.export + AOTInductor (onnx2torch from ONNX), run by LibTorch's "
+       "AOTIModelPackageLoader", true, {"cpu"}, {"fp32"}, {"default"},
+       {{"max_autotune", OptionType::kBool, "false", {},
+         "Inductor max_autotune: benchmark GEMM/conv kernel templates while compiling "
+         "(--quick never does)"},
+        {"freezing", OptionType::kBool, "false", {},
+         "Inductor freezing: weights become constants (constant folding, weight prepacking)"}},
+       "run ./setup.sh (scripts/setup/inductor.sh installs torch==2.13.0 and onnx2torch into "
+       ".venv), or configure with -DTorch_DIR=<the wheel's Torch cmake dir> and "
+       "-DNGB_INDUCTOR_PYTHON=<its python>"},
   };
   return compilers;
 }

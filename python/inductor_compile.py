@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Compiles an ONNX model with TorchInductor ahead of time (AOTInductor) into a .pt2 package.
+
+Called by src/ngraphbench/compilers/inductor/inductor_compiler.cc as a subprocess: torch.export
+and Inductor exist only in Python. The timed execution happens in C++
+(torch::inductor::AOTIModelPackageLoader in the worker), never here.
+
+    inductor_compile.py --onnx M.onnx --out-dir DIR --threads 2 [--max-autotune] [--freezing]
+
+The path from ONNX to Inductor:
+
+1. ONNX -> torch.nn.Module with onnx2torch.convert. The benchmark's models reach every compiler
+   as the same ONNX file with ngraphbench's own weights; a converted module carries exactly those
+   weights, so the worker's output check against onnxruntime compares the same model. (Building
+   the module from its PyTorch source instead, e.g. timm, would bring other weights and fail the
+   check, and would not exist for ngraphbench's synthetic models.)
+2. torch.export.export(module, example_inputs) with static shapes: the batch size is fixed per
+   run, as for every other compiler here, so no dynamic dimension is declared.
+3. torch._inductor.aoti_compile_and_package(exported, package_path=DIR/model.pt2,
+   inductor_configs=...): the Inductor settings asked for (max_autotune, freezing) plus
+   cpp.threads, see below.
+
+Inductor's CPU kernels are OpenMP loops whose thread count is fixed at code generation
+(`#pragma omp parallel num_threads(N)`, N = cpp.threads or torch.get_num_threads()), so --threads
+is part of the compiled code and of the C++ side's cache key.
+
+Writes DIR/model.pt2 and then DIR/meta.json (last, atomically: its presence marks a complete
+cache entry). Inductor's own caches (FX graph cache, compiled kernels) go to a scratch folder that
+is removed afterwards: every compile here is a cold compile, and its time is what compile_s
+reports; reuse across runs is the C++ side's package cache.
+"""
+
+import argparse
+import importlib.metadata
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+
+
+def log(message):
+    print(f"inductor_compile: {message}", file=sys.stderr, flush=True)
+
+
+def last_line(text):
+    """One line of an error for the row's settings, which are ';'-separated key=value pairs."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return (lines[-1].strip() if lines else "").replace(";", ",")[:300]
+
+
+def write_json_atomic(path, data):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+    os.replace(tmp, path)
+
+
+def import_onnx2torch(torch):
+    """Imports onnx2torch, which imports torchvision (for its NMS and RoiAlign converters).
+
+    PyPI's torchvision 0.28.0 (the release paired with torch 2.13.0) is built against CUDA torch,
+    so with the CPU torch wheel its C++ ops do not load and torchvision's import fails while
+    registering fake kernels for torchvision::nms/qnms. The models here use neither op; declaring
+    the two operator schemas, without any kernel, lets the pure-Python part of torchvision import
+    (python/export_timm.py does the same for timm). A model that did use NMS would then fail in
+    torch.export, naming the operator.
+    """
+    import glob  # pylint: disable=import-outside-toplevel
+    import importlib.util  # pylint: disable=import-outside-toplevel
+
+    spec = importlib.util.find_spec("torchvision")
+    if spec is not None:
+        extension = glob.glob(os.path.join(os.path.dirname(spec.origin), "_C*.so"))
+        try:
+            torch.ops.load_library(extension[0])
+        except (IndexError, OSError):
+            lib = torch.library.Library("torchvision", "DEF")
+            lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+            lib.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+            import_onnx2torch.schemas = lib  # a Library deregisters its definitions when collected
+    import onnx2torch  # pylint: disable=import-outside-toplevel
+
+    return onnx2torch
+
+
+def example_inputs(model, torch):
+    """Zero tensors of the graph inputs' static shapes (float32: fp32 only for now)."""
+    from onnx import TensorProto  # pylint: disable=import-outside-toplevel
+
+    initializers = {init.name for init in model.graph.initializer}
+    inputs = []
+    for value in model.graph.input:
+        if value.name in initializers:
+            continue
+        tensor_type = value.type.tensor_type
+        if tensor_type.elem_type != TensorProto.FLOAT:
+            raise ValueError(f"input '{value.name}' is not float32 (fp32 only)")
+        shape = []
+        for dim in tensor_type.shape.dim:
+            if not dim.HasField("dim_value"):
+                raise ValueError(f"input '{value.name}' has a dynamic dimension")
+            shape.append(dim.dim_value)
+        inputs.append(torch.zeros(shape, dtype=torch.float32))
+    return tuple(inputs)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--onnx", required=True, help="the model (ONNX ModelProto file)")
+    parser.add_argument("--out-dir", required=True, help="cache entry: model.pt2 and meta.json")
+    parser.add_argument("--threads", type=int, required=True, help="OpenMP threads of the kernels")
+    parser.add_argument("--max-autotune", action="store_true",
+                        help="Inductor max_autotune: benchmark GEMM/conv templates while compiling")
+    parser.add_argument("--freezing", action="store_true",
+                        help="Inductor freezing: weights become constants (folding, prepacking)")
+    args = parser.parse_args()
+
+    os.makedirs(args.out_dir, exist_ok=True)
+    scratch = tempfile.mkdtemp(prefix="inductor-", dir=args.out_dir)
+    # Before torch is imported: Inductor reads these when its config module loads.
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(scratch, "inductor-cache")
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    try:
+        import onnx  # pylint: disable=import-outside-toplevel
+        import torch  # pylint: disable=import-outside-toplevel
+        import torch._inductor  # pylint: disable=import-outside-toplevel
+
+        onnx2torch = import_onnx2torch(torch)
+
+        torch.set_num_threads(args.threads)
+        meta = {
+            "torch_version": torch.__version__,
+            "onnx2torch_version": importlib.metadata.version("onnx2torch"),
+            "threads": args.threads,
+            "max_autotune": args.max_autotune,
+            "freezing": args.freezing,
+        }
+
+        start = time.monotonic()
+        # Weights stored as external data are read from the files beside the model.
+        model = onnx.load(args.onnx, load_external_data=True)
+        inputs = example_inputs(model, torch)
+        module = onnx2torch.convert(model).eval()
+        meta["convert_s"] = time.monotonic() - start
+
+        start = time.monotonic()
+        with torch.no_grad():
+            exported = torch.export.export(module, inputs, strict=False)
+        meta["export_s"] = time.monotonic() - start
+
+        inductor_configs = {
+            "max_autotune": args.max_autotune,
+            "freezing": args.freezing,
+            "cpp.threads": args.threads,
+        }
+        meta["inductor_configs"] = dict(inductor_configs)  # Inductor adds its own keys to it
+        # Written under a scratch name and renamed: a concurrent worker compiling the same entry
+        # never sees a partial package.
+        package = os.path.join(args.out_dir, "model.pt2")
+        partial = os.path.join(scratch, "model.pt2")
+        start = time.monotonic()
+        with torch.no_grad():
+            torch._inductor.aoti_compile_and_package(  # pylint: disable=protected-access
+                exported, package_path=partial, inductor_configs=inductor_configs)
+        meta["inductor_s"] = time.monotonic() - start
+        os.replace(partial, package)
+        meta["package_bytes"] = os.path.getsize(package)
+        write_json_atomic(os.path.join(args.out_dir, "meta.json"), meta)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Exception as e:  # pylint: disable=broad-except
+        traceback.print_exc()
+        # The last stderr line is what the C++ module quotes in its CompileError.
+        log(f"error: {type(e).__name__}: {last_line(str(e))}")
+        sys.exit(1)

@@ -1,0 +1,379 @@
+// The `inductor` compiler: PyTorch 2's TorchInductor, ahead of time (AOTInductor).
+//
+// Compilation needs torch's Python stack, so it runs python/inductor_compile.py as a subprocess:
+// ONNX -> torch.nn.Module (onnx2torch) -> torch.export (static shapes) ->
+// torch._inductor.aoti_compile_and_package, which writes a .pt2 package holding a shared library
+// of Inductor's C++/OpenMP kernels and the weights. The timed part runs here, with no Python in the
+// worker: the package is loaded with torch::inductor::AOTIModelPackageLoader and Run() is one
+// loader.run() under c10::InferenceMode (torch_common::TorchExecutable).
+//
+// Packages are cached under <cache_dir>/inductor/<key>/model.pt2 where the key hashes everything
+// the package depends on: the ONNX bytes (and external data files), the torch version, this CPU's
+// model and flags (Inductor generates code for the host's vector ISA), the thread count (baked
+// into the kernels' `omp parallel num_threads(N)`), the Inductor settings and the compile script
+// itself. A rerun then costs a package load instead of a compile.
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
+#include <c10/util/Exception.h>
+#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "ngraphbench/compilers/compiler.h"
+#include "ngraphbench/compilers/torch_common/torch_runtime.h"
+#include "ngraphbench/core/error.h"
+
+namespace ngraphbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The helpers below (EnvOr .. RunProcess) are the tvm module's; each module is its own shared
+// library with no common code but ngb_core, so they are repeated rather than shared.
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// FNV-1a, 128 bits: a stable content hash (std::hash may change between library versions, and
+// the cache outlives the binary). Collisions are not a security concern here.
+class Fnv128 {
+ public:
+  Fnv128& Add(const std::string& bytes) {
+    // Each part is length-prefixed so that ("ab","c") and ("a","bc") differ.
+    const std::string len = std::to_string(bytes.size()) + ":";
+    Mix(len.data(), len.size());
+    Mix(bytes.data(), bytes.size());
+    return *this;
+  }
+
+  // A file's bytes as Add would take them, read in chunks: a model's external data may be
+  // larger than what should be held in memory a second time.
+  Fnv128& AddFile(const fs::path& path) {
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(path, ec);
+    std::ifstream in(path, std::ios::binary);
+    if (ec || !in) throw CompileError("inductor: cannot read " + path.string() + " to hash it");
+    const std::string len = std::to_string(size) + ":";
+    Mix(len.data(), len.size());
+    std::vector<char> chunk(size_t{16} << 20);
+    uintmax_t done = 0;
+    while (in) {
+      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      Mix(chunk.data(), static_cast<size_t>(in.gcount()));
+      done += static_cast<uintmax_t>(in.gcount());
+    }
+    if (done != size) throw CompileError("inductor: " + path.string() + " changed while hashed");
+    return *this;
+  }
+
+  std::string Hex() const {
+    char buf[33];
+    std::snprintf(buf, sizeof(buf), "%016llx%016llx",
+                  static_cast<unsigned long long>(state_ >> 64),
+                  static_cast<unsigned long long>(state_));
+    return buf;
+  }
+
+ private:
+  void Mix(const char* data, size_t n) {
+    constexpr unsigned __int128 kPrime =
+        (static_cast<unsigned __int128>(1) << 88) | static_cast<unsigned __int128>(0x13b);
+    for (size_t i = 0; i < n; ++i) {
+      state_ ^= static_cast<unsigned char>(data[i]);
+      state_ *= kPrime;
+    }
+  }
+
+  unsigned __int128 state_ = (static_cast<unsigned __int128>(0x6c62272e07bb0142ULL) << 64) |
+                             0x62b821756295c58dULL;
+};
+
+// What Inductor's CPU code generation depends on (it picks the host's vector ISA): code compiled
+// for this CPU must not be reused on another one that shares the cache directory.
+std::string HostCpuIdentity() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model, flags;
+  while (std::getline(in, line) && (model.empty() || flags.empty())) {
+    if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+    if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
+  }
+  return model + "\n" + flags;
+}
+
+// The last non-empty line of a log: what the compile script says went wrong.
+std::string LastLine(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  }
+  return last;
+}
+
+// Runs argv with stdout and stderr appended to `log`; returns the exit status (or -signal).
+int RunProcess(const std::vector<std::string>& argv, const fs::path& log) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  // A failed open or exec in the child writes its errno here; a successful exec closes the pipe.
+  int exec_error[2];
+  if (::pipe2(exec_error, O_CLOEXEC) != 0) {
+    throw CompileError(std::string("inductor: cannot start a compile helper: ") +
+                       std::strerror(errno));
+  }
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  const int fork_errno = errno;
+  if (pid == 0) {
+    // The helper dies with its worker, as workers die with the scheduler: a killed worker leaves
+    // no python compiling behind it.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0 && ::dup2(fd, STDOUT_FILENO) >= 0 && ::dup2(fd, STDERR_FILENO) >= 0) {
+      ::execvp(args[0], args.data());
+    }
+    const int e = errno;
+    (void)!::write(exec_error[1], &e, sizeof e);
+    ::_exit(127);
+  }
+  ::close(exec_error[1]);
+  int err = fork_errno;
+  if (pid > 0) {
+    ssize_t n;
+    while ((n = ::read(exec_error[0], &err, sizeof err)) < 0 && errno == EINTR) {
+    }
+    if (n != static_cast<ssize_t>(sizeof err)) err = 0;  // the pipe closed: exec succeeded
+  }
+  ::close(exec_error[0]);
+  if (err != 0) {
+    if (pid > 0) ::waitpid(pid, nullptr, 0);
+    throw CompileError("inductor: cannot start " + argv[0] + ": " + std::strerror(err) +
+                       " (set NGRAPHBENCH_INDUCTOR_PYTHON to a python with torch and onnx2torch)");
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+std::string Bool(bool b) { return b ? "true" : "false"; }
+
+std::string Seconds(const nlohmann::json& meta, const char* key) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3f", meta.value(key, 0.0));
+  return buf;
+}
+
+class InductorExecutable : public torch_common::TorchExecutable {
+ public:
+  InductorExecutable(const Graph& graph, const torch_common::TorchSettings& settings,
+                     const fs::path& package, std::map<std::string, std::string> settings_out)
+      : TorchExecutable(graph, settings), loader_(Load(package)) {
+    extra_settings_ = std::move(settings_out);
+    CheckOutputs(graph);
+  }
+
+ protected:
+  std::vector<at::Tensor> Forward(const std::vector<at::Tensor>& inputs) override {
+    return loader_->run(inputs);
+  }
+
+ private:
+  static std::unique_ptr<torch::inductor::AOTIModelPackageLoader> Load(const fs::path& package) {
+    try {
+      return std::make_unique<torch::inductor::AOTIModelPackageLoader>(package.string());
+    } catch (const c10::Error& e) {
+      throw CompileError("inductor: loading " + package.string() + ": " +
+                         e.what_without_backtrace());
+    }
+  }
+
+  // One run on zero inputs: the package's outputs must be the graph's, in count, shape and
+  // dtype (GetOutputs converts to float, which must not hide a wrong dtype). This also loads
+  // every kernel before the first timed run, as the other compilers' first run would.
+  void CheckOutputs(const Graph& graph) {
+    std::vector<at::Tensor> zeros;
+    for (const auto& spec : graph.inputs) zeros.push_back(at::zeros(spec.shape, at::kFloat));
+    std::vector<at::Tensor> outputs;
+    try {
+      c10::InferenceMode guard;
+      outputs = loader_->run(zeros);
+    } catch (const c10::Error& e) {
+      throw CompileError(std::string("inductor: the package does not run: ") +
+                         e.what_without_backtrace());
+    }
+    if (outputs.size() != graph.outputs.size()) {
+      throw CompileError("inductor: the package returns " + std::to_string(outputs.size()) +
+                         " outputs, the model has " + std::to_string(graph.outputs.size()));
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const Shape got(outputs[i].sizes().begin(), outputs[i].sizes().end());
+      if (got != graph.outputs[i].shape || outputs[i].scalar_type() != at::kFloat) {
+        throw CompileError("inductor: output " + graph.outputs[i].name + " is " +
+                           c10::toString(outputs[i].scalar_type()) + " " + ShapeToString(got) +
+                           ", expected Float " + ShapeToString(graph.outputs[i].shape));
+      }
+    }
+  }
+
+  std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader_;
+};
+
+class InductorCompiler : public Compiler {
+ public:
+  std::string Version() const override {
+    return std::string("torch ") + TORCH_VERSION + " inductor (AOTInductor)";
+  }
+
+  std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
+    const CompilerConfig& config = request.config;
+    if (config.device != "cpu") {
+      throw CompileError("inductor: device '" + config.device + "' is not supported; use cpu");
+    }
+    if (config.precision != "fp32") {
+      throw CompileError("inductor: precision '" + config.precision +
+                         "' is not supported; use fp32");
+    }
+    if (request.onnx.empty() && request.onnx_path.empty()) {
+      throw CompileError("inductor: needs the model as ONNX bytes or an ONNX file");
+    }
+
+    // Inductor's kernels are OpenMP loops with the thread count fixed when they are generated
+    // (cpp.threads): the compile script gets it, and this process's OpenMP pool (ATen's, which
+    // the package's library shares: it loads the same libgomp.so.1) is set to it.
+    const int threads = config.threads > 0 ? config.threads : AvailableCores();
+    ::setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
+    const torch_common::TorchSettings torch_settings =
+        torch_common::ApplyConfig(config, "inductor");
+    at::set_num_threads(threads);
+
+    // --quick skips the expensive optional work (CompileRequest::quick): max_autotune's
+    // benchmarking of kernel templates.
+    const bool autotune_requested = config.options.Bool("max_autotune");
+    const bool max_autotune = autotune_requested && !request.quick;
+    const bool freezing = config.options.Bool("freezing");
+
+    const std::string script_path =
+        EnvOr("NGRAPHBENCH_INDUCTOR_COMPILE_SCRIPT", NGB_INDUCTOR_SCRIPT);
+    const std::string script = ReadFile(script_path);
+    if (script.empty()) {
+      throw CompileError("inductor: cannot read the compile script " + script_path +
+                         " (set NGRAPHBENCH_INDUCTOR_COMPILE_SCRIPT)");
+    }
+
+    Fnv128 key;
+    key.Add("ngraphbench-inductor-v1").Add(TORCH_VERSION).Add(HostCpuIdentity());
+    if (request.onnx_path.empty()) {
+      key.Add(request.onnx);
+    } else {
+      // The model file and its external data: every other file of its folder (CompileRequest),
+      // by name and content, in name order.
+      const fs::path model(request.onnx_path);
+      key.Add(ReadFile(model.string()));
+      std::vector<fs::path> data_files;
+      for (const auto& f : fs::directory_iterator(model.parent_path().empty()
+                                                      ? fs::path(".")
+                                                      : model.parent_path())) {
+        if (f.is_regular_file() && f.path().filename() != model.filename()) {
+          data_files.push_back(f.path());
+        }
+      }
+      std::sort(data_files.begin(), data_files.end());
+      for (const auto& f : data_files) key.Add(f.filename().string()).AddFile(f);
+    }
+    key.Add(script).Add(std::to_string(threads)).Add(Bool(max_autotune)).Add(Bool(freezing));
+
+    const bool cached = !request.cache_dir.empty();
+    const fs::path root = cached ? fs::path(request.cache_dir) / "inductor"
+                                 : fs::temp_directory_path() / ("ngraphbench-inductor-" +
+                                                                std::to_string(::getpid()));
+    const fs::path entry = root / key.Hex();
+    const fs::path meta_path = entry / "meta.json";
+    const fs::path package = entry / "model.pt2";
+    nlohmann::json meta;
+    const bool hit = cached && fs::exists(meta_path) && fs::exists(package);
+    if (hit) {
+      meta = nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
+    } else {
+      fs::create_directories(entry);
+      // A model given by path is compiled from there: its external data lies beside it.
+      const bool by_path = !request.onnx_path.empty();
+      const fs::path onnx_path = by_path ? fs::path(request.onnx_path) : entry / "model.onnx";
+      if (!by_path) std::ofstream(onnx_path, std::ios::binary) << request.onnx;
+      const fs::path log = entry / "compile.log";
+      fs::remove(log);
+      std::vector<std::string> argv = {EnvOr("NGRAPHBENCH_INDUCTOR_PYTHON", NGB_INDUCTOR_PYTHON),
+                                       script_path,
+                                       "--onnx", onnx_path.string(),
+                                       "--out-dir", entry.string(),
+                                       "--threads", std::to_string(threads)};
+      if (max_autotune) argv.push_back("--max-autotune");
+      if (freezing) argv.push_back("--freezing");
+      const int rc = RunProcess(argv, log);
+      // The key already covers it; it would only double the cache size.
+      if (!by_path) fs::remove(onnx_path);
+      if (rc != 0 || !fs::exists(meta_path)) {
+        const std::string text = ReadFile(log);
+        std::cerr << text;  // the whole Python traceback, for the worker's log
+        if (!cached) fs::remove_all(root);
+        const std::string why = LastLine(text);
+        throw CompileError("inductor: compiling failed (" +
+                           (why.empty() ? "exit status " + std::to_string(rc) : why) + ")");
+      }
+      meta = nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
+    }
+    if (!meta.is_object()) throw CompileError("inductor: unreadable " + meta_path.string());
+
+    std::map<std::string, std::string> settings = {
+        {"cache_hit", Bool(hit)},
+        {"max_autotune", Bool(meta.value("max_autotune", false))},
+        {"max_autotune_requested", Bool(autotune_requested)},
+        {"freezing", Bool(meta.value("freezing", false))},
+        // The thread count compiled into the kernels; `threads` (TorchExecutable) is the pool's.
+        {"compiled_threads", std::to_string(meta.value("threads", 0))},
+        // On a hit, what the original compile spent: the row's compile_s is then the load time.
+        {"export_s", Seconds(meta, "export_s")},
+        {"inductor_s", Seconds(meta, "inductor_s")},
+        {"torch_compiled_with", meta.value("torch_version", "unknown")},
+        {"cache_key", key.Hex()}};
+    auto exe = std::make_unique<InductorExecutable>(request.graph, torch_settings, package,
+                                                    std::move(settings));
+    // The loader has extracted the package to its own folder.
+    if (!cached) fs::remove_all(root);
+    return exe;
+  }
+};
+
+}  // namespace
+}  // namespace ngraphbench
+
+extern "C" ngraphbench::Compiler* NgraphbenchCreateCompiler() {
+  return new ngraphbench::InductorCompiler();
+}
