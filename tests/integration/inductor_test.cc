@@ -1,0 +1,155 @@
+// The inductor module, loaded as a worker loads it: outputs against onnxruntime, the package
+// cache, and what it refuses. One tiny model: an AOTInductor compile takes tens of seconds.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/models/zoo.h"
+#include "require_compiler.h"
+
+namespace ngraphbench {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct Compiled {
+  std::vector<HostTensor> outputs;
+  std::map<std::string, std::string> settings;
+  double compile_s = 0;
+};
+
+class Inductor : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    NGB_REQUIRE_BUILT("inductor");
+    inductor_ = LoadCompiler("inductor");
+    char dir[] = "/tmp/ngb_inductor_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    cache_dir_ = dir;
+  }
+
+  void TearDown() override {
+    if (!cache_dir_.empty()) fs::remove_all(cache_dir_);
+  }
+
+  static CompilerConfig Config(const std::string& compiler, Options options) {
+    CompilerConfig config;
+    config.compiler = compiler;
+    config.threads = 1;
+    config.opt_level = compiler == "inductor" ? "default" : "all";
+    config.options = std::move(options);
+    return config;
+  }
+
+  static Options InductorOptions() {
+    return Options({{"max_autotune", "false"}, {"freezing", "false"}});
+  }
+
+  static Compiled Run(Compiler& compiler, const CompilerConfig& config, const Graph& graph,
+                      const std::vector<HostTensor>& inputs, const std::string& cache_dir) {
+    const std::string onnx = ExportOnnx(graph);
+    const auto start = Clock::now();
+    auto exe = compiler.Compile(CompileRequest{graph, onnx, config, cache_dir});
+    Compiled c;
+    c.compile_s = std::chrono::duration<double>(Clock::now() - start).count();
+    exe->SetInputs(inputs);
+    exe->Run();
+    c.outputs = exe->GetOutputs();
+    c.settings = exe->EffectiveSettings();
+    return c;
+  }
+
+  static std::vector<HostTensor> Inputs(const Graph& graph) {
+    std::vector<HostTensor> inputs;
+    for (size_t i = 0; i < graph.inputs.size(); ++i) {
+      inputs.push_back(RandomNormal(graph.inputs[i].shape, 100 + i));
+    }
+    return inputs;
+  }
+
+  // max |got - want| <= 1e-4 * max(1, max |want|), the conformance suite's fp32 tolerance.
+  static void ExpectClose(const std::vector<HostTensor>& got, const std::vector<HostTensor>& want,
+                          const std::string& what) {
+    ASSERT_EQ(got.size(), want.size()) << what;
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].shape, want[i].shape) << what;
+      double max_ref = 0, max_err = 0;
+      for (size_t j = 0; j < want[i].data.size(); ++j) {
+        max_ref = std::max(max_ref, std::fabs(double(want[i].data[j])));
+        max_err = std::max(max_err, std::fabs(double(got[i].data[j]) - want[i].data[j]));
+      }
+      EXPECT_GT(max_ref, 1e-3) << what << ": a reference of zeros proves nothing";
+      EXPECT_LE(max_err, 1e-4 * std::max(1.0, max_ref)) << what << " output " << i;
+    }
+  }
+
+  std::unique_ptr<Compiler> inductor_;
+  std::string cache_dir_;
+};
+
+TEST_F(Inductor, VersionNamesTorchAndAotInductor) {
+  EXPECT_EQ(inductor_->Version().rfind("torch 2.", 0), 0u) << inductor_->Version();
+  EXPECT_NE(inductor_->Version().find("AOTInductor"), std::string::npos) << inductor_->Version();
+}
+
+// Refused before any compile subprocess starts, naming what it supports.
+TEST_F(Inductor, RefusesFp16NamingFp32) {
+  const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 1);
+  CompilerConfig config = Config("inductor", InductorOptions());
+  config.precision = "fp16";
+  const std::string onnx = ExportOnnx(graph);
+  try {
+    inductor_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
+    ADD_FAILURE() << "inductor compiled an fp16 config";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("fp16"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("fp32"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_empty(cache_dir_)) << "a refused config left a cache entry";
+}
+
+// One conv block (Conv3x3 -> BatchNorm -> ReLU, width 16): the package's outputs match
+// onnxruntime's, and compiling the same model again loads the cached package.
+TEST_F(Inductor, ConvBlockMatchesOnnxRuntimeAndIsCached) {
+  NGB_REQUIRE_BUILT("onnxruntime");  // the reference
+  const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 2);
+  const auto inputs = Inputs(graph);
+  const CompilerConfig config = Config("inductor", InductorOptions());
+
+  const Compiled cold = Run(*inductor_, config, graph, inputs, cache_dir_);
+  auto ort = LoadCompiler("onnxruntime");
+  const Compiled ref = Run(
+      *ort,
+      Config("onnxruntime",
+             Options({{"inter_op_threads", "1"}, {"execution_mode", "sequential"}})),
+      graph, inputs, "");
+  ExpectClose(cold.outputs, ref.outputs, "conv_block");
+  EXPECT_EQ(cold.settings.at("cache_hit"), "false");
+  EXPECT_EQ(cold.settings.at("threads"), "1");
+  EXPECT_EQ(cold.settings.at("compiled_threads"), "1");
+  EXPECT_EQ(cold.settings.at("max_autotune"), "false");
+  EXPECT_EQ(cold.settings.at("torch_compiled_with").rfind("2.", 0), 0u)
+      << cold.settings.at("torch_compiled_with");
+  ASSERT_EQ(std::distance(fs::directory_iterator(fs::path(cache_dir_) / "inductor"),
+                          fs::directory_iterator()),
+            1);
+
+  const Compiled warm = Run(*inductor_, config, graph, inputs, cache_dir_);
+  EXPECT_EQ(warm.settings.at("cache_hit"), "true");
+  EXPECT_EQ(warm.settings.at("cache_key"), cold.settings.at("cache_key"));
+  ExpectClose(warm.outputs, ref.outputs, "conv_block (cached)");
+  // A package load, not a compile: well under the cold compile and a few seconds at most.
+  EXPECT_LT(warm.compile_s, std::min(5.0, cold.compile_s / 4))
+      << "cold " << cold.compile_s << " s, cached " << warm.compile_s << " s";
+}
+
+}  // namespace
+}  // namespace ngraphbench
