@@ -86,6 +86,47 @@ def import_onnx2torch(torch):
     return onnx2torch
 
 
+def specialize_shape_operands(module, inputs, torch):
+    """Replaces onnx2torch's Reshape and Expand modules whose target shape is a constant by
+    torch.reshape / torch.broadcast_to with the static result shape as Python ints.
+
+    onnx2torch passes these operators' shape operand as a tensor (an initializer buffer) and
+    reads its values at run time (Reshape: `torch.any(shape == 0)`, since ONNX's 0 copies the
+    input's dimension; Expand: `torch.Size(shape)`). torch.export traces with fake tensors, so
+    those reads are data-dependent and do not export (GuardOnDataDependentSymNode, or a TypeError
+    from torch.Size). Shapes are static here: running the module once on the example inputs
+    (ShapeProp) gives each node's result shape, which is all a constant-shape Reshape or Expand
+    needs; ONNX Expand's bidirectional broadcast is torch.broadcast_to of the input to that
+    result shape. Returns how many nodes were replaced.
+    """
+    from torch.fx.passes.shape_prop import ShapeProp  # pylint: disable=import-outside-toplevel
+
+    replacements = {"OnnxReshape": torch.reshape, "OnnxExpand": torch.broadcast_to}
+    ShapeProp(module).propagate(*inputs)
+    replaced = 0
+    for node in list(module.graph.nodes):
+        if node.op != "call_module" or len(node.args) != 2 or node.kwargs:
+            continue
+        function = replacements.get(type(module.get_submodule(node.target)).__name__)
+        data, shape = node.args
+        if function is None or getattr(shape, "op", None) != "get_attr":
+            continue
+        result = node.meta.get("tensor_meta")
+        if result is None or not hasattr(result, "shape"):
+            continue
+        dims = tuple(int(d) for d in result.shape)
+        with module.graph.inserting_after(node):
+            new = module.graph.call_function(function, (data, dims))
+        new.meta = dict(node.meta)
+        node.replace_all_uses_with(new)
+        module.graph.erase_node(node)
+        replaced += 1
+    module.graph.eliminate_dead_code()
+    module.delete_all_unused_submodules()
+    module.recompile()
+    return replaced
+
+
 def example_inputs(model, torch):
     """Zero tensors of the graph inputs' static shapes (float32: fp32 only for now)."""
     from onnx import TensorProto  # pylint: disable=import-outside-toplevel
@@ -144,6 +185,8 @@ def main():
         model = onnx.load(args.onnx, load_external_data=True)
         inputs = example_inputs(model, torch)
         module = onnx2torch.convert(model).eval()
+        with torch.no_grad():
+            meta["shapes_specialized"] = specialize_shape_operands(module, inputs, torch)
         meta["convert_s"] = time.monotonic() - start
 
         start = time.monotonic()
