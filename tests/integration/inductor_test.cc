@@ -50,7 +50,7 @@ class Inductor : public ::testing::Test {
   }
 
   static Options InductorOptions() {
-    return Options({{"max_autotune", "false"}, {"freezing", "false"}});
+    return Options({{"max_autotune", "false"}, {"freezing", "true"}});  // the defaults
   }
 
   static Compiled Run(Compiler& compiler, const CompilerConfig& config, const Graph& graph,
@@ -136,6 +136,7 @@ TEST_F(Inductor, ConvBlockMatchesOnnxRuntimeAndIsCached) {
   EXPECT_EQ(cold.settings.at("threads"), "1");
   EXPECT_EQ(cold.settings.at("compiled_threads"), "1");
   EXPECT_EQ(cold.settings.at("max_autotune"), "false");
+  EXPECT_EQ(cold.settings.at("freezing"), "true");
   EXPECT_EQ(cold.settings.at("torch_compiled_with").rfind("2.", 0), 0u)
       << cold.settings.at("torch_compiled_with");
   ASSERT_EQ(std::distance(fs::directory_iterator(fs::path(cache_dir_) / "inductor"),

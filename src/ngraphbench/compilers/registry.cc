@@ -101,8 +101,9 @@ const std::vector<CompilerInfo>& AllCompilers() {
        {{"max_autotune", OptionType::kBool, "false", {},
          "Inductor max_autotune: benchmark GEMM/conv kernel templates while compiling "
          "(--quick never does)"},
-        {"freezing", OptionType::kBool, "false", {},
-         "Inductor freezing: weights become constants (constant folding, weight prepacking)"}},
+        {"freezing", OptionType::kBool, "true", {},
+         "Inductor freezing: weights become constants (constant folding, weight prepacking); "
+         "what PyTorch recommends for CPU inference"}},
        "run ./setup.sh (scripts/setup/inductor.sh installs torch==2.13.0 and onnx2torch into "
        ".venv), or configure with -DTorch_DIR=<the wheel's Torch cmake dir> and "
        "-DNGB_INDUCTOR_PYTHON=<its python>"},
