@@ -27,7 +27,12 @@ is part of the compiled code and of the C++ side's cache key.
 Writes DIR/model.pt2 and then DIR/meta.json (last, atomically: its presence marks a complete
 cache entry). Inductor's own caches (FX graph cache, compiled kernels) go to a scratch folder that
 is removed afterwards: every compile here is a cold compile, and its time is what compile_s
-reports; reuse across runs is the C++ side's package cache.
+reports; reuse across runs is the C++ side's package cache. (Only the precompiled headers that
+Inductor keeps in its default temporary folder, the same for every model, are reused.)
+
+Before torch.export, constant-shape Reshape and Expand nodes are made static (see
+specialize_shape_operands): onnx2torch's versions read their shape tensor at run time, which
+torch.export cannot trace.
 """
 
 import argparse
