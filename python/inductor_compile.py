@@ -30,7 +30,7 @@ is removed afterwards: every compile here is a cold compile, and its time is wha
 reports; reuse across runs is the C++ side's package cache. (Only the precompiled headers that
 Inductor keeps in its default temporary folder, the same for every model, are reused.)
 
-Before torch.export, constant-shape Reshape and Expand nodes are made static (see
+Before torch.export, constant-shape Reshape, (Un)Squeeze, Expand and Split nodes are made static (see
 specialize_shape_operands): onnx2torch's versions read their shape tensor at run time, which
 torch.export cannot trace.
 """
@@ -92,36 +92,63 @@ def import_onnx2torch(torch):
 
 
 def specialize_shape_operands(module, inputs, torch):
-    """Replaces onnx2torch's Reshape and Expand modules whose target shape is a constant by
-    torch.reshape / torch.broadcast_to with the static result shape as Python ints.
+    """Replaces onnx2torch's Reshape, Squeeze, Unsqueeze, Expand and Split modules whose shape
+    (axes, split sizes) operand is a constant by torch.reshape / torch.broadcast_to / torch.split
+    with Python ints.
 
-    onnx2torch passes these operators' shape operand as a tensor (an initializer buffer) and
-    reads its values at run time (Reshape: `torch.any(shape == 0)`, since ONNX's 0 copies the
-    input's dimension; Expand: `torch.Size(shape)`). torch.export traces with fake tensors, so
-    those reads are data-dependent and do not export (GuardOnDataDependentSymNode, or a TypeError
-    from torch.Size). Shapes are static here: running the module once on the example inputs
-    (ShapeProp) gives each node's result shape, which is all a constant-shape Reshape or Expand
-    needs; ONNX Expand's bidirectional broadcast is torch.broadcast_to of the input to that
-    result shape. Returns how many nodes were replaced.
+    onnx2torch passes these operands as tensors (initializer buffers) and reads their values at
+    run time (Reshape: `torch.any(shape == 0)`, since ONNX's 0 copies the input's dimension;
+    Expand: `torch.Size(shape)`; Split, Squeeze, Unsqueeze: `.tolist()`). torch.export traces with fake tensors,
+    so those reads are data-dependent and do not export (GuardOnDataDependentSymNode, a TypeError
+    from torch.Size, or unbacked sizes). Shapes are static here: running the module once on the
+    example inputs (ShapeProp) gives each node's result shape, which is all a constant-shape
+    Reshape or Expand needs (ONNX Expand's bidirectional broadcast is torch.broadcast_to of the
+    input to that result shape); Split's sizes are the constant's values. Other onnx2torch
+    modules that read a tensor operand's values (Slice, Pad, Resize, ConstantOfShape, ...) are
+    left as they are: a model using them fails in torch.export, naming the module.
+    Returns how many nodes were replaced.
     """
     from torch.fx.passes.shape_prop import ShapeProp  # pylint: disable=import-outside-toplevel
 
-    replacements = {"OnnxReshape": torch.reshape, "OnnxExpand": torch.broadcast_to}
+    def result_shape(node):
+        meta = node.meta.get("tensor_meta")
+        return tuple(int(d) for d in meta.shape) if hasattr(meta, "shape") else None
+
+    # class name -> (function, args) for the node; None when the node's form is not handled.
+    def reshape(node, _submodule, data, _constant):
+        shape = result_shape(node)
+        return (torch.reshape, (data, shape)) if shape is not None else None
+
+    def expand(node, _submodule, data, _constant):
+        shape = result_shape(node)
+        return (torch.broadcast_to, (data, shape)) if shape is not None else None
+
+    def split(_node, submodule, data, constant):
+        sizes = [int(v) for v in constant.tolist()]
+        return torch.split, (data, sizes, submodule.axis)
+
+    # Squeeze and Unsqueeze with constant axes only drop or insert dimensions of size 1: a
+    # reshape to the result shape.
+    builders = {"OnnxReshape": reshape, "OnnxSqueezeDynamicAxes": reshape,
+                "OnnxUnsqueezeDynamicAxes": reshape, "OnnxExpand": expand, "OnnxSplit13": split}
     ShapeProp(module).propagate(*inputs)
     replaced = 0
     for node in list(module.graph.nodes):
         if node.op != "call_module" or len(node.args) != 2 or node.kwargs:
             continue
-        function = replacements.get(type(module.get_submodule(node.target)).__name__)
-        data, shape = node.args
-        if function is None or getattr(shape, "op", None) != "get_attr":
+        submodule = module.get_submodule(node.target)
+        builder = builders.get(type(submodule).__name__)
+        data, operand = node.args
+        if builder is None or getattr(operand, "op", None) != "get_attr":
             continue
-        result = node.meta.get("tensor_meta")
-        if result is None or not hasattr(result, "shape"):
+        constant = module
+        for part in operand.target.split("."):
+            constant = getattr(constant, part)
+        built = builder(node, submodule, data, constant)
+        if built is None:
             continue
-        dims = tuple(int(d) for d in result.shape)
         with module.graph.inserting_after(node):
-            new = module.graph.call_function(function, (data, dims))
+            new = module.graph.call_function(built[0], built[1])
         new.meta = dict(node.meta)
         node.replace_all_uses_with(new)
         module.graph.erase_node(node)
