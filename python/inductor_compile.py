@@ -30,9 +30,9 @@ is removed afterwards: every compile here is a cold compile, and its time is wha
 reports; reuse across runs is the C++ side's package cache. (Only the precompiled headers that
 Inductor keeps in its default temporary folder, the same for every model, are reused.)
 
-Before torch.export, constant-shape Reshape, (Un)Squeeze, Expand and Split nodes are made static (see
-specialize_shape_operands): onnx2torch's versions read their shape tensor at run time, which
-torch.export cannot trace.
+Before torch.export, constant-shape Reshape, (Un)Squeeze, Expand, Split and scalar Gather
+nodes are made static (see specialize_shape_operands): onnx2torch's versions read their shape
+or index tensor at run time, which torch.export or Inductor cannot handle.
 """
 
 import argparse
@@ -50,10 +50,11 @@ def log(message):
     print(f"inductor_compile: {message}", file=sys.stderr, flush=True)
 
 
-def last_line(text):
-    """One line of an error for the row's settings, which are ';'-separated key=value pairs."""
+def first_line(text):
+    """One line of an error for the row's error column. torch.export's and Inductor's messages
+    state the cause first and append generic advice, so the first line is the informative one."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
-    return (lines[-1].strip() if lines else "").replace(";", ",")[:300]
+    return (lines[0].strip() if lines else "").replace(";", ",")[:300]
 
 
 def write_json_atomic(path, data):
@@ -92,9 +93,9 @@ def import_onnx2torch(torch):
 
 
 def specialize_shape_operands(module, inputs, torch):
-    """Replaces onnx2torch's Reshape, Squeeze, Unsqueeze, Expand and Split modules whose shape
-    (axes, split sizes) operand is a constant by torch.reshape / torch.broadcast_to / torch.split
-    with Python ints.
+    """Replaces onnx2torch's Reshape, Squeeze, Unsqueeze, Expand, Split and scalar Gather modules
+    whose shape (axes, split sizes, index) operand is a constant by torch.reshape /
+    torch.broadcast_to / torch.split / torch.select with Python ints.
 
     onnx2torch passes these operands as tensors (initializer buffers) and reads their values at
     run time (Reshape: `torch.any(shape == 0)`, since ONNX's 0 copies the input's dimension;
@@ -127,10 +128,19 @@ def specialize_shape_operands(module, inputs, torch):
         sizes = [int(v) for v in constant.tolist()]
         return torch.split, (data, sizes, submodule.axis)
 
+    # A Gather of one constant index (a 0-d tensor: timm's class-token pick) indexes with that
+    # tensor, which PyTorch turns into an integer with .item(); torch.export keeps that read,
+    # and Inductor cannot lower it. torch.select with the index as an int is the same.
+    def gather(_node, submodule, data, constant):
+        if constant.dim() != 0:
+            return None
+        return torch.select, (data, submodule._axis, int(constant))  # pylint: disable=protected-access
+
     # Squeeze and Unsqueeze with constant axes only drop or insert dimensions of size 1: a
     # reshape to the result shape.
     builders = {"OnnxReshape": reshape, "OnnxSqueezeDynamicAxes": reshape,
-                "OnnxUnsqueezeDynamicAxes": reshape, "OnnxExpand": expand, "OnnxSplit13": split}
+                "OnnxUnsqueezeDynamicAxes": reshape, "OnnxExpand": expand, "OnnxSplit13": split,
+                "OnnxGather": gather}
     ShapeProp(module).propagate(*inputs)
     replaced = 0
     for node in list(module.graph.nodes):
@@ -255,5 +265,5 @@ if __name__ == "__main__":
     except Exception as e:  # pylint: disable=broad-except
         traceback.print_exc()
         # The last stderr line is what the C++ module quotes in its CompileError.
-        log(f"error: {type(e).__name__}: {last_line(str(e))}")
+        log(f"error: {type(e).__name__}: {first_line(str(e))}")
         sys.exit(1)
