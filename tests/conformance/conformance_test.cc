@@ -177,7 +177,7 @@ TEST(Conformance, EveryBuiltCompilerMatchesTheReference) {
 
 // Table IV: every architecture at batch 1, onnxruntime and openvino (where built) against
 // identity. Other compilers are covered by the synthetic cases above; these graphs are large
-// (TVM alone would spend minutes compiling them), so they are kept to the compilers issue 5 names.
+// (TVM alone would spend minutes compiling them), so they are kept to these two.
 TEST(Conformance, ArchitecturesMatchIdentity) {
   const std::vector<std::string> compilers =
       test_support::BuiltAmong({"identity", "onnxruntime", "openvino"});
