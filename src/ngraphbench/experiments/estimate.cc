@@ -6,6 +6,7 @@
 #include <numeric>
 #include <optional>
 
+#include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 
 namespace ngraphbench {
@@ -18,12 +19,10 @@ struct Parts {
   std::optional<double> timed_s;  // the timed window, where the run's own row gives it
 };
 
+// Each compiler's description says it (prior_compile_s in its compiler.yaml): TVM compiles
+// through Python and LLVM (seconds per model, untuned), most others in under a second.
 double PriorCompileS(const std::string& compiler) {
-  // TVM compiles through Python and LLVM (seconds per model, untuned); the others in well under
-  // a second for the synthetic models.
-  if (compiler == "tvm") return 10.0;
-  if (compiler == "openvino" || compiler == "torchscript" || compiler == "tensorrt") return 2.0;
-  return 0.5;
+  return FindCompiler(compiler).prior_compile_s;
 }
 
 double Macs(const EstimateInputs& in, const std::string& model) {
