@@ -38,48 +38,6 @@ std::string CacheDir() {
   return env && *env ? env : "/tmp/ngb_conformance_cache";
 }
 
-}  // namespace
-
-std::vector<HostTensor> RandomInputs(const Graph& graph, uint64_t seed) {
-  std::vector<HostTensor> inputs;
-  for (size_t j = 0; j < graph.inputs.size(); ++j) {
-    inputs.push_back(RandomNormal(graph.inputs[j].shape, seed + j));
-  }
-  return inputs;
-}
-
-std::vector<HostTensor> RunExecutable(Executable& exe, const std::vector<HostTensor>& inputs,
-                                      int runs) {
-  exe.SetInputs(inputs);
-  for (int i = 0; i < runs; ++i) exe.Run();
-  return exe.GetOutputs();
-}
-
-Outcome RunCase(Compiler& compiler, const CompilerInfo& info, const Case& c) {
-  Outcome outcome;
-  try {
-    const CompilerConfig config = DefaultCompilerConfig(info);
-    static const std::string kNoOnnx;
-    CompileRequest request{c.graph, info.consumes_onnx ? c.onnx : kNoOnnx, config, CacheDir()};
-    std::unique_ptr<Executable> exe;
-    try {
-      exe = compiler.Compile(request);
-    } catch (const CompileError& e) {
-      outcome.status = Outcome::kCompileError;
-      outcome.error = e.what();
-      return outcome;
-    }
-    outcome.outputs = RunExecutable(*exe, c.inputs, /*runs=*/2);
-    outcome.status = Outcome::kOk;
-  } catch (const std::exception& e) {
-    outcome.status = Outcome::kFailed;
-    outcome.error = e.what();
-  }
-  return outcome;
-}
-
-namespace {
-
 // Child: loads the module, runs `cases` from `first` on, appending each outcome to `path` as
 // soon as it is known (so that a crash loses only the case it happened in), exits.
 [[noreturn]] void ChildMain(const std::string& name, const std::vector<Case>& cases, size_t first,
@@ -145,6 +103,44 @@ std::vector<Outcome> ReadOutcomes(const std::string& path) {
 }
 
 }  // namespace
+
+std::vector<HostTensor> RandomInputs(const Graph& graph, uint64_t seed) {
+  std::vector<HostTensor> inputs;
+  for (size_t j = 0; j < graph.inputs.size(); ++j) {
+    inputs.push_back(RandomNormal(graph.inputs[j].shape, seed + j));
+  }
+  return inputs;
+}
+
+std::vector<HostTensor> RunExecutable(Executable& exe, const std::vector<HostTensor>& inputs,
+                                      int runs) {
+  exe.SetInputs(inputs);
+  for (int i = 0; i < runs; ++i) exe.Run();
+  return exe.GetOutputs();
+}
+
+Outcome RunCase(Compiler& compiler, const CompilerInfo& info, const Case& c) {
+  Outcome outcome;
+  try {
+    const CompilerConfig config = DefaultCompilerConfig(info);
+    static const std::string kNoOnnx;
+    CompileRequest request{c.graph, info.consumes_onnx ? c.onnx : kNoOnnx, config, CacheDir()};
+    std::unique_ptr<Executable> exe;
+    try {
+      exe = compiler.Compile(request);
+    } catch (const CompileError& e) {
+      outcome.status = Outcome::kCompileError;
+      outcome.error = e.what();
+      return outcome;
+    }
+    outcome.outputs = RunExecutable(*exe, c.inputs, /*runs=*/2);
+    outcome.status = Outcome::kOk;
+  } catch (const std::exception& e) {
+    outcome.status = Outcome::kFailed;
+    outcome.error = e.what();
+  }
+  return outcome;
+}
 
 std::vector<Outcome> RunCompiler(const std::string& name, const std::vector<Case>& cases,
                                  bool unchecked) {
