@@ -17,15 +17,10 @@
 // into a few graphs of up to kTvmGroup cases each (disjoint subgraphs, one output set per case);
 // a group that fails is split in halves until the failing cases are found.
 //
-// Tolerance (fp32): max |out - ref| <= 1e-4 * max(1, max |ref|) per output. Reassociated fp32
-// sums (blocked GEMM, Winograd, folded BatchNorm) differ from the reference by ~1e-6 relative on
-// these sizes; 1e-4 leaves two orders of margin and still catches any wrong semantics.
-//
-// Vendor SDKs must not meet in one process, so each compiler runs in a forked
-// child that loads only its module; the parent never loads one. A child that crashes costs the
-// case it was running: the parent records it and starts another child for the cases after it.
+// Each compiler runs in forked children that load only its module, and outputs are compared
+// within a relative tolerance of 1e-4 (fp32): compare_support.h, shared with
+// torch_compilers_test.cc.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,31 +40,21 @@
 #include "ngraphbench/graph/ops.h"
 #include "ngraphbench/models/builder.h"
 #include "ngraphbench/models/zoo.h"
+#include "compare_support.h"
 #include "op_cases.h"
 #include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
 
-constexpr double kRelativeTolerance = 1e-4;
+using test_support::Case;
+using test_support::Compare;
+using test_support::kRelativeTolerance;
+using test_support::Outcome;
+using test_support::RandomInputs;
+using test_support::RunCompiler;
+
 constexpr int64_t kBatch = 2;
-
-struct Case {
-  std::string name;
-  Graph graph;
-  bool model = false;  // a benchmark model: every compiler must run it
-  std::vector<HostTensor> inputs;
-  std::string onnx;  // filled when some built compiler consumes ONNX
-  std::string op;    // operator cases: the table row the case verifies
-};
-
-// What one compiler produced for one case.
-struct Outcome {
-  enum Status : int32_t { kOk = 0, kCompileError = 1, kFailed = 2, kCrashed = 3 };
-  int32_t status = kFailed;
-  std::string error;
-  std::vector<HostTensor> outputs;
-};
 
 // ---- Cases ----------------------------------------------------------------------------------
 
@@ -94,206 +79,6 @@ std::vector<Case> OperatorCases() {
     cases.push_back({c.name, std::move(c.graph), false, {}, {}, c.op});
   }
   return cases;
-}
-
-// ---- Running one compiler in a child process --------------------------------------------------
-
-void WriteBytes(FILE* f, const void* data, size_t n) {
-  if (n && std::fwrite(data, 1, n, f) != n) std::_Exit(3);
-}
-template <typename T>
-void WritePod(FILE* f, T v) {
-  WriteBytes(f, &v, sizeof v);
-}
-
-bool ReadBytes(FILE* f, void* data, size_t n) { return n == 0 || std::fread(data, 1, n, f) == n; }
-template <typename T>
-bool ReadPod(FILE* f, T& v) {
-  return ReadBytes(f, &v, sizeof v);
-}
-
-// Where compiled artifacts (TVM's libraries) are cached between runs; NGB_CONFORMANCE_CACHE
-// points elsewhere, e.g. an empty directory to time a cold run.
-std::string CacheDir() {
-  const char* env = std::getenv("NGB_CONFORMANCE_CACHE");
-  return env && *env ? env : "/tmp/ngb_conformance_cache";
-}
-
-Outcome RunCase(Compiler& compiler, const CompilerInfo& info, const Case& c) {
-  Outcome outcome;
-  try {
-    const CompilerConfig config = DefaultCompilerConfig(info);
-    static const std::string kNoOnnx;
-    CompileRequest request{c.graph, info.consumes_onnx ? c.onnx : kNoOnnx, config, CacheDir()};
-    std::unique_ptr<Executable> exe;
-    try {
-      exe = compiler.Compile(request);
-    } catch (const CompileError& e) {
-      outcome.status = Outcome::kCompileError;
-      outcome.error = e.what();
-      return outcome;
-    }
-    exe->SetInputs(c.inputs);
-    exe->Run();
-    exe->Run();  // a second run must not depend on state the first left behind
-    outcome.outputs = exe->GetOutputs();
-    outcome.status = Outcome::kOk;
-  } catch (const std::exception& e) {
-    outcome.status = Outcome::kFailed;
-    outcome.error = e.what();
-  }
-  return outcome;
-}
-
-// Child: loads the module, runs `cases` from `first` on, appending each outcome to `path` as
-// soon as it is known (so that a crash loses only the case it happened in), exits.
-[[noreturn]] void ChildMain(const std::string& name, const std::vector<Case>& cases, size_t first,
-                            const std::string& path, bool unchecked) {
-  if (unchecked) ::setenv("NGRAPHBENCH_UNCHECKED_OPS", "1", 1);
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) std::_Exit(2);
-  std::unique_ptr<Compiler> compiler;
-  std::string load_error;
-  try {
-    compiler = LoadCompiler(name);
-  } catch (const std::exception& e) {
-    load_error = e.what();
-  }
-  for (size_t i = first; i < cases.size(); ++i) {
-    Outcome o;
-    if (compiler) {
-      o = RunCase(*compiler, FindCompiler(name), cases[i]);
-    } else {
-      o.error = "cannot load the module: " + load_error;
-    }
-    WritePod(f, o.status);
-    WritePod<uint64_t>(f, o.error.size());
-    WriteBytes(f, o.error.data(), o.error.size());
-    WritePod<uint64_t>(f, o.outputs.size());
-    for (const HostTensor& t : o.outputs) {
-      WritePod<uint64_t>(f, t.shape.size());
-      WriteBytes(f, t.shape.data(), t.shape.size() * sizeof(int64_t));
-      WritePod<uint64_t>(f, t.data.size());
-      WriteBytes(f, t.data.data(), t.data.size() * sizeof(float));
-    }
-    std::fflush(f);
-  }
-  std::fclose(f);
-  std::_Exit(0);  // no static destructors, no gtest teardown in the child
-}
-
-// Reads the outcomes a child wrote, in order, until the file ends or is truncated.
-std::vector<Outcome> ReadOutcomes(const std::string& path) {
-  std::vector<Outcome> outcomes;
-  FILE* f = std::fopen(path.c_str(), "rb");
-  while (f) {
-    Outcome o;
-    uint64_t n = 0;
-    bool ok = ReadPod(f, o.status) && ReadPod(f, n) && n < (uint64_t{1} << 24);
-    o.error.resize(ok ? n : 0);
-    ok = ok && ReadBytes(f, o.error.data(), n) && ReadPod(f, n) && n < 1024;
-    o.outputs.resize(ok ? n : 0);
-    for (HostTensor& t : o.outputs) {
-      uint64_t rank = 0, count = 0;
-      ok = ok && ReadPod(f, rank) && rank < 16;
-      t.shape.resize(ok ? rank : 0);
-      ok = ok && ReadBytes(f, t.shape.data(), rank * sizeof(int64_t)) && ReadPod(f, count) &&
-           count < (uint64_t{1} << 32);
-      t.data.resize(ok ? count : 0);
-      ok = ok && ReadBytes(f, t.data.data(), count * sizeof(float));
-    }
-    if (!ok) break;
-    outcomes.push_back(std::move(o));
-  }
-  if (f) std::fclose(f);
-  return outcomes;
-}
-
-// Runs `name` on every case in child processes. A child that dies costs the case it was running
-// (kCrashed, with the signal); the next child starts after it. `unchecked` turns the operator
-// table's check off in the child, so that the SDK meets what the table calls unsupported.
-std::vector<Outcome> RunCompiler(const std::string& name, const std::vector<Case>& cases,
-                                 bool unchecked = false) {
-  const std::string path =
-      ::testing::TempDir() + "ngb_conformance_" + std::to_string(::getpid()) + "_" + name + ".bin";
-  std::vector<Outcome> outcomes;
-  while (outcomes.size() < cases.size()) {
-    const size_t first = outcomes.size();
-    std::fflush(nullptr);
-    const pid_t pid = ::fork();
-    if (pid == 0) ChildMain(name, cases, first, path, unchecked);
-    int wstatus = 0;
-    const bool waited = pid > 0 && ::waitpid(pid, &wstatus, 0) == pid;
-    std::vector<Outcome> got = ReadOutcomes(path);
-    std::remove(path.c_str());
-    for (auto& o : got) {
-      if (outcomes.size() < cases.size()) outcomes.push_back(std::move(o));
-    }
-    if (waited && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) {
-      if (outcomes.size() < cases.size()) {  // cannot happen: the child writes every case
-        Outcome o;
-        o.error = "the child running " + name + " wrote no result";
-        outcomes.resize(cases.size(), o);
-      }
-      break;
-    }
-    const std::string why =
-        pid < 0 ? "fork failed"
-        : !waited ? "waitpid failed"
-        : WIFSIGNALED(wstatus)
-            ? "the child running " + name + " died of signal " + std::to_string(WTERMSIG(wstatus))
-            : "the child running " + name + " exited with status " +
-                  std::to_string(WEXITSTATUS(wstatus));
-    if (pid < 0 || !waited) {
-      Outcome o;
-      o.error = why;
-      outcomes.resize(cases.size(), o);
-      break;
-    }
-    Outcome crashed;
-    crashed.status = Outcome::kCrashed;
-    crashed.error = why + " on " + cases[outcomes.size()].name;
-    outcomes.push_back(crashed);
-  }
-  return outcomes;
-}
-
-// ---- Comparison --------------------------------------------------------------------------------
-
-// Empty when `out` matches `ref` within the tolerance; else what differs. `worst` grows to the
-// largest absolute difference relative to the output's scale, max(1, max |ref|).
-std::string Compare(const std::vector<HostTensor>& ref, const std::vector<HostTensor>& out,
-                    const Graph& graph, double& worst) {
-  if (out.size() != ref.size()) {
-    return std::to_string(out.size()) + " outputs, reference has " + std::to_string(ref.size());
-  }
-  for (size_t i = 0; i < ref.size(); ++i) {
-    if (out[i].shape != graph.outputs[i].shape || ref[i].shape != graph.outputs[i].shape) {
-      return "output " + graph.outputs[i].name + " has shape " + ShapeToString(out[i].shape) +
-             " (reference " + ShapeToString(ref[i].shape) + ", graph " +
-             ShapeToString(graph.outputs[i].shape) + ")";
-    }
-    double max_ref = 0, max_diff = 0;
-    size_t where = 0;
-    for (size_t j = 0; j < ref[i].data.size(); ++j) {
-      max_ref = std::max(max_ref, std::fabs(static_cast<double>(ref[i].data[j])));
-      const double d = std::fabs(static_cast<double>(out[i].data[j]) - ref[i].data[j]);
-      if (!(d <= max_diff)) {  // NaN counts as the largest difference
-        max_diff = std::isnan(d) ? INFINITY : d;
-        where = j;
-      }
-    }
-    const double scale = std::max(1.0, max_ref);
-    worst = std::max(worst, max_diff / scale);
-    if (!(max_diff <= kRelativeTolerance * scale)) {
-      return "output " + graph.outputs[i].name + ": max |diff| " + std::to_string(max_diff) +
-             " at element " + std::to_string(where) + " (got " +
-             std::to_string(out[i].data[where]) + ", reference " +
-             std::to_string(ref[i].data[where]) + "), allowed " +
-             std::to_string(kRelativeTolerance * scale);
-    }
-  }
-  return "";
 }
 
 // Every built compiler but null and those that run on a GPU only (tensorrt: this suite runs
@@ -324,9 +109,7 @@ void PrepareCases(std::vector<Case>& cases, bool need_onnx) {
   const uint64_t seed = InputSeed();
   for (size_t i = 0; i < cases.size(); ++i) {
     Case& c = cases[i];
-    for (size_t j = 0; j < c.graph.inputs.size(); ++j) {
-      c.inputs.push_back(RandomNormal(c.graph.inputs[j].shape, seed + 1000 * i + j));
-    }
+    c.inputs = RandomInputs(c.graph, seed + 1000 * i);
     if (need_onnx) {
       try {
         c.onnx = ExportOnnx(c.graph);
@@ -394,7 +177,7 @@ TEST(Conformance, EveryBuiltCompilerMatchesTheReference) {
 
 // Table IV: every architecture at batch 1, onnxruntime and openvino (where built) against
 // identity. Other compilers are covered by the synthetic cases above; these graphs are large
-// (TVM alone would spend minutes compiling them), so they are kept to the compilers issue 5 names.
+// (TVM alone would spend minutes compiling them), so they are kept to these two.
 TEST(Conformance, ArchitecturesMatchIdentity) {
   const std::vector<std::string> compilers =
       test_support::BuiltAmong({"identity", "onnxruntime", "openvino"});

@@ -1,7 +1,8 @@
 // What `identity` and `torchscript` promise beyond agreeing with each other (which
 // conformance_test.cc checks): unsupported operators and attribute values fail at compile time
 // naming the operator and the compiler; threads and precision are applied; freezing folds
-// BatchNorm into Conv. Both modules use the same LibTorch, so one process may load both.
+// BatchNorm into Conv. Both modules use the same LibTorch, so one process may load both; inputs,
+// runs and comparisons are the conformance suite's (compare_support.h).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,12 +13,16 @@
 #include "ngraphbench/experiments/config.h"
 #include "ngraphbench/models/builder.h"
 #include "ngraphbench/models/zoo.h"
+#include "compare_support.h"
 #include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
 
 using Attrs = std::map<std::string, AttrValue>;
+using test_support::Compare;
+using test_support::RandomInputs;
+using test_support::RunExecutable;
 
 class TorchCompilerTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -34,14 +39,7 @@ class TorchCompilerTest : public ::testing::TestWithParam<std::string> {
   }
 
   std::vector<HostTensor> RunOnce(const Graph& graph, const CompilerConfig& config) {
-    auto exe = Compile(graph, config);
-    std::vector<HostTensor> inputs;
-    for (size_t i = 0; i < graph.inputs.size(); ++i) {
-      inputs.push_back(RandomNormal(graph.inputs[i].shape, 100 + i));
-    }
-    exe->SetInputs(inputs);
-    exe->Run();
-    return exe->GetOutputs();
+    return RunExecutable(*Compile(graph, config), RandomInputs(graph, 100));
   }
 
   // Expects Compile() to throw a CompileError whose message names the compiler and `what`.
@@ -152,15 +150,10 @@ TEST_P(TorchCompilerTest, ReducedPrecisionStaysCloseToFp32) {
     CompilerConfig config = Config();
     config.precision = precision;
     const std::vector<HostTensor> low = RunOnce(graph, config);
-    ASSERT_EQ(low.at(0).shape, fp32.at(0).shape);
-    double max_ref = 0, max_diff = 0;
-    for (size_t i = 0; i < fp32[0].data.size(); ++i) {
-      max_ref = std::max(max_ref, std::fabs(static_cast<double>(fp32[0].data[i])));
-      max_diff =
-          std::max(max_diff, std::fabs(static_cast<double>(low[0].data[i]) - fp32[0].data[i]));
-    }
-    EXPECT_GT(max_diff, 0.0) << precision << " gave bit-identical fp32 results: not applied";
-    EXPECT_LE(max_diff, tolerance * std::max(1.0, max_ref)) << precision;
+    double worst = 0;
+    const std::string diff = Compare(fp32, low, graph, worst, tolerance);
+    EXPECT_GT(worst, 0.0) << precision << " gave bit-identical fp32 results: not applied";
+    EXPECT_TRUE(diff.empty()) << precision << ": " << diff;
   }
 }
 
@@ -173,10 +166,7 @@ TEST_P(TorchCompilerTest, HandlesSeveralOutputsIncludingAGraphInput) {
   const Graph graph = g.Finish();
   auto exe = Compile(graph, Config());
   const HostTensor in = RandomNormal({2, 5}, 3);
-  exe->SetInputs({in});
-  exe->Run();
-  exe->Run();
-  const std::vector<HostTensor> out = exe->GetOutputs();
+  const std::vector<HostTensor> out = RunExecutable(*exe, {in}, /*runs=*/2);
   ASSERT_EQ(out.size(), 3u);
   for (size_t i = 0; i < in.data.size(); ++i) {
     EXPECT_FLOAT_EQ(out[0].data[i], std::max(0.0f, in.data[i]));

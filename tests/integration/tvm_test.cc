@@ -39,6 +39,7 @@ class Tvm : public ::testing::Test {
   }
 
   void TearDown() override {
+    ::unsetenv("NGRAPHBENCH_TVM_COMPILE_SCRIPT");  // set by CacheKeyCoversTheScriptsModules
     if (!cache_dir_.empty()) fs::remove_all(cache_dir_);
   }
 
@@ -224,6 +225,29 @@ TEST_F(Tvm, SecondCompileLoadsTheCachedLibrary) {
   const Compiled other = RunTvm(batch2, Inputs(batch2));
   EXPECT_EQ(other.settings.at("cache_hit"), "false");
   EXPECT_NE(other.settings.at("cache_key"), first.settings.at("cache_key"));
+}
+
+// The cache key covers the modules the compile script imports from its folder (python/tvm_*.py):
+// a changed default schedule in tvm_schedules.py is a new build, not the cached one.
+TEST_F(Tvm, CacheKeyCoversTheScriptsModules) {
+  const fs::path scripts = fs::path(cache_dir_) / "python";
+  fs::create_directories(scripts);
+  for (const char* name : {"tvm_compile.py", "tvm_schedules.py"}) {
+    fs::copy_file(fs::path(NGB_SOURCE_DIR) / "python" / name, scripts / name);
+  }
+  ::setenv("NGRAPHBENCH_TVM_COMPILE_SCRIPT", (scripts / "tvm_compile.py").c_str(), 1);
+  const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 1);
+  const auto inputs = Inputs(graph);
+  const Compiled first = RunTvm(graph, inputs);
+  const Compiled again = RunTvm(graph, inputs);
+  std::ofstream(scripts / "tvm_schedules.py", std::ios::app) << "\n# another schedule\n";
+  const Compiled changed = RunTvm(graph, inputs);
+  ::unsetenv("NGRAPHBENCH_TVM_COMPILE_SCRIPT");
+  EXPECT_EQ(first.settings.at("cache_hit"), "false");
+  EXPECT_EQ(again.settings.at("cache_hit"), "true");
+  EXPECT_EQ(changed.settings.at("cache_hit"), "false");
+  EXPECT_NE(changed.settings.at("cache_key"), first.settings.at("cache_key"));
+  EXPECT_EQ(changed.outputs[0].data, first.outputs[0].data);
 }
 
 // A model too large for one protobuf reaches TVM as a file with its weights beside it

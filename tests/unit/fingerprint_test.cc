@@ -7,9 +7,12 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <regex>
 #include <set>
 
+#include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/experiments/config.h"
 #include "ngraphbench/models/zoo.h"
 
 namespace ngraphbench {
@@ -144,6 +147,33 @@ TEST(Fingerprint, CiSettingsMatterOnlyUnderTheCiRule) {
   run.ci_rel_target = 0.2;
   run.ci_min_repeats = 99;
   EXPECT_EQ(ConfigHash(run, BaseConfig(), 10), fixed);
+}
+
+// The hashes rows already on disk carry: computed with the compiler list that was compiled into
+// registry.cc before compilers described themselves in compiler.yaml. The same option keys,
+// defaults and canonical text must give the same hashes, or every existing row would be rerun
+// on resume. Compilers added since have no rows to keep and are not listed.
+TEST(Fingerprint, CompilerDescriptionsKeepTheHashesOfExistingRows) {
+  const std::map<std::string, std::pair<std::string, std::string>> expected = {
+      // name: {defaults of the description, configs/<name>.yaml}, both with 2 cores
+      {"null", {"5925c084e685f556", "5925c084e685f556"}},
+      {"onnxruntime", {"43e50f6d3a82acad", "43e50f6d3a82acad"}},
+      {"tensorrt", {"8ffb06ede5a33e66", "8ffb06ede5a33e66"}},
+      {"identity", {"73e99af43433ab9b", "73e99af43433ab9b"}},
+      {"torchscript", {"b4b829232cac27d3", "b4b829232cac27d3"}},
+      {"openvino", {"251bdacd4b7b7280", "251bdacd4b7b7280"}},
+      {"tvm", {"bdc2d1d9139c387c", "bdc2d1d9139c387c"}},
+  };
+  for (const auto& [name, hashes] : expected) {
+    const CompilerInfo& info = FindCompiler(name);
+    const RunSpec run = BaseRun();
+    EXPECT_EQ(ConfigHash(run, DefaultCompilerConfig(info, 2), 10), hashes.first)
+        << name << " defaults:\n" << FingerprintText(run, DefaultCompilerConfig(info, 2), 10);
+    const CompilerConfig shipped =
+        LoadCompilerConfig(std::string(NGB_SOURCE_DIR) + "/configs/" + name + ".yaml", info, 2);
+    EXPECT_EQ(ConfigHash(run, shipped, 10), hashes.second)
+        << name << " configs/" << name << ".yaml:\n" << FingerprintText(run, shipped, 10);
+  }
 }
 
 }  // namespace

@@ -19,12 +19,6 @@ namespace ngraphbench {
 
 namespace {
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool FileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
-
 // The device label names a directory under --results: one path component that analyze finds,
 // never '..' or a hidden or nested directory.
 void CheckDeviceLabel(const std::string& label) {
@@ -55,66 +49,6 @@ void ExecOrExit(const std::vector<std::string>& argv) {
   ::execv(args[0], args.data());
   std::fprintf(stderr, "cannot exec %s: %s\n", args[0], std::strerror(errno));
   ::_exit(127);
-}
-
-ExperimentConfig ResolveExperiment(const GridArgs& args) {
-  const std::string experiments_path = args.configs_dir + "/experiments.yaml";
-  ExperimentsFile file = LoadExperiments(experiments_path);
-  ExperimentConfig e;
-  if (EndsWith(args.experiment, ".onnx")) {
-    // An external model named on the command line: one-model experiment with the defaults.
-    // Its file is checked below, with every external model.
-    e = file.defaults;
-    e.name = "onnx";
-    e.family = "onnx";
-    e.description = "external model " + args.experiment;
-    e.models = {args.experiment};
-  } else {
-    e = file.Find(args.experiment);
-  }
-  if (args.warmup) e.warmup = *args.warmup;
-  if (args.repeats) {
-    if (*args.repeats < 1) throw InputError("--repeats must be >= 1");
-    e.repeats = *args.repeats;
-  }
-  if (args.stop) {
-    if (*args.stop != "fixed" && *args.stop != "ci") {
-      throw InputError("--stop is '" + *args.stop + "'; allowed: fixed, ci");
-    }
-    e.stop = *args.stop;
-  }
-  if (args.timeout_s) {
-    if (!(*args.timeout_s > 0)) throw InputError("--timeout must be > 0 seconds");
-    e.timeout_s = *args.timeout_s;
-  }
-  if (e.family == "onnx") {
-    // Check every external model now, so a bad file stops the run before anything is written.
-    for (const auto& path : e.models) {
-      if (!FileExists(path)) throw InputError("ONNX file '" + path + "' does not exist");
-      const int64_t fixed = OnnxFixedBatchSize(path);
-      if (fixed > 0 && e.models.size() == 1) {
-        // A model exported at one batch size runs at that size only.
-        e.batch_sizes = e.quick_batch_sizes = {fixed};
-      }
-      // As the worker will build it (models/zoo.cc): imported, and its operators checked.
-      ModelSpec spec;
-      spec.family = "onnx";
-      spec.name = spec.onnx_path = path;
-      BuildModel(spec, e.batch_sizes.front());
-    }
-  }
-  return e;
-}
-
-std::vector<RunSpec> ResolveGrid(const GridArgs& args) {
-  return ExpandGrid(ResolveExperiment(args), args.quick);
-}
-
-CompilerConfig ResolveCompilerConfig(const std::string& configs_dir, const CompilerInfo& info,
-                                     int all_cores) {
-  const std::string path = configs_dir + "/" + info.name + ".yaml";
-  return FileExists(path) ? LoadCompilerConfig(path, info, all_cores)
-                          : DefaultCompilerConfig(info, all_cores);
 }
 
 std::string RunDirectory(const RunArgs& args) {

@@ -11,19 +11,10 @@
 #include "ngraphbench/experiments/config.h"
 #include "ngraphbench/experiments/estimate.h"
 #include "ngraphbench/experiments/grid.h"
+#include "ngraphbench/experiments/resolve.h"
 #include "ngraphbench/results/row.h"
 
 namespace ngraphbench {
-
-// What selects a grid of runs: shared by run, worker, expand and export.
-struct GridArgs {
-  std::string experiment;  // a name in experiments.yaml, or a path to an .onnx file
-  bool quick = false;
-  std::string configs_dir = "configs";
-  std::optional<int64_t> warmup, repeats;  // override the experiment's settings
-  std::optional<double> timeout_s;
-  std::optional<std::string> stop;  // overrides the experiment's `stop` rule
-};
 
 struct RunArgs {
   GridArgs grid;
@@ -56,14 +47,6 @@ struct WorkerArgs {
   std::string reference_compiler, reference_out;
 };
 
-// The experiment `args` names, with command-line overrides applied, validated.
-ExperimentConfig ResolveExperiment(const GridArgs& args);
-// The runs of that experiment.
-std::vector<RunSpec> ResolveGrid(const GridArgs& args);
-// configs/<compiler>.yaml validated against the registry, or the defaults if it does not exist;
-// threads 0 resolves to `all_cores` (AvailableCores() when 0).
-CompilerConfig ResolveCompilerConfig(const std::string& configs_dir, const CompilerInfo& info,
-                                     int all_cores = 0);
 // results/<device>/<compiler>
 std::string RunDirectory(const RunArgs& args);
 // The command line that reruns one run in a worker, for messages and the scheduler.
@@ -88,9 +71,6 @@ std::map<std::string, double> ModelMacs(const std::vector<RunSpec>& runs,
 // and the config, so every process of a sweep, started at any time, computes the same.
 EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArgs& args,
                                   const CompilerConfig& config, bool use_measured);
-// The runs of `shard` (in grid order); the estimated seconds of the shard and of the whole grid.
-std::vector<RunSpec> SelectShard(const std::vector<RunSpec>& runs, const ShardSpec& shard,
-                                 const EstimateInputs& inputs, double* shard_s, double* total_s);
 // "H:MM:SS".
 std::string FormatHours(double seconds);
 int CmdList(bool experiments, bool models, bool compilers, const std::string& configs_dir);

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <numeric>
 #include <sstream>
 
 #include "ngraphbench/cli/commands.h"
@@ -74,25 +73,6 @@ EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArg
     }
   }
   return in;
-}
-
-std::vector<RunSpec> SelectShard(const std::vector<RunSpec>& runs, const ShardSpec& shard,
-                                 const EstimateInputs& inputs, double* shard_s, double* total_s) {
-  std::vector<double> costs;
-  std::vector<std::string> ids;
-  for (const RunSpec& run : runs) {
-    costs.push_back(EstimateRun(run, inputs).seconds);
-    ids.push_back(run.run_id);
-  }
-  std::vector<RunSpec> mine;
-  double sum = 0;
-  for (size_t i : ShardIndices(costs, ids, shard)) {
-    mine.push_back(runs[i]);
-    sum += costs[i];
-  }
-  if (shard_s) *shard_s = sum;
-  if (total_s) *total_s = std::accumulate(costs.begin(), costs.end(), 0.0);
-  return mine;
 }
 
 std::string FormatHours(double seconds) {

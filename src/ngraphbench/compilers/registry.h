@@ -1,6 +1,6 @@
-// The compilers ngraphbench knows, as plain data (one line per compiler in
-// registry.cc). The scheduler uses this to validate configs without loading any vendor SDK;
-// workers load the module itself.
+// The compilers ngraphbench knows: one description per compiler folder (compilers/description.h),
+// read from build/compilers/. The scheduler uses them to validate configs without loading any
+// vendor SDK; workers load the module itself.
 #pragma once
 
 #include <memory>
@@ -8,28 +8,23 @@
 #include <vector>
 
 #include "ngraphbench/compilers/compiler.h"
+#include "ngraphbench/compilers/description.h"
 #include "ngraphbench/compilers/options.h"
 
 namespace ngraphbench {
 
-struct CompilerInfo {
-  std::string name;
-  std::string role;  // as in the README's table
-  std::string sdk;
-  bool consumes_onnx = false;  // the worker exports ONNX bytes before compiling
-  std::vector<std::string> devices;     // first is the default
-  std::vector<std::string> precisions;  // first is the default
-  std::vector<std::string> opt_levels;  // first is the default
-  std::vector<OptionSpec> options;      // compiler-specific keys
-  std::string enable_hint;              // how to get the module built
-};
-
+// Every compiler of the source tree, built or not, in the descriptions' order; read once from
+// CompilerDescriptionDir(). Throws InputError when a description is missing or invalid.
 const std::vector<CompilerInfo>& AllCompilers();
 
 // Throws InputError naming the known compilers.
 const CompilerInfo& FindCompiler(const std::string& name);
 
-// The module's path: beside the running binary, or in $NGRAPHBENCH_MODULE_DIR.
+// Where modules are: beside the running binary, or $NGRAPHBENCH_MODULE_DIR.
+std::string ModuleDir();
+// ModuleDir()/compilers: the descriptions CMake copies there from every compiler folder.
+std::string CompilerDescriptionDir();
+// The module's path: ModuleDir()/libngraphbench_<name>.so.
 std::string ModulePath(const std::string& name);
 bool IsBuilt(const std::string& name);
 

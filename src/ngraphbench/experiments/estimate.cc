@@ -6,6 +6,7 @@
 #include <numeric>
 #include <optional>
 
+#include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 
 namespace ngraphbench {
@@ -18,12 +19,10 @@ struct Parts {
   std::optional<double> timed_s;  // the timed window, where the run's own row gives it
 };
 
+// Each compiler's description says it (prior_compile_s in its compiler.yaml): TVM compiles
+// through Python and LLVM (seconds per model, untuned), most others in under a second.
 double PriorCompileS(const std::string& compiler) {
-  // TVM compiles through Python and LLVM (seconds per model, untuned); the others in well under
-  // a second for the synthetic models.
-  if (compiler == "tvm") return 10.0;
-  if (compiler == "openvino" || compiler == "torchscript" || compiler == "tensorrt") return 2.0;
-  return 0.5;
+  return FindCompiler(compiler).prior_compile_s;
 }
 
 double Macs(const EstimateInputs& in, const std::string& model) {
@@ -158,6 +157,25 @@ std::vector<size_t> ShardIndices(const std::vector<double>& costs,
     if (static_cast<int>(to) == shard.index - 1) mine.push_back(i);
   }
   std::sort(mine.begin(), mine.end());
+  return mine;
+}
+
+std::vector<RunSpec> SelectShard(const std::vector<RunSpec>& runs, const ShardSpec& shard,
+                                 const EstimateInputs& inputs, double* shard_s, double* total_s) {
+  std::vector<double> costs;
+  std::vector<std::string> ids;
+  for (const RunSpec& run : runs) {
+    costs.push_back(EstimateRun(run, inputs).seconds);
+    ids.push_back(run.run_id);
+  }
+  std::vector<RunSpec> mine;
+  double sum = 0;
+  for (size_t i : ShardIndices(costs, ids, shard)) {
+    mine.push_back(runs[i]);
+    sum += costs[i];
+  }
+  if (shard_s) *shard_s = sum;
+  if (total_s) *total_s = std::accumulate(costs.begin(), costs.end(), 0.0);
   return mine;
 }
 

@@ -58,5 +58,8 @@ ShardSpec ParseShard(const std::string& text);
 // give every process the same partition; the union of all shards is every run, once.
 std::vector<size_t> ShardIndices(const std::vector<double>& costs,
                                  const std::vector<std::string>& run_ids, const ShardSpec& shard);
+// The runs of `shard` (in grid order); the estimated seconds of the shard and of the whole grid.
+std::vector<RunSpec> SelectShard(const std::vector<RunSpec>& runs, const ShardSpec& shard,
+                                 const EstimateInputs& inputs, double* shard_s, double* total_s);
 
 }  // namespace ngraphbench

@@ -7,7 +7,8 @@
 //
 // Compiled libraries are cached under <cache_dir>/tvm/<key>/ where the key hashes everything the
 // library depends on: the ONNX bytes, the target (and, for the detected host target, this CPU's
-// model and flags), the TVM version, the tuning settings and the compile script itself. A rerun,
+// model and flags), the TVM version, the tuning settings and the compile script itself with the
+// modules it imports from its folder (python/tvm_*.py, e.g. tvm_schedules.py). A rerun,
 // or a second batch size of a model compiled before, then costs a library load instead of a
 // compile. Tuning records live in <cache_dir>/tvm/tuning/<key>/ shared by every model tuned
 // with the same target, TVM version and settings (see python/tvm_compile.py).
@@ -128,6 +129,24 @@ std::string LastLine(const std::string& text) {
     if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
   }
   return last;
+}
+
+// The other tvm_*.py files beside the compile script, in name order: the modules it imports from
+// its own folder (python puts a script's folder on sys.path), e.g. tvm_schedules.py.
+std::vector<fs::path> CompileModules(const std::string& script_path) {
+  const fs::path script(script_path);
+  const fs::path dir = script.parent_path().empty() ? fs::path(".") : script.parent_path();
+  std::vector<fs::path> modules;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name != script.filename().string() && name.rfind("tvm_", 0) == 0 &&
+        it->path().extension() == ".py" && it->is_regular_file()) {
+      modules.push_back(it->path());
+    }
+  }
+  std::sort(modules.begin(), modules.end());
+  return modules;
 }
 
 // Runs argv with stdout and stderr appended to `log`; returns the exit status (or -signal).
@@ -365,7 +384,13 @@ class TvmCompiler : public Compiler {
       std::sort(data_files.begin(), data_files.end());
       for (const auto& f : data_files) entry_key.Add(f.filename().string()).AddFile(f);
     }
-    entry_key.Add(script).Add(std::to_string(trials));
+    entry_key.Add(script);
+    // The modules the script imports from its folder (python/tvm_*.py, e.g. the default schedules
+    // in tvm_schedules.py), by name and content in name order: a changed schedule is a new build.
+    for (const fs::path& module : CompileModules(script_path)) {
+      entry_key.Add(module.filename().string()).AddFile(module);
+    }
+    entry_key.Add(std::to_string(trials));
     if (trials > 0) entry_key.Add(std::to_string(threads));
 
     const bool cached = !request.cache_dir.empty();
@@ -424,7 +449,7 @@ class TvmCompiler : public Compiler {
         // On a hit, what the original compile spent: the row's compile_s is the load time.
         {"tuning_s", std::to_string(meta.value("tuning_s", 0.0))},
         {"codegen_s", std::to_string(meta.value("build_s", 0.0))},
-        // "default": functions without a tuning record got python/tvm_compile.py's default CPU
+        // "default": functions without a tuning record got python/tvm_schedules.py's default CPU
         // schedule; "default:N_unscheduled" or "loops:<why>" where TVM's plain loops remain.
         {"schedule", meta.value("schedule", "unknown")},
         {"target", meta.value("target", target)},

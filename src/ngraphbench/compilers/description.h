@@ -1,0 +1,41 @@
+// What a compiler module is, as data: src/ngraphbench/compilers/<name>/compiler.yaml, copied at
+// configure time to build/compilers/<name>.yaml beside the binary. The scheduler validates
+// configs and lists compilers from these files alone, so it never loads a vendor SDK, and knows
+// every compiler of the source tree, built or not.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ngraphbench/compilers/options.h"
+
+namespace ngraphbench {
+
+struct CompilerInfo {
+  std::string name;  // the folder's name: libngraphbench_<name>.so, configs/<name>.yaml
+  std::string role;  // as in the README's table
+  std::string sdk;
+  bool consumes_onnx = false;  // the worker exports ONNX bytes before compiling
+  std::vector<std::string> devices;     // first is the default
+  std::vector<std::string> precisions;  // first is the default
+  std::vector<std::string> opt_levels;  // first is the default
+  std::vector<OptionSpec> options;      // compiler-specific keys
+  std::string enable_hint;              // how to get the module built
+  // The sweep estimate's guess at build + compile + first run of one synthetic model, used
+  // until the compiler has measured rows of its own (experiments/estimate.h).
+  double prior_compile_s = 0.5;
+  int order = 1000;  // position in `list --compilers` and the like; ties go by name
+};
+
+// One description; `path` names the file in messages and gives the name the description must
+// carry (its folder's for .../<name>/compiler.yaml, else the file's stem). Throws InputError
+// naming the file and the key for unknown keys, wrong types, missing fields and options whose
+// default their own rules would refuse.
+CompilerInfo ParseCompilerDescription(const std::string& text, const std::string& path);
+CompilerInfo LoadCompilerDescription(const std::string& path);
+
+// Every <name>.yaml in `dir`, sorted by order and then name. Throws InputError when `dir` holds
+// none (a build tree from before descriptions, or a binary copied away from its build tree).
+std::vector<CompilerInfo> LoadCompilerDescriptions(const std::string& dir);
+
+}  // namespace ngraphbench

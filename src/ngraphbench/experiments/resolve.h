@@ -1,0 +1,36 @@
+// From what the command line names (an experiment, overrides, a configs folder) to what runs: the
+// experiment validated, its grid of runs, and a compiler's config. Shared by run, worker, expand
+// and export (cli/), which only parse arguments and call these.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/experiments/config.h"
+#include "ngraphbench/experiments/grid.h"
+
+namespace ngraphbench {
+
+// What selects a grid of runs: shared by run, worker, expand and export.
+struct GridArgs {
+  std::string experiment;  // a name in experiments.yaml, or a path to an .onnx file
+  bool quick = false;
+  std::string configs_dir = "configs";
+  std::optional<int64_t> warmup, repeats;  // override the experiment's settings
+  std::optional<double> timeout_s;
+  std::optional<std::string> stop;  // overrides the experiment's `stop` rule
+};
+
+// The experiment `args` names, with command-line overrides applied, validated.
+ExperimentConfig ResolveExperiment(const GridArgs& args);
+// The runs of that experiment.
+std::vector<RunSpec> ResolveGrid(const GridArgs& args);
+// configs/<compiler>.yaml validated against the registry, or the defaults if it does not exist;
+// threads 0 resolves to `all_cores` (AvailableCores() when 0).
+CompilerConfig ResolveCompilerConfig(const std::string& configs_dir, const CompilerInfo& info,
+                                     int all_cores = 0);
+
+}  // namespace ngraphbench

@@ -1,0 +1,66 @@
+// The fork-and-compare harness of the conformance suite (conformance_test.cc), shared with the
+// torch compiler tests (torch_compilers_test.cc): cases (a graph and its inputs), running one
+// compiler on them in forked children, and comparing outputs with a reference's.
+//
+// Vendor SDKs must not meet in one process, so RunCompiler runs each compiler in a forked child
+// that loads only its module; the parent never loads one. A child that crashes costs the case it
+// was running: the parent records it and starts another child for the cases after it.
+//
+// Tolerance (fp32): max |out - ref| <= 1e-4 * max(1, max |ref|) per output. Reassociated fp32
+// sums (blocked GEMM, Winograd, folded BatchNorm) differ from the reference by ~1e-6 relative on
+// these sizes; 1e-4 leaves two orders of margin and still catches any wrong semantics.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/core/tensor.h"
+#include "ngraphbench/graph/ir.h"
+
+namespace ngraphbench::test_support {
+
+constexpr double kRelativeTolerance = 1e-4;
+
+struct Case {
+  std::string name;
+  Graph graph;
+  bool model = false;  // a benchmark model: every compiler must run it
+  std::vector<HostTensor> inputs;
+  std::string onnx;  // filled when some built compiler consumes ONNX
+  std::string op;    // operator cases: the table row the case verifies
+};
+
+// What one compiler produced for one case.
+struct Outcome {
+  enum Status : int32_t { kOk = 0, kCompileError = 1, kFailed = 2, kCrashed = 3 };
+  int32_t status = kFailed;
+  std::string error;
+  std::vector<HostTensor> outputs;
+};
+
+// Inputs for `graph`, one per graph input: input j drawn by RandomNormal with seed `seed + j`.
+std::vector<HostTensor> RandomInputs(const Graph& graph, uint64_t seed);
+
+// Sets `inputs`, runs `runs` times (a second run must not depend on state the first left behind)
+// and returns the outputs.
+std::vector<HostTensor> RunExecutable(Executable& exe, const std::vector<HostTensor>& inputs,
+                                      int runs = 1);
+
+// `c` on `compiler` with the default config of `info`, run twice: its outputs, or the error.
+Outcome RunCase(Compiler& compiler, const CompilerInfo& info, const Case& c);
+
+// Runs `name` on every case in child processes. A child that dies costs the case it was running
+// (kCrashed, with the signal); the next child starts after it. `unchecked` turns the operator
+// table's check off in the child, so that the SDK meets what the table calls unsupported.
+std::vector<Outcome> RunCompiler(const std::string& name, const std::vector<Case>& cases,
+                                 bool unchecked = false);
+
+// Empty when `out` matches `ref` within `tolerance` (relative to the output's scale,
+// max(1, max |ref|)); else what differs. `worst` grows to the largest absolute difference
+// relative to that scale.
+std::string Compare(const std::vector<HostTensor>& ref, const std::vector<HostTensor>& out,
+                    const Graph& graph, double& worst, double tolerance = kRelativeTolerance);
+
+}  // namespace ngraphbench::test_support

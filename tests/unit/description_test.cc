@@ -1,0 +1,257 @@
+// Compiler descriptions (compilers/<name>/compiler.yaml): strict parsing with messages that name
+// the file, discovery of a folder of them, and the descriptions of this source tree as the
+// registry sees them in the build tree.
+#include "ngraphbench/compilers/description.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/core/error.h"
+
+namespace ngraphbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kMinimal =
+    "name: demo\n"
+    "role: a test\n"
+    "sdk: none\n"
+    "devices: [cpu]\n"
+    "precisions: [fp32]\n"
+    "opt_levels: [default]\n"
+    "enable_hint: always built\n";
+
+// The message of the InputError that parsing `text` as .../demo/compiler.yaml throws.
+std::string ErrorOf(const std::string& text, const std::string& path = "/src/demo/compiler.yaml") {
+  try {
+    ParseCompilerDescription(text, path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted:\n" << text;
+  return "";
+}
+
+void ExpectError(const std::string& text, const std::string& part) {
+  const std::string m = ErrorOf(text);
+  EXPECT_EQ(m.rfind("/src/demo/compiler.yaml: ", 0), 0u) << m;
+  EXPECT_NE(m.find(part), std::string::npos) << "want '" << part << "' in: " << m;
+}
+
+TEST(Description, AMinimalOneTakesItsDefaults) {
+  const CompilerInfo info = ParseCompilerDescription(kMinimal, "/src/demo/compiler.yaml");
+  EXPECT_EQ(info.name, "demo");
+  EXPECT_EQ(info.devices, std::vector<std::string>{"cpu"});
+  EXPECT_FALSE(info.consumes_onnx);
+  EXPECT_TRUE(info.options.empty());
+  EXPECT_EQ(info.order, 1000);
+  EXPECT_DOUBLE_EQ(info.prior_compile_s, 0.5);
+  // A build tree's copy is named after the compiler.
+  EXPECT_EQ(ParseCompilerDescription(kMinimal, "build/compilers/demo.yaml").name, "demo");
+}
+
+TEST(Description, OptionDefaultsAreStoredInCanonicalText) {
+  const CompilerInfo info = ParseCompilerDescription(
+      std::string(kMinimal) +
+          "options:\n"
+          "  - {key: n, type: int, default: 0x0c, help: h}\n"
+          "  - {key: b, type: bool, default: yes, help: h}\n"
+          "  - {key: s, type: string, default: \"\", help: h}\n"
+          "  - {key: m, type: string, default: A, allowed: [A], refused: [B], "
+          "refused_reason: why, help: h}\n"
+          "  - {key: k, type: int, default: 1, min: 0, max: 1, refused_reason: why, help: h}\n",
+      "/src/demo/compiler.yaml");
+  ASSERT_EQ(info.options.size(), 5u);
+  EXPECT_EQ(info.options[0].default_value, "12");
+  EXPECT_EQ(info.options[0].min_value, 0);  // OptionSpec's own default
+  EXPECT_EQ(info.options[1].default_value, "true");
+  EXPECT_EQ(info.options[2].default_value, "");
+  EXPECT_EQ(info.options[3].refused, std::vector<std::string>{"B"});
+  EXPECT_EQ(info.options[4].max_value, 1);
+  EXPECT_EQ(info.options[4].refused_reason, "why");
+}
+
+TEST(Description, MistakesAreRefusedNamingTheFileAndTheKey) {
+  const std::string m = kMinimal;
+  ExpectError(m + "colour: red\n", "'colour' is not a known key here; allowed keys: name,");
+  ExpectError("role: a test\nsdk: none\ndevices: [cpu]\nprecisions: [fp32]\n"
+              "opt_levels: [default]\nenable_hint: x\n",
+              "the top level needs 'name'");
+  ExpectError(m + "name: other\n", "'name' is given twice");
+  EXPECT_NE(ErrorOf(kMinimal, "/src/other/compiler.yaml")
+                .find("'name' is 'demo', but the file describes compiler 'other'"),
+            std::string::npos);
+  ExpectError(std::string(kMinimal).replace(0, 10, "name: null"), "'name' is empty");
+  ExpectError(std::string(kMinimal).replace(std::string(kMinimal).find("[cpu]"), 5, "cpu"),
+              "'devices' must be a list of names");
+  ExpectError(std::string(kMinimal).replace(std::string(kMinimal).find("[cpu]"), 5, "[]"),
+              "'devices' must not be empty");
+  ExpectError(std::string(kMinimal).replace(std::string(kMinimal).find("[cpu]"), 5, "[cpu, cpu]"),
+              "'devices[1]' repeats 'cpu'");
+  ExpectError(m + "consumes_onnx: maybe\n", "'consumes_onnx' must be true or false");
+  ExpectError(m + "order: first\n", "'order' must be an integer");
+  ExpectError(m + "options: {n: 1}\n", "'options' must be a list of mappings");
+  ExpectError(m + "options:\n  - {key: n, type: float, default: 1, help: h}\n",
+              "'options[0].type' is 'float'; allowed values: int, string, bool");
+  ExpectError(m + "options:\n  - {key: n, type: int, default: one, help: h}\n",
+              "'options[0].default' must be an integer, got 'one'");
+  ExpectError(m + "options:\n  - {key: n, type: int, default: 9, max: 5, help: h}\n",
+              "'options[0].default' is 9, outside the option's own range [0, 5]");
+  ExpectError(m + "options:\n  - {key: n, type: int, default: 1, help: h, tip: t}\n",
+              "'options[0].tip' is not a known key here");
+  ExpectError(m + "options:\n  - {key: n, type: int, default: 1}\n", "'options[0]' needs 'help'");
+  ExpectError(m + "options:\n  - {key: n, type: int, default: 1, allowed: [1], help: h}\n",
+              "'options[0].allowed' applies to options of type string only");
+  ExpectError(m + "options:\n  - {key: s, type: string, default: c, allowed: [a, b], help: h}\n",
+              "'options[0].default' is 'c', not one of 'allowed': a, b");
+  ExpectError(m + "options:\n  - {key: s, type: string, default: a, refused: [b], help: h}\n",
+              "lists 'refused' values without 'refused_reason'");
+  ExpectError(m + "options:\n  - {key: s, type: string, default: a, refused_reason: r, help: h}\n",
+              "'options[0].refused_reason' explains nothing");
+  ExpectError(m + "options:\n  - {key: b, type: bool, default: false, help: h}\n"
+                  "  - {key: b, type: bool, default: true, help: h}\n",
+              "'options[1].key' repeats 'b'");
+  ExpectError(m + "options:\n  - {key: Bad-Key, type: bool, default: true, help: h}\n",
+              "'options[0].key' is 'Bad-Key'");
+  ExpectError("[", "not valid YAML");
+  ExpectError("", "the top level must be a mapping");
+}
+
+class DescriptionDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("ngb_descriptions_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+  }
+  static std::string Named(const std::string& name, const std::string& extra = "") {
+    std::string text = kMinimal;
+    return text.replace(0, 10, "name: " + name) + extra;
+  }
+  fs::path dir_;
+};
+
+TEST_F(DescriptionDir, EveryDescriptionIsFoundInOrderThenByName) {
+  Write("zeta.yaml", Named("zeta", "order: 1\n"));
+  Write("beta.yaml", Named("beta"));
+  Write("alpha.yaml", Named("alpha"));
+  Write("notes.txt", "not a description");
+  const std::vector<CompilerInfo> all = LoadCompilerDescriptions(dir_.string());
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].name, "zeta");
+  EXPECT_EQ(all[1].name, "alpha");
+  EXPECT_EQ(all[2].name, "beta");
+}
+
+TEST_F(DescriptionDir, AnEmptyFolderOrABadDescriptionIsAnInputError) {
+  try {
+    LoadCompilerDescriptions(dir_.string());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no compiler descriptions"), std::string::npos);
+  }
+  Write("good.yaml", Named("good"));
+  Write("bad.yaml", Named("bad", "devices: [cpu]\n"));
+  try {
+    LoadCompilerDescriptions(dir_.string());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find((dir_ / "bad.yaml").string() + ": 'devices' is given twice"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// The build tree holds a copy of every compiler folder's description (CMake's configure step),
+// built or not, and the registry lists them in their `order`.
+TEST(Registry, KnowsEveryCompilerFolderOfTheSourceTree) {
+  std::vector<std::string> folders;
+  for (const auto& entry : fs::directory_iterator(fs::path(NGB_SOURCE_DIR) / "src" /
+                                                  "ngraphbench" / "compilers")) {
+    if (fs::exists(entry.path() / "compiler.yaml")) {
+      folders.push_back(entry.path().filename().string());
+      const CompilerInfo source = LoadCompilerDescription((entry.path() / "compiler.yaml").string());
+      EXPECT_EQ(source.name, folders.back());
+      EXPECT_EQ(source.options.size(), FindCompiler(source.name).options.size()) << source.name;
+    }
+  }
+  EXPECT_EQ(folders.size(), AllCompilers().size());
+  // The order `list --compilers` has always printed; a compiler added later goes anywhere.
+  std::vector<std::string> known;
+  for (const auto& info : AllCompilers()) {
+    for (const char* name :
+         {"null", "onnxruntime", "tensorrt", "identity", "torchscript", "openvino", "tvm"}) {
+      if (info.name == name) known.push_back(name);
+    }
+  }
+  EXPECT_EQ(known, (std::vector<std::string>{"null", "onnxruntime", "tensorrt", "identity",
+                                             "torchscript", "openvino", "tvm"}));
+}
+
+// What the compiled-in registry said before descriptions, for the two compilers with the most
+// varied options: config validation must accept and refuse exactly what it did.
+TEST(Registry, DescriptionsSayWhatTheCompiledInRegistrySaid) {
+  const CompilerInfo& ort = FindCompiler("onnxruntime");
+  EXPECT_EQ(ort.role, "software-level optimization");
+  EXPECT_EQ(ort.sdk, "ONNX Runtime C/C++ API");
+  EXPECT_TRUE(ort.consumes_onnx);
+  EXPECT_EQ(ort.devices, (std::vector<std::string>{"cpu", "cuda"}));
+  EXPECT_EQ(ort.precisions, std::vector<std::string>{"fp32"});
+  EXPECT_EQ(ort.opt_levels, (std::vector<std::string>{"all", "extended", "basic", "disable"}));
+  ASSERT_EQ(ort.options.size(), 2u);
+  EXPECT_EQ(ort.options[0].key, "inter_op_threads");
+  EXPECT_EQ(ort.options[0].type, OptionType::kInt);
+  EXPECT_EQ(ort.options[0].default_value, "1");
+  EXPECT_EQ(ort.options[1].key, "execution_mode");
+  EXPECT_EQ(ort.options[1].default_value, "sequential");
+  EXPECT_EQ(ort.options[1].allowed, (std::vector<std::string>{"sequential", "parallel"}));
+  EXPECT_EQ(ort.enable_hint,
+            "run ./setup.sh (installs the onnxruntime wheel and headers), or configure with "
+            "-DNGB_ORT_LIBRARY=<libonnxruntime.so> -DNGB_ORT_INCLUDE_DIR=<headers>");
+
+  const CompilerInfo& ov = FindCompiler("openvino");
+  EXPECT_EQ(ov.devices, (std::vector<std::string>{"cpu", "gpu", "auto"}));
+  EXPECT_EQ(ov.precisions, (std::vector<std::string>{"fp32", "bf16", "fp16"}));
+  EXPECT_EQ(ov.opt_levels, std::vector<std::string>{"default"});
+  ASSERT_EQ(ov.options.size(), 3u);
+  const OptionSpec& hint = ov.options[0];
+  EXPECT_EQ(hint.key, "performance_hint");
+  EXPECT_EQ(hint.default_value, "LATENCY");
+  EXPECT_EQ(hint.allowed, std::vector<std::string>{"LATENCY"});
+  EXPECT_EQ(hint.refused, std::vector<std::string>{"THROUGHPUT"});
+  const std::string one_sync_request =
+      "ngraphbench times one synchronous infer request per run, and OpenVINO's throughput mode "
+      "(performance_hint THROUGHPUT, num_streams > 1) only pays off with several requests in "
+      "flight, so the row would be mislabelled; use performance_hint LATENCY with num_streams 0 "
+      "or 1, and OpenVINO's own benchmark_app (-hint throughput) to measure throughput mode";
+  EXPECT_EQ(hint.refused_reason, one_sync_request);
+  const OptionSpec& streams = ov.options[1];
+  EXPECT_EQ(streams.key, "num_streams");
+  EXPECT_EQ(streams.default_value, "0");
+  EXPECT_EQ(streams.min_value, 0);
+  EXPECT_EQ(streams.max_value, 1);
+  EXPECT_EQ(streams.refused_reason, one_sync_request);
+  EXPECT_EQ(ov.options[2].key, "cache_dir");
+  EXPECT_EQ(ov.options[2].default_value, "");
+  EXPECT_EQ(ov.enable_hint,
+            "run ./setup.sh (scripts/setup/openvino.sh installs the openvino wheel), or configure "
+            "with -DOpenVINO_DIR=$(python -c 'from openvino.utils import get_cmake_path; "
+            "print(get_cmake_path())')");
+
+  // The sweep estimate's priors, formerly a list of names in experiments/estimate.cc.
+  EXPECT_DOUBLE_EQ(FindCompiler("tvm").prior_compile_s, 10.0);
+  EXPECT_DOUBLE_EQ(ov.prior_compile_s, 2.0);
+  EXPECT_DOUBLE_EQ(ort.prior_compile_s, 0.5);
+}
+
+}  // namespace
+}  // namespace ngraphbench
