@@ -104,9 +104,10 @@ def specialize_shape_operands(module, inputs, torch):
     from torch.Size, or unbacked sizes). Shapes are static here: running the module once on the
     example inputs (ShapeProp) gives each node's result shape, which is all a constant-shape
     Reshape or Expand needs (ONNX Expand's bidirectional broadcast is torch.broadcast_to of the
-    input to that result shape); Split's sizes are the constant's values. Other onnx2torch
-    modules that read a tensor operand's values (Slice, Pad, Resize, ConstantOfShape, ...) are
-    left as they are: a model using them fails in torch.export, naming the module.
+    input to that result shape); Split's sizes are the constant's values; a Slice with constant
+    starts, ends, axes and steps becomes its indexing. Other onnx2torch modules that read a
+    tensor operand's values (Pad, Resize, ConstantOfShape, ...) are left as they are: a model
+    using them fails in torch.export, naming the module.
     Returns how many nodes were replaced.
     """
     from torch.fx.passes.shape_prop import ShapeProp  # pylint: disable=import-outside-toplevel
@@ -142,8 +143,49 @@ def specialize_shape_operands(module, inputs, torch):
                 "OnnxUnsqueezeDynamicAxes": reshape, "OnnxExpand": expand, "OnnxSplit13": split,
                 "OnnxGather": gather}
     ShapeProp(module).propagate(*inputs)
+
+    def constant_of(arg):
+        if getattr(arg, "op", None) != "get_attr":
+            return None
+        value = module
+        for part in arg.target.split("."):
+            value = getattr(value, part)
+        return value
+
+    # Slice's starts, ends, axes and steps are operands too (onnx2torch reads them with .numpy()
+    # at run time): with all of them constant, its own index computation is done here once, and
+    # the node becomes its indexing with Python ints and slices.
+    from onnx2torch.node_converters import slice as onnx_slice  # pylint: disable=import-outside-toplevel
+
+    def as_ints(value):
+        return None if value is None else value.detach().cpu().numpy().astype("int64")
+
+    def python_ints(items):
+        return [slice(*(None if v is None else int(v) for v in (i.start, i.stop, i.step)))
+                if isinstance(i, slice) else i for i in items]
+
     replaced = 0
     for node in list(module.graph.nodes):
+        if (node.op == "call_module" and not node.kwargs and len(node.args) >= 3 and
+                type(module.get_submodule(node.target)).__name__ == "OnnxSlice"):
+            operands = [constant_of(arg) for arg in node.args[1:]]
+            if any(value is None for value in operands):
+                continue
+            operands += [None] * (4 - len(operands))
+            starts, ends, axes, steps = operands
+            # As onnx2torch's forward passes them: starts and ends are iterated, axes and steps
+            # converted from tensors.
+            flip, pos, neg = onnx_slice._get_slices(  # pylint: disable=protected-access
+                as_ints(starts), as_ints(ends), axes, steps)
+            args = (node.args[0], [int(d) for d in flip], python_ints(pos), python_ints(neg))
+            with module.graph.inserting_after(node):
+                new = module.graph.call_function(
+                    onnx_slice._do_slice, args)  # pylint: disable=protected-access
+            new.meta = dict(node.meta)
+            node.replace_all_uses_with(new)
+            module.graph.erase_node(node)
+            replaced += 1
+            continue
         if node.op != "call_module" or len(node.args) != 2 or node.kwargs:
             continue
         submodule = module.get_submodule(node.target)
@@ -167,6 +209,34 @@ def specialize_shape_operands(module, inputs, torch):
     module.delete_all_unused_submodules()
     module.recompile()
     return replaced
+
+
+def drop_inert_allowzero(model):
+    """Clears Reshape's allowzero=1 where the target shape is a constant without zeros.
+
+    allowzero only changes what a 0 in the shape means (copy the input's dimension, or an empty
+    dimension); without a 0 both readings are the same reshape. PyTorch's dynamo exporter writes
+    allowzero=1 on every Reshape, and onnx2torch refuses the attribute outright. Returns how many
+    were cleared.
+    """
+    from onnx import numpy_helper  # pylint: disable=import-outside-toplevel
+
+    constants = {init.name: init for init in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type == "Constant":
+            for attr in node.attribute:
+                if attr.name == "value":
+                    constants[node.output[0]] = attr.t
+    cleared = 0
+    for node in model.graph.node:
+        if node.op_type != "Reshape" or len(node.input) < 2 or node.input[1] not in constants:
+            continue
+        for attr in list(node.attribute):
+            if attr.name == "allowzero" and attr.i == 1:
+                if 0 not in numpy_helper.to_array(constants[node.input[1]]).tolist():
+                    node.attribute.remove(attr)
+                    cleared += 1
+    return cleared
 
 
 def example_inputs(model, torch):
@@ -225,6 +295,7 @@ def main():
         start = time.monotonic()
         # Weights stored as external data are read from the files beside the model.
         model = onnx.load(args.onnx, load_external_data=True)
+        meta["allowzero_cleared"] = drop_inert_allowzero(model)
         inputs = example_inputs(model, torch)
         module = onnx2torch.convert(model).eval()
         with torch.no_grad():
