@@ -1,6 +1,6 @@
 # Sourced by setup.sh. `inductor` (TorchInductor ahead of time): the same torch wheel as
 # `identity` (its LibTorch runs the .pt2 packages; its Python stack compiles them) plus onnx2torch,
-# which python/inductor_compile.py uses to turn the benchmark's ONNX models into a
+# which src/ngraphbench/compilers/inductor/inductor_compile.py uses to turn the benchmark's ONNX models into a
 # torch.nn.Module. Uses $PY and setup.sh's pip_install; appends to CMAKE_ARGS; returns 1 when it
 # cannot (setup.sh then passes NGB_WITH_INDUCTOR=AUTO instead of ON).
 #

@@ -1,6 +1,6 @@
 // The `inductor` compiler: PyTorch 2's TorchInductor, ahead of time (AOTInductor).
 //
-// Compilation needs torch's Python stack, so it runs python/inductor_compile.py as a subprocess:
+// Compilation needs torch's Python stack, so it runs inductor_compile.py (in this folder) as a subprocess:
 // ONNX -> torch.nn.Module (onnx2torch) -> torch.export (static shapes) ->
 // torch._inductor.aoti_compile_and_package, which writes a .pt2 package holding a shared library
 // of Inductor's C++/OpenMP kernels and the weights. The timed part runs here, with no Python in the
