@@ -33,6 +33,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/ops.h"
@@ -42,94 +43,6 @@ namespace {
 
 namespace ffi = tvm::ffi;
 namespace fs = std::filesystem;
-
-std::string EnvOr(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? v : fallback;
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// FNV-1a, 128 bits: a stable content hash (std::hash may change between library versions, and
-// the cache outlives the binary). Collisions are not a security concern here.
-class Fnv128 {
- public:
-  Fnv128& Add(const std::string& bytes) {
-    // Each part is length-prefixed so that ("ab","c") and ("a","bc") differ.
-    const std::string len = std::to_string(bytes.size()) + ":";
-    Mix(len.data(), len.size());
-    Mix(bytes.data(), bytes.size());
-    return *this;
-  }
-
-  // A file's bytes as Add would take them, read in chunks: a model's external data may be
-  // larger than what should be held in memory a second time.
-  Fnv128& AddFile(const fs::path& path) {
-    std::error_code ec;
-    const uintmax_t size = fs::file_size(path, ec);
-    std::ifstream in(path, std::ios::binary);
-    if (ec || !in) throw CompileError("tvm: cannot read " + path.string() + " to hash it");
-    const std::string len = std::to_string(size) + ":";
-    Mix(len.data(), len.size());
-    std::vector<char> chunk(size_t{16} << 20);
-    uintmax_t done = 0;
-    while (in) {
-      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-      Mix(chunk.data(), static_cast<size_t>(in.gcount()));
-      done += static_cast<uintmax_t>(in.gcount());
-    }
-    if (done != size) throw CompileError("tvm: " + path.string() + " changed while hashed");
-    return *this;
-  }
-
-  std::string Hex() const {
-    char buf[33];
-    std::snprintf(buf, sizeof(buf), "%016llx%016llx",
-                  static_cast<unsigned long long>(state_ >> 64),
-                  static_cast<unsigned long long>(state_));
-    return buf;
-  }
-
- private:
-  void Mix(const char* data, size_t n) {
-    constexpr unsigned __int128 kPrime =
-        (static_cast<unsigned __int128>(1) << 88) | static_cast<unsigned __int128>(0x13b);
-    for (size_t i = 0; i < n; ++i) {
-      state_ ^= static_cast<unsigned char>(data[i]);
-      state_ *= kPrime;
-    }
-  }
-
-  unsigned __int128 state_ = (static_cast<unsigned __int128>(0x6c62272e07bb0142ULL) << 64) |
-                             0x62b821756295c58dULL;
-};
-
-// What LLVM's host detection depends on: code compiled for this CPU must not be reused on
-// another one that shares the cache directory.
-std::string HostCpuIdentity() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line, model, flags;
-  while (std::getline(in, line) && (model.empty() || flags.empty())) {
-    if (model.empty() && line.rfind("model name", 0) == 0) model = line;
-    if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
-  }
-  return model + "\n" + flags;
-}
-
-// The last non-empty line of a log: what the compile script says went wrong.
-std::string LastLine(const std::string& text) {
-  std::istringstream in(text);
-  std::string line, last;
-  while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
-  }
-  return last;
-}
 
 // The other tvm_*.py files beside the compile script, in name order: the modules it imports from
 // its own folder (python puts a script's folder on sys.path), e.g. tvm_schedules.py.
@@ -147,52 +60,6 @@ std::vector<fs::path> CompileModules(const std::string& script_path) {
   }
   std::sort(modules.begin(), modules.end());
   return modules;
-}
-
-// Runs argv with stdout and stderr appended to `log`; returns the exit status (or -signal).
-int RunProcess(const std::vector<std::string>& argv, const fs::path& log) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  // A failed open or exec in the child writes its errno here; a successful exec closes the pipe.
-  int exec_error[2];
-  if (::pipe2(exec_error, O_CLOEXEC) != 0) {
-    throw CompileError(std::string("tvm: cannot start a compile helper: ") + std::strerror(errno));
-  }
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  const int fork_errno = errno;
-  if (pid == 0) {
-    // The helper dies with its worker, as workers die with the scheduler: a killed worker leaves
-    // no python compiling behind it.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd >= 0 && ::dup2(fd, STDOUT_FILENO) >= 0 && ::dup2(fd, STDERR_FILENO) >= 0) {
-      ::execvp(args[0], args.data());
-    }
-    const int e = errno;
-    (void)!::write(exec_error[1], &e, sizeof e);
-    ::_exit(127);
-  }
-  ::close(exec_error[1]);
-  int err = fork_errno;
-  if (pid > 0) {
-    ssize_t n;
-    while ((n = ::read(exec_error[0], &err, sizeof err)) < 0 && errno == EINTR) {
-    }
-    if (n != static_cast<ssize_t>(sizeof err)) err = 0;  // the pipe closed: exec succeeded
-  }
-  ::close(exec_error[0]);
-  if (err != 0) {
-    if (pid > 0) ::waitpid(pid, nullptr, 0);
-    throw CompileError("tvm: cannot start " + argv[0] + ": " + std::strerror(err) +
-                       " (set NGRAPHBENCH_TVM_PYTHON to a python with apache-tvm)");
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
 }
 
 std::string Bool(bool b) { return b ? "true" : "false"; }
@@ -382,13 +249,13 @@ class TvmCompiler : public Compiler {
         }
       }
       std::sort(data_files.begin(), data_files.end());
-      for (const auto& f : data_files) entry_key.Add(f.filename().string()).AddFile(f);
+      for (const auto& f : data_files) entry_key.Add(f.filename().string()).AddFile(f, "tvm");
     }
     entry_key.Add(script);
     // The modules the script imports from its folder (python/tvm_*.py, e.g. the default schedules
     // in tvm_schedules.py), by name and content in name order: a changed schedule is a new build.
     for (const fs::path& module : CompileModules(script_path)) {
-      entry_key.Add(module.filename().string()).AddFile(module);
+      entry_key.Add(module.filename().string()).AddFile(module, "tvm");
     }
     entry_key.Add(std::to_string(trials));
     if (trials > 0) entry_key.Add(std::to_string(threads));
@@ -424,7 +291,8 @@ class TvmCompiler : public Compiler {
           "--tuning-timeout-s", timeout,
           "--threads", std::to_string(threads),
           "--tuning-db", (root / "tuning" / tuning_key.Hex()).string()};
-      const int rc = RunProcess(argv, log);
+      const int rc = RunProcess(argv, log, "tvm",
+                                "set NGRAPHBENCH_TVM_PYTHON to a python with apache-tvm");
       // The key already covers it; it would only double the cache size.
       if (!by_path) fs::remove(onnx_path);
       if (rc != 0 || !fs::exists(meta_path)) {

@@ -1,0 +1,95 @@
+#include "ngraphbench/compilers/compile_helper.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace ngraphbench {
+
+namespace fs = std::filesystem;
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string HostCpuIdentity() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model, flags;
+  while (std::getline(in, line) && (model.empty() || flags.empty())) {
+    if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+    if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
+  }
+  return model + "\n" + flags;
+}
+
+std::string LastLine(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  }
+  return last;
+}
+
+int RunProcess(const std::vector<std::string>& argv, const fs::path& log, const std::string& who,
+               const std::string& fix) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  // A failed open or exec in the child writes its errno here; a successful exec closes the pipe.
+  int exec_error[2];
+  if (::pipe2(exec_error, O_CLOEXEC) != 0) {
+    throw CompileError(who + ": cannot start a compile helper: " + std::strerror(errno));
+  }
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  const int fork_errno = errno;
+  if (pid == 0) {
+    // The helper dies with its worker, as workers die with the scheduler: a killed worker leaves
+    // no python compiling behind it.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0 && ::dup2(fd, STDOUT_FILENO) >= 0 && ::dup2(fd, STDERR_FILENO) >= 0) {
+      ::execvp(args[0], args.data());
+    }
+    const int e = errno;
+    (void)!::write(exec_error[1], &e, sizeof e);
+    ::_exit(127);
+  }
+  ::close(exec_error[1]);
+  int err = fork_errno;
+  if (pid > 0) {
+    ssize_t n;
+    while ((n = ::read(exec_error[0], &err, sizeof err)) < 0 && errno == EINTR) {
+    }
+    if (n != static_cast<ssize_t>(sizeof err)) err = 0;  // the pipe closed: exec succeeded
+  }
+  ::close(exec_error[0]);
+  if (err != 0) {
+    if (pid > 0) ::waitpid(pid, nullptr, 0);
+    throw CompileError(who + ": cannot start " + argv[0] + ": " + std::strerror(err) + " (" +
+                       fix + ")");
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+}  // namespace ngraphbench

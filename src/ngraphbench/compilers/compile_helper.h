@@ -1,0 +1,92 @@
+// What the compilers that compile in a helper process share (tvm and inductor run a Python
+// script that writes a library or package into a cache entry, then load it in the worker): the
+// cache key's hash, the helper's start and its log. Part of ngb_core, which every module links.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "ngraphbench/core/error.h"
+
+namespace ngraphbench {
+
+// $name, or `fallback` when it is unset or empty.
+std::string EnvOr(const char* name, const std::string& fallback);
+
+// The whole file, or "" when it cannot be read.
+std::string ReadFile(const std::filesystem::path& path);
+
+// The CPU's model name and flags (/proc/cpuinfo): what host code generation depends on (it picks
+// the host's vector ISA), so that code compiled for this CPU is not reused on another one that
+// shares the cache directory.
+std::string HostCpuIdentity();
+
+// The last non-empty line of a log: what the compile script says went wrong.
+std::string LastLine(const std::string& text);
+
+// Runs argv with stdout and stderr appended to `log`; returns the exit status (or -signal). The
+// helper dies with its worker. Throws CompileError "<who>: cannot start ..." (with `fix`, how to
+// point it at the right program) when it cannot be started.
+int RunProcess(const std::vector<std::string>& argv, const std::filesystem::path& log,
+               const std::string& who, const std::string& fix);
+
+// FNV-1a, 128 bits: a stable content hash (std::hash may change between library versions, and
+// the cache outlives the binary). Collisions are not a security concern here.
+class Fnv128 {
+ public:
+  Fnv128& Add(const std::string& bytes) {
+    // Each part is length-prefixed so that ("ab","c") and ("a","bc") differ.
+    const std::string len = std::to_string(bytes.size()) + ":";
+    Mix(len.data(), len.size());
+    Mix(bytes.data(), bytes.size());
+    return *this;
+  }
+
+  // A file's bytes as Add would take them, read in chunks: a model's external data may be
+  // larger than what should be held in memory a second time. Errors name `who`, the compiler.
+  Fnv128& AddFile(const std::filesystem::path& path, const std::string& who) {
+    std::error_code ec;
+    const uintmax_t size = std::filesystem::file_size(path, ec);
+    std::ifstream in(path, std::ios::binary);
+    if (ec || !in) throw CompileError(who + ": cannot read " + path.string() + " to hash it");
+    const std::string len = std::to_string(size) + ":";
+    Mix(len.data(), len.size());
+    std::vector<char> chunk(size_t{16} << 20);
+    uintmax_t done = 0;
+    while (in) {
+      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      Mix(chunk.data(), static_cast<size_t>(in.gcount()));
+      done += static_cast<uintmax_t>(in.gcount());
+    }
+    if (done != size) throw CompileError(who + ": " + path.string() + " changed while hashed");
+    return *this;
+  }
+
+  std::string Hex() const {
+    char buf[33];
+    std::snprintf(buf, sizeof(buf), "%016llx%016llx",
+                  static_cast<unsigned long long>(state_ >> 64),
+                  static_cast<unsigned long long>(state_));
+    return buf;
+  }
+
+ private:
+  void Mix(const char* data, size_t n) {
+    constexpr unsigned __int128 kPrime =
+        (static_cast<unsigned __int128>(1) << 88) | static_cast<unsigned __int128>(0x13b);
+    for (size_t i = 0; i < n; ++i) {
+      state_ ^= static_cast<unsigned char>(data[i]);
+      state_ *= kPrime;
+    }
+  }
+
+  unsigned __int128 state_ = (static_cast<unsigned __int128>(0x6c62272e07bb0142ULL) << 64) |
+                             0x62b821756295c58dULL;
+};
+
+}  // namespace ngraphbench
