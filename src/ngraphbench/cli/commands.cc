@@ -13,6 +13,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/models/torch_export.h"
 #include "ngraphbench/models/zoo.h"
 
 namespace ngraphbench {
@@ -64,6 +65,7 @@ std::vector<std::string> WorkerCommand(const WorkerArgs& w) {
                                   "--sample-ms", std::to_string(r.sample_ms)};
   if (r.cores > 0) cmd.insert(cmd.end(), {"--cores", std::to_string(r.cores)});
   if (r.grid.quick) cmd.push_back("--quick");
+  if (!r.grid.input_shape.empty()) cmd.insert(cmd.end(), {"--input-shape", r.grid.input_shape});
   if (r.grid.warmup) cmd.insert(cmd.end(), {"--warmup", std::to_string(*r.grid.warmup)});
   if (r.grid.repeats) cmd.insert(cmd.end(), {"--repeats", std::to_string(*r.grid.repeats)});
   if (r.grid.stop) cmd.insert(cmd.end(), {"--stop", *r.grid.stop});
@@ -166,13 +168,16 @@ int CmdListExperimentNames(const std::string& configs_dir) {
   return kExitOk;
 }
 
-int CmdExport(const GridArgs& args, const std::string& run_id, const std::string& out_path) {
+int CmdExport(const GridArgs& args, const std::string& run_id, const std::string& out_path,
+              const std::string& results_dir) {
   GridArgs full = args;
   for (bool quick : {false, true}) {
     full.quick = quick;
     for (const auto& run : ResolveGrid(full)) {
       if (run.run_id != run_id) continue;
-      const std::string data = ExportOnnxFile(BuildModel(run.model, run.batch_size), out_path);
+      ModelSpec model = run.model;
+      PrepareModel(model, run.batch_size, results_dir + "/.cache");
+      const std::string data = ExportOnnxFile(BuildModel(model, run.batch_size), out_path);
       std::cerr << "wrote " << out_path
                 << (data.empty() ? "" : " (its weights as external data in " + data + ")")
                 << "\n";

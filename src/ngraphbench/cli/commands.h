@@ -75,7 +75,8 @@ EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArg
 std::string FormatHours(double seconds);
 int CmdList(bool experiments, bool models, bool compilers, const std::string& configs_dir);
 int CmdListExperimentNames(const std::string& configs_dir);
-int CmdExport(const GridArgs& args, const std::string& run_id, const std::string& out_path);
+int CmdExport(const GridArgs& args, const std::string& run_id, const std::string& out_path,
+              const std::string& results_dir);
 
 // The folder, under <results_dir>/.tmp/, where a worker (or its reference child) writes a model
 // too large for one protobuf as an .onnx file with external data for its compiler:

@@ -14,8 +14,11 @@ namespace {
 
 void AddGridOptions(CLI::App* cmd, ngraphbench::GridArgs& grid) {
   cmd->add_option("experiment", grid.experiment,
-                  "experiment in configs/experiments.yaml, or a path to an .onnx model")
+                  "experiment in configs/experiments.yaml, a path to an .onnx model, or a PyTorch "
+                  "model: timm:<name> or <file>.py:<function> (with --input-shape)")
       ->required();
+  cmd->add_option("--input-shape", grid.input_shape,
+                  "a PyTorch model's input without the batch dimension, e.g. 3,224,224");
   cmd->add_flag("--quick", grid.quick, "smoke run: the experiment's quick_batch_sizes (1 and 8) and quick_max_time_s (5 s)");
   cmd->add_option("--configs", grid.configs_dir, "directory with experiments.yaml and "
                   "<compiler>.yaml")->capture_default_str();
@@ -122,6 +125,10 @@ int main(int argc, char** argv) {
   AddGridOptions(export_cmd, export_grid);
   export_cmd->add_option("run_id", export_run, "run id (see `ngraphbench expand`)")->required();
   export_cmd->add_option("-o,--output", export_out, "output .onnx file")->required();
+  std::string export_results = "results";
+  export_cmd->add_option("--results", export_results,
+                         "results root whose .cache/torch/ holds PyTorch models' exports")
+      ->capture_default_str();
 
   std::vector<std::string> analyze_inputs;
   std::string analyze_out = "reports/analysis";
@@ -186,7 +193,7 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (*list_cmd) return CmdList(list_experiments, list_models, list_compilers, list_configs);
-    if (*export_cmd) return CmdExport(export_grid, export_run, export_out);
+    if (*export_cmd) return CmdExport(export_grid, export_run, export_out, export_results);
     if (*analyze_cmd) {
       return RunAnalyze(analyze_inputs, analyze_out,
                         analyze_include_invalid ? InvalidRuns::kInclude : InvalidRuns::kExclude);

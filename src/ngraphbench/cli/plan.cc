@@ -24,6 +24,9 @@ std::map<std::string, double> ModelMacs(const std::vector<RunSpec>& runs,
   for (const RunSpec& run : runs) {
     const ModelSpec& m = run.model;
     if (macs.count(m.name)) continue;
+    // A model given as PyTorch code is only built once exported, which is a worker's job (in
+    // Python, seconds to minutes): unknown here, so its estimate uses the priors.
+    if (m.family == "torch") continue;
     // Building a large architecture takes seconds (its weights are generated): the count is kept
     // per model and build, so every shard of a sweep pays it once per results tree.
     const std::string key = fmt::format(

@@ -29,6 +29,7 @@
 #include "ngraphbench/measure/machine.h"
 #include "ngraphbench/measure/stats.h"
 #include "ngraphbench/measure/verdict.h"
+#include "ngraphbench/models/torch_export.h"
 #include "ngraphbench/models/zoo.h"
 #include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/csv.h"
@@ -265,7 +266,8 @@ int CmdProbe(const std::string& compiler, const std::string& configs_dir) {
 int CmdReference(const WorkerArgs& args) {
   const CompilerInfo& info = FindCompiler(args.reference_compiler);
   const std::vector<RunSpec> runs = ResolveGrid(args.run.grid);
-  const RunSpec& run = FindRun(runs, args);
+  RunSpec run = FindRun(runs, args);
+  PrepareModel(run.model, run.batch_size, args.run.results_dir + "/.cache");  // cached by now
   const Graph graph = BuildModel(run.model, run.batch_size);
   const OnnxForCompiler onnx(graph, info, args.run.results_dir);
   const CompilerConfig config = ReferenceConfig(info);
@@ -311,9 +313,13 @@ int CmdWorker(const WorkerArgs& args) {
     if (!pinned.empty()) PinCpus(pinned);
     row.affinity_cpus = FormatCpuList(ProcessCpus());
     auto start = Clock::now();
-    const Graph graph = BuildModel(run.model, run.batch_size);
+    // A model given as PyTorch code is exported first (cached per batch size), as part of
+    // building it; its rows carry the exact parameter count of the module.
+    RunSpec ready = run;
+    PrepareModel(ready.model, ready.batch_size, args.run.results_dir + "/.cache");
+    const Graph graph = BuildModel(ready.model, ready.batch_size);
     row.build_s = SecondsSince(start);
-    row.params = graph.ParameterCount();
+    row.params = ready.model.exact_params > 0 ? ready.model.exact_params : graph.ParameterCount();
     row.macs = CountMacs(graph) / run.batch_size;
     const std::vector<HostTensor> inputs = RunInputs(graph, run);
     for (const auto& in : graph.inputs) {
@@ -326,7 +332,7 @@ int CmdWorker(const WorkerArgs& args) {
       row.check_reference = ReferenceCompilerFor(info.name, config);
       row.check_tolerance = ToleranceFor(run.check, config.precision);
       try {
-        reference = ReferenceOutputs(args, run, graph, row.check_reference);
+        reference = ReferenceOutputs(args, ready, graph, row.check_reference);
       } catch (const std::exception& e) {
         row.check_reference = "unavailable: " + std::string(e.what());
       }
@@ -346,8 +352,11 @@ int CmdWorker(const WorkerArgs& args) {
       throw UnavailableError(why);
     }
     start = Clock::now();
-    std::unique_ptr<Executable> executable = compiler->Compile(
-        onnx.Request(graph, config, args.run.results_dir + "/.cache", args.run.grid.quick));
+    CompileRequest request =
+        onnx.Request(graph, config, args.run.results_dir + "/.cache", args.run.grid.quick);
+    request.torch_program = ready.model.torch_program;
+    request.torch_program_error = ready.model.torch_program_error;
+    std::unique_ptr<Executable> executable = compiler->Compile(request);
     row.compile_s = SecondsSince(start);
 
     MeasureOptions options;

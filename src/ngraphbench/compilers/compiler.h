@@ -31,6 +31,12 @@ struct CompileRequest {
   // are ONNX external data in files beside it, resolved relative to its folder. The folder holds
   // nothing but the model and its data files (a compiler may hash it all as the model's content).
   std::string onnx_path;
+  // For a model given as PyTorch code (model family `torch`): its torch.export program
+  // (torch.export.save, .pt2) at this batch size, for a compiler that compiles the module itself
+  // (`inductor`); empty with torch_program_error saying why when torch.export failed. Empty for
+  // every other model.
+  std::string torch_program;
+  std::string torch_program_error;
 };
 
 // A compiled model bound to its input and output buffers. Used from one thread only.

@@ -11,6 +11,7 @@
 #include "ngraphbench/core/tensor.h"
 #include "ngraphbench/measure/machine.h"
 #include "ngraphbench/models/synthetic.h"
+#include "ngraphbench/models/torch_export.h"
 #include "ngraphbench/models/zoo.h"
 
 namespace ngraphbench {
@@ -118,8 +119,9 @@ bool ToBool(const YAML::Node& node, const Where& where) {
   return v;
 }
 
+// `unique`: a grid's values (widths, batch sizes), each naming runs; not a shape's dimensions.
 std::vector<int64_t> ToPositiveIntList(const YAML::Node& node, const Where& where,
-                                       int64_t max_value) {
+                                       int64_t max_value, bool unique = true) {
   if (!node.IsSequence()) where.Fail("must be a list of positive integers");
   if (node.size() == 0) where.Fail("must not be empty");
   std::vector<int64_t> out;
@@ -128,7 +130,7 @@ std::vector<int64_t> ToPositiveIntList(const YAML::Node& node, const Where& wher
     const Where item = where / ("[" + std::to_string(i) + "]");
     out.push_back(ToInt(node[i], item, 1, max_value));
     // A value listed twice would name two runs alike: one row would overwrite the other.
-    if (!seen.insert(out.back()).second) {
+    if (unique && !seen.insert(out.back()).second) {
       item.Fail("repeats " + std::to_string(out.back()) + "; list each value once");
     }
   }
@@ -254,7 +256,8 @@ ExperimentsFile ParseExperiments(const std::string& text, const std::string& pat
   ExperimentsFile file;
   file.path = path;
   file.defaults = defaults;
-  std::vector<std::string> family_keys = {"family", "description", "widths", "depths", "models"};
+  std::vector<std::string> family_keys = {"family",  "description", "widths",
+                                          "depths",  "models",      "input_shape"};
   std::vector<std::string> allowed = family_keys;
   allowed.insert(allowed.end(), kRunSettingKeys.begin(), kRunSettingKeys.end());
   for (const auto& kv : root["experiments"]) {
@@ -304,6 +307,15 @@ ExperimentsFile ParseExperiments(const std::string& text, const std::string& pat
           ToString(node["models"][i], where / "models" / ("[" + std::to_string(i) + "]"),
                    family.variants);
         }
+      }
+    }
+    if (field("input_shape", e.family == "torch")) {
+      e.input_shape = ToPositiveIntList(node["input_shape"], where / "input_shape", kMaxWidth,
+                                        /*unique=*/false);
+      try {
+        CheckTorchInputShape(e.input_shape, "it");
+      } catch (const InputError& error) {
+        (where / "input_shape").Fail(std::string(error.what()).substr(3));  // "it has ..."
       }
     }
     ApplyRunSettings(node, where, e);

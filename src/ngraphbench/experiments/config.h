@@ -18,7 +18,9 @@ struct ExperimentConfig {
   std::string family;
   std::string description;
   std::vector<int64_t> widths, depths;
-  std::vector<std::string> models;  // architectures, or paths of external .onnx files
+  std::vector<std::string> models;  // architectures, paths of external .onnx files, or PyTorch
+                                    // sources (family torch: timm:<name>, <file>.py:<function>)
+  std::vector<int64_t> input_shape;  // family torch: the input without the batch dimension
   std::vector<int64_t> batch_sizes;
   std::vector<int64_t> quick_batch_sizes;
   int64_t warmup = 10;

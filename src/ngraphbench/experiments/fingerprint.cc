@@ -35,6 +35,18 @@ std::string FingerprintText(const RunSpec& run, const CompilerConfig& config, in
     add("model.onnx_path", run.model.onnx_path);
     add("model.onnx_digest", FileDigest(run.model.onnx_path));
   }
+  if (!run.model.torch_source.empty()) {
+    // A model given as PyTorch code: its source, input shape and, for a factory file, the
+    // file's content (an edited model is a different model).
+    add("model.torch_source", run.model.torch_source);
+    std::string shape;
+    for (const int64_t d : run.model.input_shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    add("model.input_shape", shape);
+    const size_t colon = run.model.torch_source.rfind(':');
+    if (run.model.torch_source.rfind("timm:", 0) != 0 && colon != std::string::npos) {
+      add("model.torch_digest", FileDigest(run.model.torch_source.substr(0, colon)));
+    }
+  }
   add("batch_size", std::to_string(run.batch_size));
   add("warmup", std::to_string(run.warmup));
   add("repeats", std::to_string(run.repeats));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ngraphbench/models/torch_export.h"
+
 namespace ngraphbench {
 
 namespace {
@@ -36,6 +38,10 @@ std::vector<ModelSpec> Models(const ExperimentConfig& e) {
       if (e.family == "onnx") {
         spec.onnx_path = m;
         spec.name = Stem(m);
+      } else if (e.family == "torch") {
+        spec.torch_source = m;
+        spec.input_shape = e.input_shape;
+        spec.name = TorchModelName(ParseTorchSource(m));
       } else {
         spec.variant = m;
         spec.name = m;

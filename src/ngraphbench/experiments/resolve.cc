@@ -4,6 +4,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/models/torch_export.h"
 #include "ngraphbench/models/zoo.h"
 
 namespace ngraphbench {
@@ -30,8 +31,25 @@ ExperimentConfig ResolveExperiment(const GridArgs& args) {
     e.family = "onnx";
     e.description = "external model " + args.experiment;
     e.models = {args.experiment};
+  } else if (IsTorchSource(args.experiment)) {
+    // A model given as PyTorch code: a one-model experiment with the defaults.
+    e = file.defaults;
+    e.name = e.family = "torch";
+    e.description = "PyTorch model " + args.experiment;
+    e.models = {args.experiment};
+    if (args.input_shape.empty()) {
+      throw InputError("'" + args.experiment +
+                       "' needs --input-shape: its input without the batch dimension, e.g. "
+                       "--input-shape 3,224,224");
+    }
+    e.input_shape = ParseInputShape(args.input_shape);
   } else {
     e = file.Find(args.experiment);
+  }
+  if (!args.input_shape.empty() && !IsTorchSource(args.experiment)) {
+    throw InputError("--input-shape applies to PyTorch models named on the command line "
+                     "(timm:<name>, <file>.py:<function>) only; '" + args.experiment +
+                     "' is not one (an experiment of family torch sets input_shape in its YAML)");
   }
   if (args.warmup) e.warmup = *args.warmup;
   if (args.repeats) {
@@ -63,6 +81,10 @@ ExperimentConfig ResolveExperiment(const GridArgs& args) {
       spec.name = spec.onnx_path = path;
       BuildModel(spec, e.batch_sizes.front());
     }
+  }
+  if (e.family == "torch") {
+    // Names and files checked now; the export (and its errors, as error rows) is the worker's.
+    for (const auto& model : e.models) ParseTorchSource(model);
   }
   return e;
 }

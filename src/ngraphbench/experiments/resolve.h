@@ -16,7 +16,9 @@ namespace ngraphbench {
 
 // What selects a grid of runs: shared by run, worker, expand and export.
 struct GridArgs {
-  std::string experiment;  // a name in experiments.yaml, or a path to an .onnx file
+  std::string experiment;  // a name in experiments.yaml, a path to an .onnx file, or a PyTorch
+                           // model: timm:<name> or <file>.py:<function>
+  std::string input_shape;  // a PyTorch model's input without the batch dimension: "3,224,224"
   bool quick = false;
   std::string configs_dir = "configs";
   std::optional<int64_t> warmup, repeats;  // override the experiment's settings

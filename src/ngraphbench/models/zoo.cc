@@ -1,5 +1,7 @@
 #include "ngraphbench/models/zoo.h"
 
+#include <stdexcept>
+
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/graph/ops.h"
@@ -11,6 +13,10 @@ namespace ngraphbench {
 namespace {
 
 Graph ImportExternal(const ModelSpec& spec, int64_t batch_size) {
+  if (spec.onnx_path.empty()) {
+    // Family "torch" before PrepareModel: a caller's mistake, not the user's.
+    throw std::logic_error("model " + spec.name + " has no ONNX file; PrepareModel exports it");
+  }
   Graph graph = ImportOnnxFile(spec.onnx_path, batch_size);
   // Every operator the IR does not know, named at once, before any compiler sees the model.
   CheckImportable(graph, spec.onnx_path);
@@ -38,6 +44,10 @@ const std::vector<ModelFamily>& ModelFamilies() {
       {"onnx",
        "external .onnx files, imported into the IR (batch dimension set per run; params = the "
        "file's weight count)",
+       false, false, true, {}, ImportExternal},
+      {"torch",
+       "models given as PyTorch code: timm:<name> or <file>.py:<function>, with an input_shape "
+       "(without the batch dimension); exported per batch size (params counted from the module)",
        false, false, true, {}, ImportExternal},
   };
   return families;

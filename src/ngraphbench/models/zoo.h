@@ -19,7 +19,15 @@ struct ModelSpec {
   std::string variant;    // architectures: the timm model name
   std::string size;       // architectures: the size within the network family ("tiny", "50")
   std::string network;    // architectures: the network family ("resnet"); the row's `family`
-  std::string onnx_path;  // family "onnx": the external model file
+  std::string onnx_path;  // family "onnx": the external model file; family "torch": its ONNX
+                          // export (PrepareModel, models/torch_export.h)
+  // Family "torch": the PyTorch source ("timm:<name>" or "<file>.py:<function>") and its input
+  // shape without the batch dimension; after PrepareModel, the torch.export program (or why
+  // there is none) and the parameter count counted from the module.
+  std::string torch_source;
+  std::vector<int64_t> input_shape;
+  std::string torch_program, torch_program_error;
+  int64_t exact_params = 0;
 };
 
 // How a family is parameterized; plain data used by config validation and grid expansion.

@@ -6,6 +6,10 @@ and Inductor exist only in Python. The timed execution happens in C++
 (torch::inductor::AOTIModelPackageLoader in the worker), never here.
 
     inductor_compile.py --onnx M.onnx --out-dir DIR --threads 2 [--max-autotune] [--freezing]
+    inductor_compile.py --program P.pt2 ...
+
+A model given as PyTorch code (ngraphbench's model family `torch`, python/export_torch.py) comes
+as its own torch.export program (--program): step 3 only, on the module the user wrote.
 
 The path from ONNX to Inductor:
 
@@ -260,9 +264,33 @@ def example_inputs(model, torch):
     return tuple(inputs)
 
 
+def export_onnx(path, onnx2torch, torch, meta):
+    """ONNX -> onnx2torch module -> torch.export program (steps 1 and 2 above)."""
+    import onnx  # pylint: disable=import-outside-toplevel
+
+    start = time.monotonic()
+    # Weights stored as external data are read from the files beside the model.
+    model = onnx.load(path, load_external_data=True)
+    meta["allowzero_cleared"] = drop_inert_allowzero(model)
+    inputs = example_inputs(model, torch)
+    module = onnx2torch.convert(model).eval()
+    with torch.no_grad():
+        meta["shapes_specialized"] = specialize_shape_operands(module, inputs, torch)
+    meta["convert_s"] = time.monotonic() - start
+
+    start = time.monotonic()
+    with torch.no_grad():
+        exported = torch.export.export(module, inputs, strict=False)
+    meta["export_s"] = time.monotonic() - start
+    return exported
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--onnx", required=True, help="the model (ONNX ModelProto file)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--onnx", help="the model (ONNX ModelProto file)")
+    source.add_argument("--program", help="a model given as PyTorch code: its torch.export "
+                        "program (torch.export.save), compiled as it is")
     parser.add_argument("--out-dir", required=True, help="cache entry: model.pt2 and meta.json")
     parser.add_argument("--threads", type=int, required=True, help="OpenMP threads of the kernels")
     parser.add_argument("--max-autotune", action="store_true",
@@ -277,37 +305,26 @@ def main():
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(scratch, "inductor-cache")
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     try:
-        import onnx  # pylint: disable=import-outside-toplevel
         import torch  # pylint: disable=import-outside-toplevel
         import torch._inductor  # pylint: disable=import-outside-toplevel
-
-        onnx2torch = import_onnx2torch(torch)
 
         torch.set_num_threads(args.threads)
         meta = {
             "torch_version": torch.__version__,
-            "onnx2torch_version": importlib.metadata.version("onnx2torch"),
             "threads": args.threads,
             "max_autotune": args.max_autotune,
             "freezing": args.freezing,
         }
-
-        start = time.monotonic()
-        # Weights stored as external data are read from the files beside the model.
-        model = onnx.load(args.onnx, load_external_data=True)
-        meta["allowzero_cleared"] = drop_inert_allowzero(model)
-        inputs = example_inputs(model, torch)
-        module = onnx2torch.convert(model).eval()
-        with torch.no_grad():
-            meta["shapes_specialized"] = specialize_shape_operands(module, inputs, torch)
-        meta["convert_s"] = time.monotonic() - start
-
-        start = time.monotonic()
-        with torch.no_grad():
-            exported = torch.export.export(module, inputs, strict=False)
-        meta["export_s"] = time.monotonic() - start
+        if args.program:
+            start = time.monotonic()
+            exported = torch.export.load(args.program)
+            meta["export_s"] = time.monotonic() - start
+        else:
+            meta["onnx2torch_version"] = importlib.metadata.version("onnx2torch")
+            exported = export_onnx(args.onnx, import_onnx2torch(torch), torch, meta)
 
         inductor_configs = {
+
             "max_autotune": args.max_autotune,
             "freezing": args.freezing,
             "cpp.threads": args.threads,

@@ -125,7 +125,14 @@ class InductorCompiler : public Compiler {
       throw CompileError("inductor: precision '" + config.precision +
                          "' is not supported; use fp32");
     }
-    if (request.onnx.empty() && request.onnx_path.empty()) {
+    if (!request.torch_program_error.empty()) {
+      // A model given as PyTorch code that torch.export could not export: there is no module
+      // to compile (going through its ONNX export instead would compile another graph).
+      throw CompileError("inductor: " + request.torch_program_error);
+    }
+    // A model given as PyTorch code is compiled from its own torch.export program.
+    const bool from_program = !request.torch_program.empty();
+    if (!from_program && request.onnx.empty() && request.onnx_path.empty()) {
       throw CompileError("inductor: needs the model as ONNX bytes or an ONNX file");
     }
 
@@ -154,7 +161,9 @@ class InductorCompiler : public Compiler {
 
     Fnv128 key;
     key.Add("ngraphbench-inductor-v1").Add(TORCH_VERSION).Add(HostCpuIdentity());
-    if (request.onnx_path.empty()) {
+    if (from_program) {
+      key.Add("program").AddFile(request.torch_program, "inductor");
+    } else if (request.onnx_path.empty()) {
       key.Add(request.onnx);
     } else {
       // The model file and its external data: every other file of its folder (CompileRequest),
@@ -188,16 +197,20 @@ class InductorCompiler : public Compiler {
     } else {
       fs::create_directories(entry);
       // A model given by path is compiled from there: its external data lies beside it.
-      const bool by_path = !request.onnx_path.empty();
+      const bool by_path = from_program || !request.onnx_path.empty();
       const fs::path onnx_path = by_path ? fs::path(request.onnx_path) : entry / "model.onnx";
       if (!by_path) std::ofstream(onnx_path, std::ios::binary) << request.onnx;
       const fs::path log = entry / "compile.log";
       fs::remove(log);
       std::vector<std::string> argv = {EnvOr("NGRAPHBENCH_INDUCTOR_PYTHON", NGB_INDUCTOR_PYTHON),
                                        script_path,
-                                       "--onnx", onnx_path.string(),
                                        "--out-dir", entry.string(),
                                        "--threads", std::to_string(threads)};
+      if (from_program) {
+        argv.insert(argv.end(), {"--program", request.torch_program});
+      } else {
+        argv.insert(argv.end(), {"--onnx", onnx_path.string()});
+      }
       if (max_autotune) argv.push_back("--max-autotune");
       if (freezing) argv.push_back("--freezing");
       const int rc = RunProcess(
@@ -219,6 +232,8 @@ class InductorCompiler : public Compiler {
 
     std::map<std::string, std::string> settings = {
         {"cache_hit", Bool(hit)},
+        // The module compiled: the PyTorch model's own (torch.export) or onnx2torch's from ONNX.
+        {"module", from_program ? "torch.export" : "onnx2torch"},
         {"max_autotune", Bool(meta.value("max_autotune", false))},
         {"max_autotune_requested", Bool(autotune_requested)},
         {"freezing", Bool(meta.value("freezing", false))},
