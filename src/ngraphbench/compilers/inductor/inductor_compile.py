@@ -264,8 +264,8 @@ def example_inputs(model, torch):
     return tuple(inputs)
 
 
-def export_onnx(path, onnx2torch, torch, meta):
-    """ONNX -> onnx2torch module -> torch.export program (steps 1 and 2 above)."""
+def export_onnx(path, onnx2torch, torch, meta, device):
+    """ONNX -> onnx2torch module -> torch.export program (steps 1 and 2 above), on `device`."""
     import onnx  # pylint: disable=import-outside-toplevel
 
     start = time.monotonic()
@@ -276,6 +276,9 @@ def export_onnx(path, onnx2torch, torch, meta):
     module = onnx2torch.convert(model).eval()
     with torch.no_grad():
         meta["shapes_specialized"] = specialize_shape_operands(module, inputs, torch)
+    if device != "cpu":
+        module = module.to(device)
+        inputs = tuple(t.to(device) for t in inputs)
     meta["convert_s"] = time.monotonic() - start
 
     start = time.monotonic()
@@ -293,6 +296,8 @@ def main():
                         "program (torch.export.save), compiled as it is")
     parser.add_argument("--out-dir", required=True, help="cache entry: model.pt2 and meta.json")
     parser.add_argument("--threads", type=int, required=True, help="OpenMP threads of the kernels")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
+                        help="where the package runs: cpu (C++/OpenMP kernels) or cuda (Triton)")
     parser.add_argument("--max-autotune", action="store_true",
                         help="Inductor max_autotune: benchmark GEMM/conv templates while compiling")
     parser.add_argument("--freezing", action="store_true",
@@ -315,13 +320,23 @@ def main():
             "max_autotune": args.max_autotune,
             "freezing": args.freezing,
         }
+        meta["device"] = args.device
+        if args.device == "cuda":
+            if not torch.cuda.is_available():
+                raise RuntimeError(f"device cuda: torch {torch.__version__} sees no CUDA GPU")
+            meta["gpu"] = torch.cuda.get_device_name(0)
         if args.program:
             start = time.monotonic()
             exported = torch.export.load(args.program)
+            if args.device != "cpu":
+                # Saved on the CPU by python/export_torch.py: weights and constants moved.
+                from torch.export.passes import move_to_device_pass  # pylint: disable=import-outside-toplevel
+
+                exported = move_to_device_pass(exported, args.device)
             meta["export_s"] = time.monotonic() - start
         else:
             meta["onnx2torch_version"] = importlib.metadata.version("onnx2torch")
-            exported = export_onnx(args.onnx, import_onnx2torch(torch), torch, meta)
+            exported = export_onnx(args.onnx, import_onnx2torch(torch), torch, meta, args.device)
 
         inductor_configs = {
 

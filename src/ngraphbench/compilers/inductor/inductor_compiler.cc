@@ -9,10 +9,11 @@
 // loader.run() under c10::InferenceMode (torch_common::TorchExecutable).
 //
 // Packages are cached under <cache_dir>/inductor/<key>/model.pt2 where the key hashes everything
-// the package depends on: the ONNX bytes (and external data files), the torch version, this CPU's
-// model and flags (Inductor generates code for the host's vector ISA), the thread count (baked
-// into the kernels' `omp parallel num_threads(N)`), the Inductor settings and the compile script
-// itself. A rerun then costs a package load instead of a compile.
+// the package depends on: the ONNX bytes (and external data files) or the torch.export program
+// of a model given as PyTorch code, the torch version, this CPU's model and flags (Inductor
+// generates code for the host's vector ISA), for device cuda the GPU models, the thread count
+// (baked into the kernels' `omp parallel num_threads(N)`), the Inductor settings and the compile
+// script itself. A rerun then costs a package load instead of a compile.
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -49,6 +50,24 @@ namespace fs = std::filesystem;
 
 std::string Bool(bool b) { return b ? "true" : "false"; }
 
+// The NVIDIA GPUs' models as the driver lists them (/proc/driver/nvidia/gpus/*/information,
+// which needs no CUDA library), or "" where there is none.
+std::string GpuIdentity() {
+  std::vector<std::string> models;
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc/driver/nvidia/gpus", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::istringstream in(ReadFile(it->path() / "information"));
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("Model:", 0) == 0) models.push_back(line);
+    }
+  }
+  std::sort(models.begin(), models.end());
+  std::string out;
+  for (const auto& m : models) out += m + "\n";
+  return out;
+}
+
 std::string Seconds(const nlohmann::json& meta, const char* key) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.3f", meta.value(key, 0.0));
@@ -84,7 +103,9 @@ class InductorExecutable : public torch_common::TorchExecutable {
   // every kernel before the first timed run, as the other compilers' first run would.
   void CheckOutputs(const Graph& graph) {
     std::vector<at::Tensor> zeros;
-    for (const auto& spec : graph.inputs) zeros.push_back(at::zeros(spec.shape, at::kFloat));
+    for (const auto& spec : graph.inputs) {
+      zeros.push_back(at::zeros(spec.shape, at::TensorOptions(settings().device).dtype(at::kFloat)));
+    }
     std::vector<at::Tensor> outputs;
     try {
       c10::InferenceMode guard;
@@ -104,6 +125,10 @@ class InductorExecutable : public torch_common::TorchExecutable {
                            c10::toString(outputs[i].scalar_type()) + " " + ShapeToString(got) +
                            ", expected Float " + ShapeToString(graph.outputs[i].shape));
       }
+      if (outputs[i].device() != settings().device) {
+        throw CompileError("inductor: output " + graph.outputs[i].name + " is on " +
+                           outputs[i].device().str() + ", expected " + settings().device.str());
+      }
     }
   }
 
@@ -116,11 +141,13 @@ class InductorCompiler : public Compiler {
     return std::string("torch ") + TORCH_VERSION + " inductor (AOTInductor)";
   }
 
+  // device cuda: a CUDA build of LibTorch and a GPU, as identity and torchscript need.
+  std::string Unavailable(const CompilerConfig& config) const override {
+    return torch_common::Unavailable(config, "inductor");
+  }
+
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
     const CompilerConfig& config = request.config;
-    if (config.device != "cpu") {
-      throw CompileError("inductor: device '" + config.device + "' is not supported; use cpu");
-    }
     if (config.precision != "fp32") {
       throw CompileError("inductor: precision '" + config.precision +
                          "' is not supported; use fp32");
@@ -161,6 +188,11 @@ class InductorCompiler : public Compiler {
 
     Fnv128 key;
     key.Add("ngraphbench-inductor-v1").Add(TORCH_VERSION).Add(HostCpuIdentity());
+    if (config.device != "cpu") {
+      // Device code is generated for the GPU's architecture (Triton kernels): a package is
+      // reused on the same GPU model only.
+      key.Add(config.device).Add(GpuIdentity());
+    }
     if (from_program) {
       key.Add("program").AddFile(request.torch_program, "inductor");
     } else if (request.onnx_path.empty()) {
@@ -211,6 +243,7 @@ class InductorCompiler : public Compiler {
       } else {
         argv.insert(argv.end(), {"--onnx", onnx_path.string()});
       }
+      if (config.device != "cpu") argv.insert(argv.end(), {"--device", config.device});
       if (max_autotune) argv.push_back("--max-autotune");
       if (freezing) argv.push_back("--freezing");
       const int rc = RunProcess(

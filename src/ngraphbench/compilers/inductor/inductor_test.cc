@@ -152,5 +152,39 @@ TEST_F(Inductor, ConvBlockMatchesOnnxRuntimeAndIsCached) {
       << "cold " << cold.compile_s << " s, cached " << warm.compile_s << " s";
 }
 
+// device cuda: where this LibTorch or this machine cannot run it (a CPU wheel, no GPU),
+// Unavailable() says why and Compile() throws UnavailableError (a `skipped` row) before any
+// compile subprocess starts; where it can, the conv block compiled for the GPU matches
+// onnxruntime on the CPU.
+TEST_F(Inductor, CudaIsUnavailableWithTheReasonOrMatchesOnnxRuntime) {
+  const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 2);
+  const auto inputs = Inputs(graph);
+  CompilerConfig config = Config("inductor", InductorOptions());
+  config.device = "cuda";
+  const std::string why = inductor_->Unavailable(config);
+  if (!why.empty()) {
+    EXPECT_EQ(why.rfind("inductor: device 'cuda'", 0), 0u) << why;
+    const std::string onnx = ExportOnnx(graph);
+    try {
+      inductor_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
+      ADD_FAILURE() << "inductor compiled for cuda where it said: " << why;
+    } catch (const UnavailableError& e) {
+      EXPECT_NE(std::string(e.what()).find("cuda"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(fs::is_empty(cache_dir_)) << "an unavailable config left a cache entry";
+    return;
+  }
+  NGB_REQUIRE_BUILT("onnxruntime");  // the reference
+  const Compiled gpu = Run(*inductor_, config, graph, inputs, cache_dir_);
+  auto ort = LoadCompiler("onnxruntime");
+  const Compiled ref = Run(
+      *ort,
+      Config("onnxruntime",
+             Options({{"inter_op_threads", "1"}, {"execution_mode", "sequential"}})),
+      graph, inputs, "");
+  ExpectClose(gpu.outputs, ref.outputs, "conv_block on cuda");
+  EXPECT_EQ(gpu.settings.at("device"), "cuda:0");
+}
+
 }  // namespace
 }  // namespace ngraphbench
