@@ -5,10 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <sstream>
 
 namespace ngraphbench {
@@ -90,6 +92,57 @@ int RunProcess(const std::vector<std::string>& argv, const fs::path& log, const 
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+ScriptOnnxFile::ScriptOnnxFile(const std::string& onnx_path, const std::string& onnx_bytes,
+                               const fs::path& dir) {
+  if (!onnx_path.empty()) {
+    path_ = onnx_path;
+    return;
+  }
+  path_ = dir / "model.onnx";
+  std::ofstream(path_, std::ios::binary) << onnx_bytes;
+  written_ = true;
+}
+
+ScriptOnnxFile::~ScriptOnnxFile() {
+  std::error_code ec;
+  if (written_) fs::remove(path_, ec);
+}
+
+void RunCompileScript(const std::vector<std::string>& argv, const fs::path& entry,
+                      const fs::path& done, const fs::path& discard, const std::string& who,
+                      const std::string& fix) {
+  const fs::path log = entry / "compile.log";
+  std::error_code ec;
+  fs::remove(log, ec);
+  const int rc = RunProcess(argv, log, who, fix);
+  if (rc == 0 && fs::exists(done)) return;
+  const std::string text = ReadFile(log);
+  std::cerr << text;  // the whole Python traceback, for the worker's log
+  if (!discard.empty()) fs::remove_all(discard, ec);
+  const std::string why = LastLine(text);
+  throw CompileError(who + ": compiling failed (" +
+                     (why.empty() ? "exit status " + std::to_string(rc) : why) + ")");
+}
+
+void AddOnnxModel(Fnv128& key, const std::string& onnx_path, const std::string& onnx_bytes,
+                  const std::string& who) {
+  if (onnx_path.empty()) {
+    key.Add(onnx_bytes);
+    return;
+  }
+  const fs::path model(onnx_path);
+  key.Add(ReadFile(model.string()));
+  std::vector<fs::path> data_files;
+  for (const auto& f : fs::directory_iterator(model.parent_path().empty() ? fs::path(".")
+                                                                          : model.parent_path())) {
+    if (f.is_regular_file() && f.path().filename() != model.filename()) {
+      data_files.push_back(f.path());
+    }
+  }
+  std::sort(data_files.begin(), data_files.end());
+  for (const auto& f : data_files) key.Add(f.filename().string()).AddFile(f, who);
 }
 
 }  // namespace ngraphbench

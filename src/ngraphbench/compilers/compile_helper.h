@@ -1,6 +1,7 @@
 // What the compilers that compile in a helper process share (tvm and inductor run a Python
 // script that writes a library or package into a cache entry, then load it in the worker): the
-// cache key's hash, the helper's start and its log. Part of ngb_core, which every module links.
+// cache key's hash and the model's part of it, the ONNX file the script reads, and the script's
+// run, log and failure. Part of ngb_core, which every module links.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,32 @@ std::string LastLine(const std::string& text);
 // point it at the right program) when it cannot be started.
 int RunProcess(const std::vector<std::string>& argv, const std::filesystem::path& log,
                const std::string& who, const std::string& fix);
+
+// The ONNX file a compile script reads: the request's `onnx_path` (a model with its external data
+// beside it), or else its ONNX bytes written to <dir>/model.onnx for the script's run and removed
+// when this goes (the cache key covers them; a copy would only double the cache size).
+class ScriptOnnxFile {
+ public:
+  ScriptOnnxFile(const std::string& onnx_path, const std::string& onnx_bytes,
+                 const std::filesystem::path& dir);
+  ~ScriptOnnxFile();
+  ScriptOnnxFile(const ScriptOnnxFile&) = delete;
+  ScriptOnnxFile& operator=(const ScriptOnnxFile&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  bool written_ = false;
+};
+
+// Runs a compile script (argv) that writes into cache entry `entry`, its output to
+// <entry>/compile.log, and succeeds when it exits 0 having written `done` (its meta.json, written
+// last). On a failure the whole log goes to stderr (the worker's log), `discard` is removed when
+// not empty (an uncached compile's temporary folder), and CompileError says
+// "<who>: compiling failed (<the log's last line, or the exit status>)".
+void RunCompileScript(const std::vector<std::string>& argv, const std::filesystem::path& entry,
+                      const std::filesystem::path& done, const std::filesystem::path& discard,
+                      const std::string& who, const std::string& fix);
 
 // FNV-1a, 128 bits: a stable content hash (std::hash may change between library versions, and
 // the cache outlives the binary). Collisions are not a security concern here.
@@ -88,5 +115,11 @@ class Fnv128 {
   unsigned __int128 state_ = (static_cast<unsigned __int128>(0x6c62272e07bb0142ULL) << 64) |
                              0x62b821756295c58dULL;
 };
+
+// Adds the model a compile script reads to a cache key: the ONNX bytes, or for a model given by
+// path (CompileRequest::onnx_path) the file and its external data, every other file of its folder
+// by name and content, in name order. Errors name `who`, the compiler.
+void AddOnnxModel(Fnv128& key, const std::string& onnx_path, const std::string& onnx_bytes,
+                  const std::string& who);
 
 }  // namespace ngraphbench

@@ -36,6 +36,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "ngraphbench/compilers/compile_helper.h"
@@ -195,23 +196,8 @@ class InductorCompiler : public Compiler {
     }
     if (from_program) {
       key.Add("program").AddFile(request.torch_program, "inductor");
-    } else if (request.onnx_path.empty()) {
-      key.Add(request.onnx);
     } else {
-      // The model file and its external data: every other file of its folder (CompileRequest),
-      // by name and content, in name order.
-      const fs::path model(request.onnx_path);
-      key.Add(ReadFile(model.string()));
-      std::vector<fs::path> data_files;
-      for (const auto& f : fs::directory_iterator(model.parent_path().empty()
-                                                      ? fs::path(".")
-                                                      : model.parent_path())) {
-        if (f.is_regular_file() && f.path().filename() != model.filename()) {
-          data_files.push_back(f.path());
-        }
-      }
-      std::sort(data_files.begin(), data_files.end());
-      for (const auto& f : data_files) key.Add(f.filename().string()).AddFile(f, "inductor");
+      AddOnnxModel(key, request.onnx_path, request.onnx, "inductor");
     }
     key.Add(script).Add(std::to_string(threads)).Add(Bool(max_autotune)).Add(Bool(freezing));
 
@@ -228,37 +214,22 @@ class InductorCompiler : public Compiler {
       meta = nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
     } else {
       fs::create_directories(entry);
-      // A model given by path is compiled from there: its external data lies beside it.
-      const bool by_path = from_program || !request.onnx_path.empty();
-      const fs::path onnx_path = by_path ? fs::path(request.onnx_path) : entry / "model.onnx";
-      if (!by_path) std::ofstream(onnx_path, std::ios::binary) << request.onnx;
-      const fs::path log = entry / "compile.log";
-      fs::remove(log);
       std::vector<std::string> argv = {EnvOr("NGRAPHBENCH_INDUCTOR_PYTHON", NGB_INDUCTOR_PYTHON),
                                        script_path,
                                        "--out-dir", entry.string(),
                                        "--threads", std::to_string(threads)};
+      std::optional<ScriptOnnxFile> onnx;
       if (from_program) {
         argv.insert(argv.end(), {"--program", request.torch_program});
       } else {
-        argv.insert(argv.end(), {"--onnx", onnx_path.string()});
+        onnx.emplace(request.onnx_path, request.onnx, entry);
+        argv.insert(argv.end(), {"--onnx", onnx->path().string()});
       }
       if (config.device != "cpu") argv.insert(argv.end(), {"--device", config.device});
       if (max_autotune) argv.push_back("--max-autotune");
       if (freezing) argv.push_back("--freezing");
-      const int rc = RunProcess(
-          argv, log, "inductor",
-          "set NGRAPHBENCH_INDUCTOR_PYTHON to a python with torch and onnx2torch");
-      // The key already covers it; it would only double the cache size.
-      if (!by_path) fs::remove(onnx_path);
-      if (rc != 0 || !fs::exists(meta_path)) {
-        const std::string text = ReadFile(log);
-        std::cerr << text;  // the whole Python traceback, for the worker's log
-        if (!cached) fs::remove_all(root);
-        const std::string why = LastLine(text);
-        throw CompileError("inductor: compiling failed (" +
-                           (why.empty() ? "exit status " + std::to_string(rc) : why) + ")");
-      }
+      RunCompileScript(argv, entry, meta_path, cached ? fs::path() : root, "inductor",
+                       "set NGRAPHBENCH_INDUCTOR_PYTHON to a python with torch and onnx2torch");
       meta = nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
     }
     if (!meta.is_object()) throw CompileError("inductor: unreadable " + meta_path.string());

@@ -233,24 +233,7 @@ class TvmCompiler : public Compiler {
     // Tuning measures candidates on the thread pool: its records depend on the thread count.
     tuning_key.Add(std::to_string(trials)).Add(std::to_string(threads));
     Fnv128 entry_key = setting_key;
-    if (request.onnx_path.empty()) {
-      entry_key.Add(request.onnx);
-    } else {
-      // The model file and its external data: every other file of its folder (CompileRequest),
-      // by name and content, in name order.
-      const fs::path model(request.onnx_path);
-      entry_key.Add(ReadFile(model.string()));
-      std::vector<fs::path> data_files;
-      for (const auto& f : fs::directory_iterator(model.parent_path().empty()
-                                                      ? fs::path(".")
-                                                      : model.parent_path())) {
-        if (f.is_regular_file() && f.path().filename() != model.filename()) {
-          data_files.push_back(f.path());
-        }
-      }
-      std::sort(data_files.begin(), data_files.end());
-      for (const auto& f : data_files) entry_key.Add(f.filename().string()).AddFile(f, "tvm");
-    }
+    AddOnnxModel(entry_key, request.onnx_path, request.onnx, "tvm");
     entry_key.Add(script);
     // The modules the script imports from its folder (python/tvm_*.py, e.g. the default schedules
     // in tvm_schedules.py), by name and content in name order: a changed schedule is a new build.
@@ -276,33 +259,19 @@ class TvmCompiler : public Compiler {
     if (!hit) {
       fs::create_directories(entry);
       // A model given by path is compiled from there: its external data lies beside it.
-      const bool by_path = !request.onnx_path.empty();
-      const fs::path onnx_path = by_path ? fs::path(request.onnx_path) : entry / "model.onnx";
-      if (!by_path) std::ofstream(onnx_path, std::ios::binary) << request.onnx;
-      const fs::path log = entry / "compile.log";
-      fs::remove(log);
+      const ScriptOnnxFile onnx(request.onnx_path, request.onnx, entry);
       const std::vector<std::string> argv = {
           EnvOr("NGRAPHBENCH_TVM_PYTHON", NGB_TVM_PYTHON),
           script_path,
-          "--onnx", onnx_path.string(),
+          "--onnx", onnx.path().string(),
           "--out-dir", entry.string(),
           "--target", target,
           "--trials", std::to_string(trials),
           "--tuning-timeout-s", timeout,
           "--threads", std::to_string(threads),
           "--tuning-db", (root / "tuning" / tuning_key.Hex()).string()};
-      const int rc = RunProcess(argv, log, "tvm",
-                                "set NGRAPHBENCH_TVM_PYTHON to a python with apache-tvm");
-      // The key already covers it; it would only double the cache size.
-      if (!by_path) fs::remove(onnx_path);
-      if (rc != 0 || !fs::exists(meta_path)) {
-        const std::string text = ReadFile(log);
-        std::cerr << text;  // the whole Python traceback, for the worker's log
-        if (!cached) fs::remove_all(root);
-        const std::string why = LastLine(text);
-        throw CompileError("tvm: compiling failed (" +
-                           (why.empty() ? "exit status " + std::to_string(rc) : why) + ")");
-      }
+      RunCompileScript(argv, entry, meta_path, cached ? fs::path() : root, "tvm",
+                       "set NGRAPHBENCH_TVM_PYTHON to a python with apache-tvm");
       meta = nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
       if (!meta.is_object()) throw CompileError("tvm: unreadable " + meta_path.string());
     }
