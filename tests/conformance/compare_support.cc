@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/experiments/config.h"
+#include "ngraphbench/graph/onnx_io.h"
 
 namespace ngraphbench::test_support {
 
@@ -220,6 +222,36 @@ std::string Compare(const std::vector<HostTensor>& ref, const std::vector<HostTe
     }
   }
   return "";
+}
+
+Compiled CompileAndRun(Compiler& compiler, const CompilerConfig& config, const Graph& graph,
+                       const std::vector<HostTensor>& inputs, const std::string& cache_dir,
+                       bool quick) {
+  const std::string onnx = ExportOnnx(graph);
+  const auto start = std::chrono::steady_clock::now();
+  auto exe = compiler.Compile(CompileRequest{graph, onnx, config, cache_dir, quick});
+  Compiled c;
+  c.compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  exe->SetInputs(inputs);
+  exe->Run();
+  c.outputs = exe->GetOutputs();
+  c.settings = exe->EffectiveSettings();
+  return c;
+}
+
+void ExpectClose(const std::vector<HostTensor>& got, const std::vector<HostTensor>& want,
+                 const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].shape, want[i].shape) << what;
+    double max_ref = 0, max_err = 0;
+    for (size_t j = 0; j < want[i].data.size(); ++j) {
+      max_ref = std::max(max_ref, std::fabs(double(want[i].data[j])));
+      max_err = std::max(max_err, std::fabs(double(got[i].data[j]) - want[i].data[j]));
+    }
+    EXPECT_GT(max_ref, 1e-3) << what << ": a reference of zeros proves nothing";
+    EXPECT_LE(max_err, kRelativeTolerance * std::max(1.0, max_ref)) << what << " output " << i;
+  }
 }
 
 }  // namespace ngraphbench::test_support

@@ -1,6 +1,8 @@
 // The fork-and-compare harness of the conformance suite (conformance_test.cc), shared with the
 // torch compiler tests (torch_compilers_test.cc): cases (a graph and its inputs), running one
-// compiler on them in forked children, and comparing outputs with a reference's.
+// compiler on them in forked children, and comparing outputs with a reference's. Also what the
+// tests of one compiler module in this process share (tvm_test, compilers/<name>/<name>_test.cc):
+// CompileAndRun and ExpectClose.
 //
 // Vendor SDKs must not meet in one process, so RunCompiler runs each compiler in a forked child
 // that loads only its module; the parent never loads one. A child that crashes costs the case it
@@ -12,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -62,5 +65,23 @@ std::vector<Outcome> RunCompiler(const std::string& name, const std::vector<Case
 // relative to that scale.
 std::string Compare(const std::vector<HostTensor>& ref, const std::vector<HostTensor>& out,
                     const Graph& graph, double& worst, double tolerance = kRelativeTolerance);
+
+// One compile and one run in this process, for a compiler module's own tests.
+struct Compiled {
+  std::vector<HostTensor> outputs;
+  std::map<std::string, std::string> settings;  // EffectiveSettings()
+  double compile_s = 0;                         // Compile(), timed
+};
+
+// Compiles `graph` (given as ONNX bytes) with `config` and `cache_dir`, sets `inputs`, runs once.
+Compiled CompileAndRun(Compiler& compiler, const CompilerConfig& config, const Graph& graph,
+                       const std::vector<HostTensor>& inputs, const std::string& cache_dir,
+                       bool quick = false);
+
+// GoogleTest expectations: `got` matches `want` within kRelativeTolerance relative to
+// max(1, max |want|), output by output, and `want` is not all near zero (a reference of zeros
+// proves nothing). `what` names the case in failures.
+void ExpectClose(const std::vector<HostTensor>& got, const std::vector<HostTensor>& want,
+                 const std::string& what);
 
 }  // namespace ngraphbench::test_support

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -14,19 +13,17 @@
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/builder.h"
 #include "ngraphbench/models/zoo.h"
+#include "conformance/compare_support.h"
 #include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
-struct Compiled {
-  std::vector<HostTensor> outputs;
-  std::map<std::string, std::string> settings;
-  double compile_s = 0;
-};
+using test_support::CompileAndRun;
+using test_support::Compiled;
+using test_support::ExpectClose;
 
 class Tvm : public ::testing::Test {
  protected:
@@ -58,49 +55,14 @@ class Tvm : public ::testing::Test {
                     {"tuning_timeout_s", std::to_string(timeout_s)}});
   }
 
-  static Compiled Run(Compiler& compiler, const CompilerConfig& config, const Graph& graph,
-                      const std::vector<HostTensor>& inputs, const std::string& cache_dir,
-                      bool quick = false) {
-    const std::string onnx = ExportOnnx(graph);
-    const auto start = Clock::now();
-    auto exe = compiler.Compile(CompileRequest{graph, onnx, config, cache_dir, quick});
-    Compiled c;
-    c.compile_s = std::chrono::duration<double>(Clock::now() - start).count();
-    exe->SetInputs(inputs);
-    exe->Run();
-    c.outputs = exe->GetOutputs();
-    c.settings = exe->EffectiveSettings();
-    return c;
-  }
-
   Compiled RunTvm(const Graph& graph, const std::vector<HostTensor>& inputs,
                   int64_t trials = 0, int64_t timeout_s = 480, bool quick = false) {
-    return Run(*tvm_, Config("tvm", TvmOptions(trials, timeout_s)), graph, inputs, cache_dir_,
+    return CompileAndRun(*tvm_, Config("tvm", TvmOptions(trials, timeout_s)), graph, inputs, cache_dir_,
                quick);
   }
 
   static std::vector<HostTensor> Inputs(const Graph& graph) {
-    std::vector<HostTensor> inputs;
-    for (size_t i = 0; i < graph.inputs.size(); ++i) {
-      inputs.push_back(RandomNormal(graph.inputs[i].shape, 100 + i));
-    }
-    return inputs;
-  }
-
-  // max |got - want| <= 1e-4 * max(1, max |want|), the conformance suite's fp32 tolerance.
-  static void ExpectClose(const std::vector<HostTensor>& got, const std::vector<HostTensor>& want,
-                          const std::string& what) {
-    ASSERT_EQ(got.size(), want.size()) << what;
-    for (size_t i = 0; i < got.size(); ++i) {
-      ASSERT_EQ(got[i].shape, want[i].shape) << what;
-      double max_ref = 0, max_err = 0;
-      for (size_t j = 0; j < want[i].data.size(); ++j) {
-        max_ref = std::max(max_ref, std::fabs(double(want[i].data[j])));
-        max_err = std::max(max_err, std::fabs(double(got[i].data[j]) - want[i].data[j]));
-      }
-      EXPECT_GT(max_ref, 1e-3) << what << ": a reference of zeros proves nothing";
-      EXPECT_LE(max_err, 1e-4 * std::max(1.0, max_ref)) << what << " output " << i;
-    }
+    return test_support::RandomInputs(graph, 100);
   }
 
   std::unique_ptr<Compiler> tvm_;
@@ -123,7 +85,7 @@ TEST_F(Tvm, BlocksMatchOnnxRuntime) {
     const Graph graph = BuildModel(SyntheticSpec(family, family, width, 2), 2);
     const auto inputs = Inputs(graph);
     const Compiled tvm = RunTvm(graph, inputs);
-    const Compiled ref = Run(*ort, ort_config, graph, inputs, "");
+    const Compiled ref = CompileAndRun(*ort, ort_config, graph, inputs, "");
     ExpectClose(tvm.outputs, ref.outputs, family);
     EXPECT_EQ(tvm.settings.at("tuned"), "false");
     // Every function got the default CPU schedule, none kept TVM's plain loops.
@@ -170,7 +132,7 @@ TEST_F(Tvm, WholeSampleNormalizationIsAccurateAndScheduled) {
   for (float& v : inputs[0].data) v = 30.0f + 0.5f * v;  // a mean far from 0: a sum loses digits
 
   auto ort = LoadCompiler("onnxruntime");
-  const Compiled ref = Run(
+  const Compiled ref = CompileAndRun(
       *ort,
       Config("onnxruntime",
              Options({{"inter_op_threads", "1"}, {"execution_mode", "sequential"}})),
@@ -195,7 +157,7 @@ TEST_F(Tvm, PadAfterConvWritesItsBorder) {
   const Graph g = b.Finish();
   const auto inputs = Inputs(g);
   auto ort = LoadCompiler("onnxruntime");
-  const Compiled ref = Run(
+  const Compiled ref = CompileAndRun(
       *ort,
       Config("onnxruntime",
              Options({{"inter_op_threads", "1"}, {"execution_mode", "sequential"}})),

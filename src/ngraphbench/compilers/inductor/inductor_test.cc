@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 
@@ -12,19 +11,17 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/zoo.h"
+#include "conformance/compare_support.h"
 #include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
-struct Compiled {
-  std::vector<HostTensor> outputs;
-  std::map<std::string, std::string> settings;
-  double compile_s = 0;
-};
+using test_support::CompileAndRun;
+using test_support::Compiled;
+using test_support::ExpectClose;
 
 class Inductor : public ::testing::Test {
  protected:
@@ -53,42 +50,18 @@ class Inductor : public ::testing::Test {
     return Options({{"max_autotune", "false"}, {"freezing", "true"}});  // the defaults
   }
 
-  static Compiled Run(Compiler& compiler, const CompilerConfig& config, const Graph& graph,
-                      const std::vector<HostTensor>& inputs, const std::string& cache_dir) {
-    const std::string onnx = ExportOnnx(graph);
-    const auto start = Clock::now();
-    auto exe = compiler.Compile(CompileRequest{graph, onnx, config, cache_dir});
-    Compiled c;
-    c.compile_s = std::chrono::duration<double>(Clock::now() - start).count();
-    exe->SetInputs(inputs);
-    exe->Run();
-    c.outputs = exe->GetOutputs();
-    c.settings = exe->EffectiveSettings();
-    return c;
+  // The reference: onnxruntime, one thread, sequential, uncached.
+  static Compiled OnnxRuntime(const Graph& graph, const std::vector<HostTensor>& inputs) {
+    auto ort = LoadCompiler("onnxruntime");
+    return CompileAndRun(
+        *ort,
+        Config("onnxruntime",
+               Options({{"inter_op_threads", "1"}, {"execution_mode", "sequential"}})),
+        graph, inputs, "");
   }
 
   static std::vector<HostTensor> Inputs(const Graph& graph) {
-    std::vector<HostTensor> inputs;
-    for (size_t i = 0; i < graph.inputs.size(); ++i) {
-      inputs.push_back(RandomNormal(graph.inputs[i].shape, 100 + i));
-    }
-    return inputs;
-  }
-
-  // max |got - want| <= 1e-4 * max(1, max |want|), the conformance suite's fp32 tolerance.
-  static void ExpectClose(const std::vector<HostTensor>& got, const std::vector<HostTensor>& want,
-                          const std::string& what) {
-    ASSERT_EQ(got.size(), want.size()) << what;
-    for (size_t i = 0; i < got.size(); ++i) {
-      ASSERT_EQ(got[i].shape, want[i].shape) << what;
-      double max_ref = 0, max_err = 0;
-      for (size_t j = 0; j < want[i].data.size(); ++j) {
-        max_ref = std::max(max_ref, std::fabs(double(want[i].data[j])));
-        max_err = std::max(max_err, std::fabs(double(got[i].data[j]) - want[i].data[j]));
-      }
-      EXPECT_GT(max_ref, 1e-3) << what << ": a reference of zeros proves nothing";
-      EXPECT_LE(max_err, 1e-4 * std::max(1.0, max_ref)) << what << " output " << i;
-    }
+    return test_support::RandomInputs(graph, 100);
   }
 
   std::unique_ptr<Compiler> inductor_;
@@ -124,13 +97,8 @@ TEST_F(Inductor, ConvBlockMatchesOnnxRuntimeAndIsCached) {
   const auto inputs = Inputs(graph);
   const CompilerConfig config = Config("inductor", InductorOptions());
 
-  const Compiled cold = Run(*inductor_, config, graph, inputs, cache_dir_);
-  auto ort = LoadCompiler("onnxruntime");
-  const Compiled ref = Run(
-      *ort,
-      Config("onnxruntime",
-             Options({{"inter_op_threads", "1"}, {"execution_mode", "sequential"}})),
-      graph, inputs, "");
+  const Compiled cold = CompileAndRun(*inductor_, config, graph, inputs, cache_dir_);
+  const Compiled ref = OnnxRuntime(graph, inputs);
   ExpectClose(cold.outputs, ref.outputs, "conv_block");
   EXPECT_EQ(cold.settings.at("cache_hit"), "false");
   EXPECT_EQ(cold.settings.at("threads"), "1");
@@ -143,7 +111,7 @@ TEST_F(Inductor, ConvBlockMatchesOnnxRuntimeAndIsCached) {
                           fs::directory_iterator()),
             1);
 
-  const Compiled warm = Run(*inductor_, config, graph, inputs, cache_dir_);
+  const Compiled warm = CompileAndRun(*inductor_, config, graph, inputs, cache_dir_);
   EXPECT_EQ(warm.settings.at("cache_hit"), "true");
   EXPECT_EQ(warm.settings.at("cache_key"), cold.settings.at("cache_key"));
   ExpectClose(warm.outputs, ref.outputs, "conv_block (cached)");
@@ -175,13 +143,8 @@ TEST_F(Inductor, CudaIsUnavailableWithTheReasonOrMatchesOnnxRuntime) {
     return;
   }
   NGB_REQUIRE_BUILT("onnxruntime");  // the reference
-  const Compiled gpu = Run(*inductor_, config, graph, inputs, cache_dir_);
-  auto ort = LoadCompiler("onnxruntime");
-  const Compiled ref = Run(
-      *ort,
-      Config("onnxruntime",
-             Options({{"inter_op_threads", "1"}, {"execution_mode", "sequential"}})),
-      graph, inputs, "");
+  const Compiled gpu = CompileAndRun(*inductor_, config, graph, inputs, cache_dir_);
+  const Compiled ref = OnnxRuntime(graph, inputs);
   ExpectClose(gpu.outputs, ref.outputs, "conv_block on cuda");
   EXPECT_EQ(gpu.settings.at("device"), "cuda:0");
 }
