@@ -57,8 +57,8 @@ class Tvm : public ::testing::Test {
 
   Compiled RunTvm(const Graph& graph, const std::vector<HostTensor>& inputs,
                   int64_t trials = 0, int64_t timeout_s = 480, bool quick = false) {
-    return CompileAndRun(*tvm_, Config("tvm", TvmOptions(trials, timeout_s)), graph, inputs, cache_dir_,
-               quick);
+    return CompileAndRun(*tvm_, Config("tvm", TvmOptions(trials, timeout_s)), graph, inputs,
+                         cache_dir_, quick);
   }
 
   static std::vector<HostTensor> Inputs(const Graph& graph) {

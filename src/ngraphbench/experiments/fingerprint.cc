@@ -4,6 +4,7 @@
 
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
+#include "ngraphbench/models/torch_export.h"
 
 namespace ngraphbench {
 
@@ -39,13 +40,9 @@ std::string FingerprintText(const RunSpec& run, const CompilerConfig& config, in
     // A model given as PyTorch code: its source, input shape and, for a factory file, the
     // file's content (an edited model is a different model).
     add("model.torch_source", run.model.torch_source);
-    std::string shape;
-    for (const int64_t d : run.model.input_shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
-    add("model.input_shape", shape);
-    const size_t colon = run.model.torch_source.rfind(':');
-    if (run.model.torch_source.rfind("timm:", 0) != 0 && colon != std::string::npos) {
-      add("model.torch_digest", FileDigest(run.model.torch_source.substr(0, colon)));
-    }
+    add("model.input_shape", FormatInputShape(run.model.input_shape));
+    const std::string file = TorchSourceFile(run.model.torch_source);
+    if (!file.empty()) add("model.torch_digest", FileDigest(file));
   }
   add("batch_size", std::to_string(run.batch_size));
   add("warmup", std::to_string(run.warmup));

@@ -21,7 +21,8 @@ constexpr char kTimmPrefix[] = "timm:";
 constexpr int64_t kMaxSampleElements = int64_t{1} << 28;
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 bool IsIdentifier(const std::string& s) {
@@ -40,17 +41,23 @@ std::string Sanitized(const std::string& s) {
   return out;
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string text;
-  for (const int64_t d : shape) text += (text.empty() ? "" : ",") + std::to_string(d);
-  return text;
-}
-
 constexpr char kUsage[] =
     "a PyTorch model is written timm:<name> (a timm model) or <file>.py:<function> (a "
     "function in a Python file that returns a torch.nn.Module)";
 
 }  // namespace
+
+std::string FormatInputShape(const std::vector<int64_t>& shape) {
+  std::string text;
+  for (const int64_t d : shape) text += (text.empty() ? "" : ",") + std::to_string(d);
+  return text;
+}
+
+std::string TorchSourceFile(const std::string& text) {
+  const size_t colon = text.rfind(':');
+  if (text.rfind(kTimmPrefix, 0) == 0 || colon == std::string::npos) return "";
+  return text.substr(0, colon);
+}
 
 bool IsTorchSource(const std::string& text) {
   return text.rfind(kTimmPrefix, 0) == 0 || text.find(".py:") != std::string::npos;
@@ -101,7 +108,9 @@ void CheckTorchInputShape(const std::vector<int64_t>& shape, const std::string& 
   }
   int64_t elements = 1;
   for (const int64_t d : shape) {
-    if (d < 1) throw InputError(where + " has a dimension " + std::to_string(d) + "; each must be >= 1");
+    if (d < 1) {
+      throw InputError(where + " has a dimension " + std::to_string(d) + "; each must be >= 1");
+    }
     if (d > kMaxSampleElements || elements > kMaxSampleElements / d) {
       throw InputError(where + " holds more than 2^28 elements per sample");
     }
@@ -137,7 +146,7 @@ TorchExport ExportTorchModel(const ModelSpec& spec, int64_t batch_size,
   const std::string python = EnvOr("NGRAPHBENCH_PYTHON", NGB_EXPORT_PYTHON);
   Fnv128 key;
   key.Add("torch-export=1").Add(NGB_VERSION).Add(spec.torch_source);
-  key.Add(ShapeText(spec.input_shape)).Add(std::to_string(batch_size)).Add(python);
+  key.Add(FormatInputShape(spec.input_shape)).Add(std::to_string(batch_size)).Add(python);
   key.Add(ReadFile(script)).Add(ReadFile(fs::path(script).parent_path() / "export_timm.py"));
   if (!source.file.empty()) key.AddFile(source.file, kWho);
   const fs::path root = fs::path(cache_dir) / "torch";
@@ -155,8 +164,9 @@ TorchExport ExportTorchModel(const ModelSpec& spec, int64_t batch_size,
     }
     const fs::path log = fs::path(tmp) / "export.log";
     const int status = RunProcess(
-        {python, script, "--source", spec.torch_source, "--input-shape", ShapeText(spec.input_shape),
-         "--batch-size", std::to_string(batch_size), "--out-dir", tmp},
+        {python, script, "--source", spec.torch_source, "--input-shape",
+         FormatInputShape(spec.input_shape), "--batch-size", std::to_string(batch_size),
+         "--out-dir", tmp},
         log, kWho, "set NGRAPHBENCH_PYTHON to a python with torch (and timm), or run ./setup.sh");
     if (status != 0 || !fs::exists(fs::path(tmp) / "meta.json")) {
       const std::string last = LastLine(ReadFile(log));

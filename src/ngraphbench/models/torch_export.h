@@ -36,6 +36,12 @@ std::string TorchModelName(const TorchSource& source);
 // 2^28 elements per sample). `where` names the setting in the message.
 void CheckTorchInputShape(const std::vector<int64_t>& shape, const std::string& where);
 
+// "3,224,224": an input shape as --input-shape writes it (in cache keys and fingerprints).
+std::string FormatInputShape(const std::vector<int64_t>& shape);
+
+// The Python file of a "<file>.py:<function>" source; "" for "timm:<name>". Not checked.
+std::string TorchSourceFile(const std::string& text);
+
 // Parses "3,224,224" (the command line's --input-shape); throws InputError.
 std::vector<int64_t> ParseInputShape(const std::string& text);
 

@@ -105,7 +105,8 @@ class InductorExecutable : public torch_common::TorchExecutable {
   void CheckOutputs(const Graph& graph) {
     std::vector<at::Tensor> zeros;
     for (const auto& spec : graph.inputs) {
-      zeros.push_back(at::zeros(spec.shape, at::TensorOptions(settings().device).dtype(at::kFloat)));
+      zeros.push_back(
+          at::zeros(spec.shape, at::TensorOptions(settings().device).dtype(at::kFloat)));
     }
     std::vector<at::Tensor> outputs;
     try {
