@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -98,6 +100,29 @@ Column Bool(const std::string& name, std::optional<bool> ResultRow::*member) {
           }};
 }
 
+// Positive numbers joined by ';' (per-process values), empty for none.
+Column Doubles(const std::string& name, std::vector<double> ResultRow::*member) {
+  return {name,
+          [member](const ResultRow& r) {
+            std::string out;
+            for (double v : r.*member) out += (out.empty() ? "" : ";") + FormatDouble(v);
+            return out;
+          },
+          [member](ResultRow& r, const std::string& s) {
+            std::vector<double> values;
+            size_t start = 0;
+            while (!s.empty() && start <= s.size()) {
+              const size_t end = std::min(s.find(';', start), s.size());
+              std::optional<double> v;
+              ParseOpt(v, s.substr(start, end - start));
+              if (!v || !(*v > 0) || !std::isfinite(*v)) throw std::invalid_argument("not > 0");
+              values.push_back(*v);
+              start = end + 1;
+            }
+            r.*member = std::move(values);
+          }};
+}
+
 void CheckedWrite(int fd, const std::string& data, const std::string& path) {
   const char* p = data.data();
   size_t left = data.size();
@@ -168,7 +193,13 @@ const std::vector<Column>& Columns() {
       Opt("cv", &R::cv),
       Since(3, Opt("latency_p50_ci_low_ms", &R::latency_p50_ci_low_ms)),
       Since(3, Opt("latency_p50_ci_high_ms", &R::latency_p50_ci_high_ms)),
+      Since(5, Opt("latency_p50_within_ci_low_ms", &R::latency_p50_within_ci_low_ms)),
+      Since(5, Opt("latency_p50_within_ci_high_ms", &R::latency_p50_within_ci_high_ms)),
+      Since(5, Opt("iqr_rel", &R::iqr_rel)),
       Since(3, Text("stop_reason", &R::stop_reason)),
+      Since(5, Opt("processes", &R::processes)),
+      Since(5, Doubles("process_p50s_ms", &R::process_p50s_ms)),
+      Since(5, Text("processes_reason", &R::processes_reason)),
       Opt("throughput_median_sps", &R::throughput_median_sps),
       Opt("throughput_mean_sps", &R::throughput_mean_sps),
       Text("check_reference", &R::check_reference),
@@ -340,6 +371,17 @@ ResultRow ParseRowCsv(const std::string& text, const std::string& source) {
     if (!seen[c]) {
       throw InputError("result file '" + source + "' lacks column '" + Columns()[c].name +
                        "' (schema version " + std::to_string(kSchemaVersion) + ")");
+    }
+  }
+  // Before version 5 a row was one process, and its interval the order-statistic one.
+  if (row.schema_version < 5) {
+    row.latency_p50_within_ci_low_ms = row.latency_p50_ci_low_ms;
+    row.latency_p50_within_ci_high_ms = row.latency_p50_ci_high_ms;
+    row.latency_p50_ci_low_ms.reset();
+    row.latency_p50_ci_high_ms.reset();
+    if (row.latency_p50_ms) {
+      row.processes = 1;
+      row.process_p50s_ms = {*row.latency_p50_ms};
     }
   }
   return row;

@@ -15,7 +15,11 @@ namespace ngraphbench {
 // 3: latency_p50_ci_{low,high}_ms, stop_reason, cpu_ms_per_inference, affinity,
 //    affinity_cpus, energy_j, power_w, machine_id. Rows of version 2 are read with those empty.
 // 4: gpu_power_w, gpu_energy_j. Rows of version 3 are read with those empty.
-constexpr int kSchemaVersion = 4;
+// 5: a row pools the timed runs of several worker processes: processes, process_p50s_ms,
+//    processes_reason, iqr_rel, latency_p50_within_ci_{low,high}_ms; latency_p50_ci_{low,high}_ms
+//    change meaning (the between-process interval, measure/repeat.h). Rows of older versions
+//    are read as one process each, their order-statistic interval moved to the within columns.
+constexpr int kSchemaVersion = 5;
 // The oldest version ParseRowCsv reads.
 constexpr int kOldestReadableSchemaVersion = 2;
 
@@ -51,9 +55,22 @@ struct ResultRow {
   // Latency of one synchronous run over one batch
   std::optional<double> latency_mean_ms, latency_std_ms, latency_min_ms, latency_p50_ms,
       latency_p90_ms, latency_p95_ms, latency_p99_ms, latency_max_ms, cv;
-  // Distribution-free 95% confidence interval of the median (order statistics, measure/stats.h)
+  // The 95% interval of the median from the spread between the processes' medians
+  // (measure/repeat.h): where a repeat of this run puts its median, 95% of the time. Empty for
+  // fewer than 2 processes.
   std::optional<double> latency_p50_ci_low_ms, latency_p50_ci_high_ms;
-  std::string stop_reason;  // why timing ended: repeats, ci, time, max_repeats
+  // Diagnostic: the distribution-free interval of the pooled samples' median (order statistics,
+  // measure/stats.h), which treats every timed run as independent: one process's precision.
+  std::optional<double> latency_p50_within_ci_low_ms, latency_p50_within_ci_high_ms;
+  // Robust dispersion of the pooled timed runs: (p75 - p25) / p50.
+  std::optional<double> iqr_rel;
+  std::string stop_reason;  // why timing ended in the processes: repeats, ci, time, max_repeats
+  // Repetition across processes: how many worker processes the row pools, the median of each
+  // one's timed runs (";"-joined, in the order they ran), and why no more were started
+  // (fixed: the configured count; ci: the interval met ci_rel_target; max_processes: the cap).
+  std::optional<int64_t> processes;
+  std::vector<double> process_p50s_ms;
+  std::string processes_reason;
   // Throughput in samples per second
   std::optional<double> throughput_median_sps, throughput_mean_sps;
   // Output check of the first inference against an independent reference (measure/check.h)

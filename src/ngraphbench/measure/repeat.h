@@ -1,0 +1,58 @@
+// Repetition across processes: the statistics of a run measured in K worker processes, each a
+// fresh start of the same setup (build, compile, warm up, time its share of the runs). One
+// process's timed runs are not independent samples of the setup (they share one memory layout,
+// one placement of threads, one stretch of the machine's load), so every interval and test here
+// is computed over process-level values: the median of each process's timed runs, m_1..m_K.
+//
+// Model: y_i = ln m_i are independent draws from one normal distribution, N(mu, sigma^2) (the
+// medians of processes of one setup, on one machine, over the time the sweep ran; with the
+// processes of different runs interleaved in time, slow drift of the machine is part of sigma).
+// Log scale, so that intervals are relative and ratios are differences.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+namespace ngraphbench {
+
+// The q-quantile of Student's t distribution with `df` degrees of freedom (df > 0).
+double StudentTQuantile(double q, double df);
+
+// The two-sided p-value of Student's t statistic `t` with `df` degrees of freedom.
+double StudentTTwoSidedP(double t, double df);
+
+// Mean and sample standard deviation (n - 1) of ln of each value (all > 0).
+struct LogSpread {
+  int k = 0;
+  double mean = 0, sd = 0;
+};
+std::optional<LogSpread> LogSpreadOf(const std::vector<double>& values);
+
+// The 95% reproduction interval of a row's median: where a repeat of the run (the same
+// settings, the same number of processes K, the same machine) puts its median, with
+// probability `confidence`. A prediction interval for the mean of K new log-medians:
+//   center * exp(+-h),  h = t_{(1+confidence)/2, K-1} * s * sqrt(1/K + 1/K)
+// with s the sample standard deviation of the K log-medians. Defined for K >= 2 (exact under
+// the model above; K = 2 gives t = 12.7, so the interval is wide until K is 4 or 5). Centered
+// on `center` (the row's quoted median, of the pooled runs). nullopt for K < 2 or a median <= 0.
+struct Interval {
+  double low = 0, high = 0;
+};
+std::optional<Interval> ReproductionInterval(double center, const std::vector<double>& medians,
+                                             double confidence = 0.95);
+
+// The ratio of two setups' medians, a / b, with a confidence interval and a test of "no change"
+// from the process-level values of both sides: Welch's t on the log-medians (unequal variances,
+// Welch-Satterthwaite degrees of freedom). The point estimate is a_center / b_center (the rows'
+// quoted medians); the interval is that ratio times exp(+-t_{df} * se), se = sqrt(s_a^2/K_a +
+// s_b^2/K_b); p is Welch's two-sided p-value of mean(ln a) - mean(ln b). nullopt unless both
+// sides have at least 2 processes. When both sides' medians are each all equal (se = 0) the
+// interval is the point and p is 0 for different means, 1 for equal ones.
+struct RatioEstimate {
+  double ratio = 0, low = 0, high = 0, p_value = 1, df = 0;
+};
+std::optional<RatioEstimate> CompareProcessMedians(double a_center, const std::vector<double>& a,
+                                                   double b_center, const std::vector<double>& b,
+                                                   double confidence = 0.95);
+
+}  // namespace ngraphbench
