@@ -69,6 +69,10 @@ std::vector<std::string> WorkerCommand(const WorkerArgs& w) {
   if (r.grid.warmup) cmd.insert(cmd.end(), {"--warmup", std::to_string(*r.grid.warmup)});
   if (r.grid.repeats) cmd.insert(cmd.end(), {"--repeats", std::to_string(*r.grid.repeats)});
   if (r.grid.stop) cmd.insert(cmd.end(), {"--stop", *r.grid.stop});
+  if (r.grid.processes) {
+    cmd.insert(cmd.end(), {"--processes", std::to_string(*r.grid.processes)});
+  }
+  if (w.process >= 0) cmd.insert(cmd.end(), {"--process", std::to_string(w.process)});
   if (!w.reference_out.empty()) {
     cmd.insert(cmd.end(),
                {"--reference-compiler", w.reference_compiler, "--reference-out", w.reference_out});

@@ -45,6 +45,10 @@ struct WorkerArgs {
   // Set for the output check's reference child: run the model once with this compiler and
   // write its outputs to reference_out (measure/check.h's tensor file), nothing else.
   std::string reference_compiler, reference_out;
+  // The index of this worker among the run's processes: it measures its share of the timed runs
+  // and writes them as the run's part `process` (results/parts.h). -1: the whole run in this
+  // one process, written as its row (a worker started by hand).
+  int process = -1;
 };
 
 // results/<device>/<compiler>

@@ -25,8 +25,12 @@ void AddGridOptions(CLI::App* cmd, ngraphbench::GridArgs& grid) {
   cmd->add_option("--warmup", grid.warmup, "override the warmup runs")->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeats", grid.repeats, "override the timed runs")->check(CLI::PositiveNumber);
   cmd->add_option("--stop", grid.stop,
-                  "when timing ends: fixed (the experiment's repeats) or ci (until the median's "
-                  "95% interval is within ci_rel_target); overrides the experiment's `stop`");
+                  "when measuring ends: fixed (the experiment's processes and repeats) or ci "
+                  "(processes are added until the median's 95% interval is within "
+                  "ci_rel_target); overrides the experiment's `stop`");
+  cmd->add_option("--processes", grid.processes,
+                  "worker processes that share each run's timed runs (overrides the "
+                  "experiment's `processes`)");
 }
 
 void AddRunOptions(CLI::App* cmd, ngraphbench::RunArgs& run) {
@@ -72,6 +76,8 @@ int main(int argc, char** argv) {
   worker_cmd->group("");
   AddRunOptions(worker_cmd, worker.run);
   worker_cmd->add_option("run_id", worker.run_id, "run id")->required();
+  worker_cmd->add_option("--process", worker.process,
+                         "this worker's index among the run's processes (its part)");
   worker_cmd->add_option("--cores", worker.run.cores,
                          "what threads 0 means: the cores of this worker's slice (--jobs)");
   worker_cmd->add_option("--reference-compiler", worker.reference_compiler,

@@ -21,16 +21,21 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <deque>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/experiments/fingerprint.h"
 #include "ngraphbench/measure/machine.h"
 #include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/csv.h"
+#include "ngraphbench/runner/parts.h"
+#include "ngraphbench/measure/repeat.h"
 
 namespace ngraphbench {
 
@@ -305,6 +310,7 @@ struct Changed {
   const RunSpec* run;
   std::string why;
   bool unreadable = false;  // the row could not be read at all (why says how)
+  int process = -1;         // a part of the run (runner/parts.h) rather than its row
 };
 
 // What differs between an existing row and the run's settings, in the settings a user edits.
@@ -330,12 +336,12 @@ std::string Difference(const ResultRow& row, const RunSpec& run, const CompilerC
 std::string Kinds(const std::vector<Changed>& changed) {
   size_t unreadable = 0;
   for (const auto& c : changed) unreadable += c.unreadable;
-  std::vector<std::string> parts;
+  std::vector<std::string> kinds;
   if (changed.size() > unreadable) {
-    parts.push_back(std::to_string(changed.size() - unreadable) + " measured with other settings");
+    kinds.push_back(std::to_string(changed.size() - unreadable) + " measured with other settings");
   }
-  if (unreadable) parts.push_back(std::to_string(unreadable) + " unreadable");
-  return parts.size() == 2 ? parts[0] + ", " + parts[1] : parts[0];
+  if (unreadable) kinds.push_back(std::to_string(unreadable) + " unreadable");
+  return kinds.size() == 2 ? kinds[0] + ", " + kinds[1] : kinds[0];
 }
 
 std::string UtcStamp() {
@@ -351,8 +357,12 @@ std::string MoveAside(const std::string& dir, const std::vector<Changed>& change
   const fs::path to = fs::path(dir) / ".replaced" / UtcStamp();
   fs::create_directories(to);
   for (const auto& c : changed) {
-    for (const std::string& path :
-         {RowPath(dir, c.run->run_id), LatenciesPath(dir, c.run->run_id)}) {
+    const std::vector<std::string> paths =
+        c.process < 0 ? std::vector<std::string>{RowPath(dir, c.run->run_id),
+                                                 LatenciesPath(dir, c.run->run_id)}
+                      : std::vector<std::string>{PartRowPath(dir, c.run->run_id, c.process),
+                                                 PartLatenciesPath(dir, c.run->run_id, c.process)};
+    for (const std::string& path : paths) {
       if (fs::exists(path)) fs::rename(path, to / fs::path(path).filename());
     }
   }
@@ -439,38 +449,63 @@ constexpr double kClaimMarginS = 120;
 
 }  // namespace
 
-int CmdRun(const RunArgs& given) {
-  // Everything that can be wrong with the input is checked before anything runs or is written.
-  RunArgs args = given;
-  if (args.jobs < 1) {
-    throw InputError(fmt::format("--jobs is {}; it must be at least 1 (1 runs one worker at a "
-                                 "time)",
-                                 args.jobs));
-  }
-  const CompilerInfo& info = FindCompiler(args.compiler);
+namespace {
+
+// One compiler of the sweep: its settings, where its rows go, its runs, what the probe said.
+struct Plan {
+  RunArgs args;  // args.compiler is this plan's one compiler
+  const CompilerInfo* info = nullptr;
+  CompilerConfig config;
+  std::string dir;
+  std::vector<RunSpec> runs;
+  // One slice of CPUs per worker slot with --jobs; empty with one job (the worker inherits this
+  // process's mask and pins itself by its config's `affinity`).
+  std::vector<std::vector<int>> slices;
+  bool overlapping = false;
+  std::string shard_note;
+  std::string unavailable, probed_version;
+  int kept_ok = 0, kept_failed = 0;
+  size_t todo = 0;
+};
+
+// A run to measure in this sweep, and where its processes stand.
+struct RunState {
+  Plan* plan = nullptr;
+  const RunSpec* run = nullptr;
+  std::string hash;                  // the run's config_hash
+  std::optional<FileVersion> seen;   // the row file as the scan saw it
+  int next_process = 0;              // the next process index this scheduler may hand out
+  int queued = 0, running = 0;       // its processes waiting and running here
+  bool failed = false;               // a process ended not ok: none is started after it
+  bool left_to_others = false;       // a process of it is another scheduler's
+  bool finished = false;             // its row is written, here or by another scheduler
+};
+
+// One process of one run.
+struct Task {
+  RunState* state = nullptr;
+  int process = 0;
+};
+
+// Validates everything about one compiler of the sweep before anything runs; `allowed` are the
+// CPUs this process may use.
+Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vector<int>& allowed) {
+  Plan plan;
+  plan.args = given;
+  plan.args.compiler = compiler;
+  RunArgs& args = plan.args;
+  plan.info = &FindCompiler(compiler);
+  const CompilerInfo& info = *plan.info;
   // With --jobs N the workers share the CPUs this process may use, so `threads: 0` (every core)
   // means an equal share of them; each worker is told the same (--cores), so that its config,
   // and its row's config_hash, are the ones resume compares against.
-  const std::vector<int> allowed = ProcessCpus();
-  if (args.jobs > static_cast<int>(allowed.size()) && !args.oversubscribe) {
-    throw InputError(fmt::format(
-        "--jobs {} is more than the {} CPUs this process may use ({}), and each worker needs one "
-        "of its own; use --jobs {} or fewer, or add --oversubscribe to run them anyway on "
-        "overlapping CPUs",
-        args.jobs, allowed.size(), FormatCpuList(allowed), allowed.size()));
-  }
-  if (args.jobs > 1) {
-    args.cores = std::max(1, static_cast<int>(allowed.size()) / args.jobs);
-  }
-  const CompilerConfig config = ResolveCompilerConfig(args.grid.configs_dir, info, args.cores);
+  if (args.jobs > 1) args.cores = std::max(1, static_cast<int>(allowed.size()) / args.jobs);
+  plan.config = ResolveCompilerConfig(args.grid.configs_dir, info, args.cores);
+  const CompilerConfig& config = plan.config;
   if (!IsBuilt(info.name)) {
     throw InputError("compiler '" + info.name + "' is not built (no " + ModulePath(info.name) +
                      "); " + info.enable_hint);
   }
-  // One slice of CPUs per worker slot. Empty with one job: the worker inherits this process's
-  // mask and pins itself by its config's `affinity`, as without --jobs.
-  std::vector<std::vector<int>> slices;
-  bool overlapping = false;
   if (args.jobs > 1) {
     if (config.affinity != "none" && config.affinity != "compact") {
       // A CPU list pins every worker to the same CPUs: the workers would share them after all.
@@ -481,8 +516,8 @@ int CmdRun(const RunArgs& given) {
           config.source, config.affinity, args.jobs));
     }
     const int64_t needed = int64_t{args.jobs} * config.threads;
-    overlapping = needed > static_cast<int64_t>(allowed.size());
-    if (overlapping && !args.oversubscribe) {
+    plan.overlapping = needed > static_cast<int64_t>(allowed.size());
+    if (plan.overlapping && !args.oversubscribe) {
       throw InputError(fmt::format(
           "--jobs {} with threads {} ({}) needs {} CPUs, but this process may use {} ({}); "
           "lower --jobs or threads, or add --oversubscribe to run them anyway on overlapping "
@@ -490,32 +525,155 @@ int CmdRun(const RunArgs& given) {
           args.jobs, config.threads, config.source, needed, allowed.size(),
           FormatCpuList(allowed)));
     }
-    slices = CpuSlices(allowed, args.jobs, config.threads);
+    plan.slices = CpuSlices(allowed, args.jobs, config.threads);
   }
-  if (args.sample_ms < 0) throw InputError("--sample-ms must be >= 0");
-  std::vector<RunSpec> runs = ResolveGrid(args.grid);
-  std::string shard_note;
+  plan.runs = ResolveGrid(args.grid);
   if (!args.shard.empty()) {
     const ShardSpec shard = ParseShard(args.shard);
-    const size_t grid_size = runs.size();
+    const size_t grid_size = plan.runs.size();
     double shard_s = 0, total_s = 0;
     // The static estimate only (no measured rows): every shard of a sweep computes the same
     // partition, whenever it starts.
-    runs = SelectShard(runs, shard, LoadEstimateInputs(runs, args, config, false), &shard_s,
-                       &total_s);
-    shard_note = fmt::format(" (shard {}: {} of the grid's {} runs, about {} of {})", args.shard,
-                             runs.size(), grid_size, FormatHours(shard_s), FormatHours(total_s));
+    plan.runs = SelectShard(plan.runs, shard, LoadEstimateInputs(plan.runs, args, config, false),
+                            &shard_s, &total_s);
+    plan.shard_note =
+        fmt::format(" (shard {}: {} of the grid's {} runs, about {} of {})", args.shard,
+                    plan.runs.size(), grid_size, FormatHours(shard_s), FormatHours(total_s));
   }
-  const std::string dir = RunDirectory(args);
+  plan.dir = RunDirectory(args);
+  return plan;
+}
+
+// Resume: a row whose config_hash is the run's is kept (rerun with --retry-failed when not ok);
+// a row or a part with another config_hash, or unreadable, goes to `changed`. Every other run
+// gets a RunState; the ok parts of an interrupted sweep stay and count as measured.
+void Scan(Plan& plan, std::vector<Changed>& changed, std::deque<RunState>& states) {
+  const RunArgs& args = plan.args;
+  for (const RunSpec& run : plan.runs) {
+    const std::string path = RowPath(plan.dir, run.run_id);
+    RunState state;
+    state.plan = &plan;
+    state.run = &run;
+    state.hash = ConfigHash(run, plan.config, args.sample_ms);
+    state.seen = VersionOf(path);
+    if (Exists(path)) {
+      ResultRow row;
+      bool measure = true;
+      try {
+        row = ReadRow(path);
+        if (row.config_hash != state.hash) {
+          changed.push_back({&run, Difference(row, run, plan.config)});
+        } else if (row.status != kStatusSkipped) {
+          // Skipped: the machine lacked something (a GPU, a provider); asked again every sweep.
+          const bool ok = row.status == kStatusOk;
+          if (ok || !args.retry_failed) {
+            (ok ? plan.kept_ok : plan.kept_failed)++;
+            measure = false;
+          } else {
+            RemoveParts(plan.dir, run.run_id);  // measured anew from its first process
+          }
+        }
+      } catch (const InputError& e) {
+        changed.push_back({&run, std::string("unreadable: ") + e.what(), /*unreadable=*/true});
+      }
+      if (!measure) continue;
+    }
+    for (int process : PartIndices(plan.dir, run.run_id)) {
+      try {
+        const Part part = ReadPart(plan.dir, run.run_id, process);
+        if (part.row.config_hash != state.hash) {
+          changed.push_back({&run,
+                             fmt::format("process {}: {}", process,
+                                         Difference(part.row, run, plan.config)),
+                             false, process});
+        }
+      } catch (const InputError& e) {
+        changed.push_back({&run, fmt::format("process {}: unreadable: {}", process, e.what()),
+                           /*unreadable=*/true, process});
+      }
+    }
+    states.push_back(state);
+  }
+}
+
+// The ok parts, and whether one is not ok, of a run's parts on disk with the run's settings.
+struct PartsOnDisk {
+  std::vector<Part> parts;  // in process order
+  int ok = 0;
+  bool failed = false;
+};
+
+PartsOnDisk ReadParts(const RunState& st) {
+  PartsOnDisk out;
+  for (int process : PartIndices(st.plan->dir, st.run->run_id)) {
+    Part part;
+    try {
+      part = ReadPart(st.plan->dir, st.run->run_id, process);
+    } catch (const InputError&) {
+      continue;  // being replaced by its writer, or damaged: the scan of a later sweep says so
+    }
+    if (part.row.config_hash != st.hash) continue;
+    if (part.row.status == kStatusOk) {
+      ++out.ok;
+    } else {
+      out.failed = true;
+    }
+    out.parts.push_back(std::move(part));
+  }
+  return out;
+}
+
+}  // namespace
+
+int CmdRun(const RunArgs& given) {
+  // Everything that can be wrong with the input is checked before anything runs or is written.
+  if (given.jobs < 1) {
+    throw InputError(fmt::format("--jobs is {}; it must be at least 1 (1 runs one worker at a "
+                                 "time)",
+                                 given.jobs));
+  }
+  if (given.sample_ms < 0) throw InputError("--sample-ms must be >= 0");
+  const std::vector<int> allowed = ProcessCpus();
+  if (given.jobs > static_cast<int>(allowed.size()) && !given.oversubscribe) {
+    throw InputError(fmt::format(
+        "--jobs {} is more than the {} CPUs this process may use ({}), and each worker needs one "
+        "of its own; use --jobs {} or fewer, or add --oversubscribe to run them anyway on "
+        "overlapping CPUs",
+        given.jobs, allowed.size(), FormatCpuList(allowed), allowed.size()));
+  }
+  // `run conv_blocks onnxruntime,openvino`: the compilers' processes interleave in time.
+  std::vector<std::string> compilers;
+  for (size_t start = 0; start <= given.compiler.size();) {
+    const size_t end = std::min(given.compiler.find(',', start), given.compiler.size());
+    const std::string name = given.compiler.substr(start, end - start);
+    if (name.empty()) {
+      throw InputError("'" + given.compiler + "' names an empty compiler; list compilers as "
+                       "a,b (see `ngraphbench list --compilers`)");
+    }
+    if (std::find(compilers.begin(), compilers.end(), name) != compilers.end()) {
+      throw InputError("compiler '" + name + "' is named twice in '" + given.compiler + "'");
+    }
+    compilers.push_back(name);
+    start = end + 1;
+  }
+  std::deque<Plan> plans;
+  for (const std::string& name : compilers) plans.push_back(MakePlan(given, name, allowed));
+  const RunArgs& args = plans.front().args;  // what the compilers share
+  const std::string device_dir = args.results_dir + "/" + args.device;
   // This machine's entry in machine.json, merged now (and thrown away) so that a malformed file
   // stops the run before anything is written; the rows link to it by machine_id. The file is
   // written later by UpdateMachineFile.
   const MachineInfo machine = DescribeMachine();
-  const std::string machine_path = args.results_dir + "/" + args.device + "/machine.json";
+  const std::string machine_path = device_dir + "/machine.json";
   MergeMachineFile(ReadIfExists(machine_path), machine_path, machine);
-  const std::string device_dir = args.results_dir + "/" + args.device;
-  if (int removed = RemoveStaleTempFiles(dir) + RemoveStaleTempFiles(dir + "/.claims") +
-                    RemoveStaleTempFiles(device_dir)) {
+  for (const Plan& plan : plans) {
+    if (int removed = RemoveStaleTempFiles(plan.dir) + RemoveStaleTempFiles(plan.dir + "/.claims") +
+                      RemoveStaleTempFiles(PartsDirectory(plan.dir))) {
+      std::cerr << fmt::format("removed {} temporary file(s) an interrupted run left in {}\n",
+                               removed, plan.dir);
+    }
+  }
+  if (int removed = RemoveStaleTempFiles(device_dir)) {
     std::cerr << fmt::format("removed {} temporary file(s) an interrupted run left in {}\n",
                              removed, device_dir);
   }
@@ -528,45 +686,16 @@ int CmdRun(const RunArgs& given) {
                              removed, args.results_dir);
   }
 
-  // Resume: a row whose config_hash is the run's is kept (rerun with --retry-failed when not
-  // ok); a row made with other settings is never silently kept or overwritten.
-  std::vector<const RunSpec*> todo;
+  std::deque<RunState> states;  // stable addresses: tasks point into it
   std::vector<Changed> changed;
-  int kept_ok = 0, kept_failed = 0;
-  // Each row as this scan saw it: one that differs later was written by another scheduler
-  // sharing the tree.
-  std::map<const RunSpec*, std::optional<FileVersion>> seen;
-  for (const auto& run : runs) {
-    const std::string path = RowPath(dir, run.run_id);
-    seen[&run] = VersionOf(path);
-    if (!Exists(path)) {
-      todo.push_back(&run);
-      continue;
-    }
-    ResultRow row;
-    try {
-      row = ReadRow(path);
-    } catch (const InputError& e) {
-      changed.push_back({&run, std::string("unreadable: ") + e.what(), /*unreadable=*/true});
-      todo.push_back(&run);
-      continue;
-    }
-    if (row.config_hash != ConfigHash(run, config, args.sample_ms)) {
-      changed.push_back({&run, Difference(row, run, config)});
-      todo.push_back(&run);
-      continue;
-    }
-    // Skipped: the machine lacked something (a GPU, a provider); asked again on every sweep.
-    if (row.status == kStatusSkipped) {
-      todo.push_back(&run);
-      continue;
-    }
-    const bool ok = row.status == kStatusOk;
-    if (ok || !args.retry_failed) {
-      (ok ? kept_ok : kept_failed)++;
-      continue;
-    }
-    todo.push_back(&run);
+  std::map<const Plan*, std::vector<Changed>> changed_by_plan;
+  size_t grid_runs = 0;
+  for (Plan& plan : plans) {
+    std::vector<Changed> mine;
+    Scan(plan, mine, states);
+    grid_runs += plan.runs.size();
+    changed.insert(changed.end(), mine.begin(), mine.end());
+    changed_by_plan[&plan] = std::move(mine);
   }
   if (!changed.empty() && !args.replace_changed) {
     std::string list;
@@ -574,43 +703,109 @@ int CmdRun(const RunArgs& given) {
       list += "\n  " + changed[i].run->run_id + ": " + changed[i].why;
     }
     if (changed.size() > 5) list += fmt::format("\n  ... and {} more", changed.size() - 5);
+    std::string where;
+    for (const Plan& plan : plans) {
+      if (!changed_by_plan[&plan].empty()) where += (where.empty() ? "" : " and ") + plan.dir;
+    }
+    std::set<const RunSpec*> runs_changed;
+    for (const auto& c : changed) runs_changed.insert(c.run);
     throw InputError(fmt::format(
         "{} of the {} runs already have rows in {} that cannot be resumed ({}):{}\n"
         "Nothing was run. Add --replace-changed to move those rows (and their traces) to "
-        "{}/.replaced/<time>/ and measure them again with these settings, or write to another "
-        "--results or --device to keep both.{}",
-        changed.size(), runs.size(), dir, Kinds(changed), list, dir,
+        "<dir>/.replaced/<time>/ and measure them again with these settings, or write to "
+        "another --results or --device to keep both.{}",
+        runs_changed.size(), grid_runs, where, Kinds(changed), list,
         list.find(": threads ") == std::string::npos
             ? ""
             : "\n`threads: 0` (or unset) means every core the run may use, and with --jobs N an "
               "equal share of them: rows measured with another --jobs resume with that --jobs."));
   }
-  if (!changed.empty()) {
-    const std::string to = MoveAside(dir, changed);
-    for (const auto& c : changed) seen[c.run].reset();
+  for (Plan& plan : plans) {
+    const std::vector<Changed>& mine = changed_by_plan[&plan];
+    if (mine.empty()) continue;
+    const std::string to = MoveAside(plan.dir, mine);
+    for (RunState& st : states) {
+      for (const auto& c : mine) {
+        if (c.run == st.run && c.process < 0) st.seen.reset();
+      }
+    }
     std::cerr << fmt::format("moved {} row(s) that could not be resumed ({}) to {}\n",
-                             changed.size(), Kinds(changed), to);
+                             mine.size(), Kinds(mine), to);
   }
-  std::cerr << fmt::format("{} {} on {}{}: {} runs, {} to run, {} kept ({} ok{})\n",
-                           args.grid.experiment, info.name, args.device, shard_note, runs.size(),
-                           todo.size(),
-                           kept_ok + kept_failed, kept_ok,
-                           kept_failed ? fmt::format(", {} failed; --retry-failed reruns them",
-                                                     kept_failed)
-                                       : "");
 
-  if (!slices.empty()) {
-    std::string where;
-    for (const auto& slice : slices) where += (where.empty() ? "" : " | ") + FormatCpuList(slice);
+  // The processes to measure: each run's missing ones (0 .. processes - 1, less the parts on
+  // disk), in rounds: the first missing process of every run, then the second, ... so that the
+  // processes of different runs, and of different compilers, alternate in time.
+  std::vector<std::vector<int>> missing(states.size());
+  size_t resumed_runs = 0, resumed_parts = 0;
+  for (size_t i = 0; i < states.size(); ++i) {
+    RunState& st = states[i];
+    st.plan->todo++;
+    const PartsOnDisk on_disk = ReadParts(st);
+    std::set<int> have;
+    for (const Part& p : on_disk.parts) {
+      have.insert(p.process);
+      st.next_process = std::max(st.next_process, p.process + 1);
+    }
+    st.next_process = std::max<int>(st.next_process, static_cast<int>(st.run->processes));
+    if (!have.empty()) {
+      ++resumed_runs;
+      resumed_parts += have.size();
+    }
+    if (on_disk.failed) continue;  // decided already: merged once the sweep starts
+    for (int p = 0; p < st.run->processes; ++p) {
+      if (!have.count(p)) missing[i].push_back(p);
+    }
+  }
+  std::deque<Task> queue;
+  for (size_t round = 0;; ++round) {
+    bool any = false;
+    for (size_t i = 0; i < states.size(); ++i) {
+      if (round < missing[i].size()) {
+        queue.push_back({&states[i], missing[i][round]});
+        states[i].queued++;
+        any = true;
+      }
+    }
+    if (!any) break;
+  }
+  for (const Plan& plan : plans) {
     std::cerr << fmt::format(
-        "{} workers at once, {} thread(s) each, on CPUs {}{}\n", args.jobs, config.threads, where,
-        overlapping ? fmt::format(" (--oversubscribe: {} CPUs asked of the {} allowed; the "
-                                  "workers' CPUs overlap)",
-                                  int64_t{args.jobs} * config.threads, allowed.size())
-                    : "");
+        "{} {} on {}{}: {} runs, {} to run, {} kept ({} ok{})\n", args.grid.experiment,
+        plan.info->name, args.device, plan.shard_note, plan.runs.size(), plan.todo,
+        plan.kept_ok + plan.kept_failed, plan.kept_ok,
+        plan.kept_failed
+            ? fmt::format(", {} failed; --retry-failed reruns them", plan.kept_failed)
+            : "");
+  }
+  if (!states.empty()) {
+    const RunSpec& first = *states.front().run;
+    std::cerr << fmt::format(
+        "{} worker process(es) per run{}, {} in all{}\n", first.processes,
+        first.stop == "ci" ? fmt::format(" (up to {} until the interval is within +-{:.3g}%)",
+                                         first.max_processes, first.ci_rel_target * 100)
+                           : "",
+        queue.size(),
+        resumed_parts ? fmt::format("; {} process(es) of {} run(s) already measured are kept",
+                                    resumed_parts, resumed_runs)
+                      : "");
+  }
+  for (const Plan& plan : plans) {
+    if (plan.slices.empty()) continue;
+    std::string where;
+    for (const auto& slice : plan.slices) {
+      where += (where.empty() ? "" : " | ") + FormatCpuList(slice);
+    }
+    std::cerr << fmt::format(
+        "{} workers at once, {} thread(s) each, on CPUs {}{}\n", args.jobs, plan.config.threads,
+        where,
+        plan.overlapping ? fmt::format(" (--oversubscribe: {} CPUs asked of the {} allowed; the "
+                                       "workers' CPUs overlap)",
+                                       int64_t{args.jobs} * plan.config.threads, allowed.size())
+                         : "");
   }
 
-  if (!todo.empty()) {
+  if (!states.empty()) {
     // Merged again under the lock: another scheduler may have added its machine since.
     UpdateMachineFile(machine_path, machine);
     ::setenv(kMachineIdEnv, machine.machine_id.c_str(), 1);  // the workers inherit it
@@ -618,39 +813,44 @@ int CmdRun(const RunArgs& given) {
   // A compiler config this machine cannot run at all (a GPU device without a GPU, a provider
   // missing from the SDK's build) is found out once, by a probe process, and its runs get
   // `skipped` rows without a worker each.
-  std::string unavailable, probed_version;
-  if (!todo.empty() && config.device != "cpu") {
-    const ProbeResult probe = Probe(info.name, args.grid.configs_dir);
-    unavailable = probe.unavailable;
-    probed_version = probe.version;
-    if (!unavailable.empty()) {
+  for (Plan& plan : plans) {
+    if (plan.todo == 0 || plan.config.device == "cpu") continue;
+    const ProbeResult probe = Probe(plan.info->name, args.grid.configs_dir);
+    plan.unavailable = probe.unavailable;
+    plan.probed_version = probe.version;
+    if (!plan.unavailable.empty()) {
       std::cerr << fmt::format("{} (device {}) cannot run on this machine: {}; its runs are "
                                "skipped\n",
-                               info.name, config.device, unavailable);
+                               plan.info->name, plan.config.device, plan.unavailable);
     }
   }
   const auto sweep_start = Clock::now();
-  int failed = kept_failed;
+  int failed = 0;
+  for (const Plan& plan : plans) failed += plan.kept_failed;
   int skipped = 0;
   int invalid = 0;
-  size_t done = 0;
-  // Runs another scheduler sharing the tree holds (left to it) or measured since the todo list
-  // was made (kept): neither is measured here.
+  size_t done = 0;  // runs whose row this sweep wrote
+  // Runs another scheduler sharing the tree holds (left to it) or measured since the scan
+  // (kept): neither is measured here.
   int left_to_others = 0, done_by_others = 0;
   const InterruptScope interrupt_scope;
-  const int width = static_cast<int>(std::to_string(todo.size()).size());
-  // The progress lines count the runs as they finish (in another order than todo's with --jobs).
-  size_t reported = 0;
-  auto counter = [&] { return fmt::format("[{:>{}}/{}]", ++reported, width, todo.size()); };
+  // The progress lines count processes as they finish (in another order than the queue's with
+  // --jobs); stop `ci` may add processes as it goes.
+  size_t reported = 0, total_tasks = queue.size();
+  auto counter = [&] {
+    const int width = static_cast<int>(std::to_string(total_tasks).size());
+    return fmt::format("[{:>{}}/{}]", ++reported, width, total_tasks);
+  };
   // For the ETA: the workers' wall time so far, and how many ran.
   double worker_s = 0;
   size_t workers_ran = 0;
+  std::string unavailable_reasons;
 
-  // A run whose worker is running, in worker slot `slot` (slices[slot] with --jobs).
+  // A process whose worker is running, in worker slot `slot` (its plan's slices[slot]).
   struct Active {
-    const RunSpec* run;
+    Task task;
     size_t slot;
-    std::optional<Claim> claim;  // held until its row is written
+    std::optional<Claim> claim;  // held until its part is written
     std::vector<std::string> argv;
     StartedWorker worker;
   };
@@ -670,17 +870,91 @@ int CmdRun(const RunArgs& given) {
   } kill_on_exit{active};
   std::vector<bool> slot_busy(static_cast<size_t>(args.jobs), false);
 
-  // The row of a run whose worker has ended (or was killed past its timeout), and its line.
-  auto finish = [&](Active& a, const WorkerOutcome& outcome) {
-    const RunSpec& run = *a.run;
-    const std::string path = RowPath(dir, run.run_id);
+  // The run's row from its parts, written under the run's claim (another scheduler that shares
+  // a run's processes may finish its last part at the same moment): the trace first, the row
+  // last, then the parts go.
+  auto write_row = [&](RunState& st, const std::string& reason) {
+    const Plan& plan = *st.plan;
+    const RunSpec& run = *st.run;
+    const std::string path = RowPath(plan.dir, run.run_id);
+    ClaimHolder holder;
+    std::optional<Claim> claim = TryClaim(RunClaimPath(plan.dir, run.run_id),
+                                          run.timeout_s + kClaimMarginS, &holder);
+    if (!claim || VersionOf(path) != st.seen) {
+      st.finished = true;
+      ++done_by_others;
+      std::cerr << fmt::format("{:<28} written by another scheduler, kept\n", run.run_id);
+      return;
+    }
+    const PartsOnDisk on_disk = ReadParts(st);
+    if (on_disk.parts.empty()) return;  // nothing of it measured here or elsewhere
+    const ResultRow row = MergeParts(run, on_disk.parts, reason);
+    std::vector<std::vector<int64_t>> traces;
+    for (const Part& p : on_disk.parts) {
+      if (!p.latencies_ns.empty()) traces.push_back(p.latencies_ns);
+    }
+    if (!traces.empty()) WriteProcessLatencies(LatenciesPath(plan.dir, run.run_id), traces);
+    WriteRow(path, row);
+    RemoveParts(plan.dir, run.run_id);
+    claim->Release();  // the row is on disk: others now see it and skip the run
+    st.finished = true;
     ++done;
+    if (row.status == kStatusSkipped) {
+      ++skipped;
+    } else if (row.status != kStatusOk) {
+      ++failed;
+    } else if (row.valid == false) {
+      ++invalid;
+    }
+    std::string detail = row.error.substr(0, 160);
+    if (row.status == kStatusOk) {
+      const std::optional<double> rel = IntervalRelHalfWidth(row);
+      detail = fmt::format("p50 {:.4g} ms {}  {:.1f} samples/s  ({} process{}{}){}",
+                           row.latency_p50_ms.value_or(0),
+                           rel ? fmt::format("+-{:.2g}%", *rel * 100) : "(no interval)",
+                           row.throughput_median_sps.value_or(0), row.processes.value_or(0),
+                           row.processes.value_or(0) == 1 ? "" : "es",
+                           reason == "fixed" ? "" : ", " + reason,
+                           row.valid == false ? "  INVALID: " + row.invalid_reason : "");
+    }
+    std::cerr << fmt::format("  = {:<28} {} {:<8} {}\n", run.run_id, plan.info->name,
+                             row.status, detail);
+  };
+
+  // After a process of the run ended (or at the start): once none of its processes is queued or
+  // running here, the run is either complete (its row is written), or, with stop `ci`, given
+  // another process, or waits for processes another scheduler measures (it writes the row).
+  auto settle = [&](RunState& st) {
+    if (st.finished || st.running > 0) return;
+    const RunSpec& run = *st.run;
+    const PartsOnDisk on_disk = ReadParts(st);
+    // A process that did not end ok decides the run: its row now, no process after it.
+    if (on_disk.failed) return write_row(st, run.stop == "ci" ? "ci" : "fixed");
+    if (st.queued > 0) return;
+    if (on_disk.ok < run.processes) return;  // the rest are another scheduler's, or stopped
+    if (run.stop != "ci") return write_row(st, "fixed");
+    const ResultRow merged = MergeParts(run, on_disk.parts, "ci");
+    const std::optional<double> rel = IntervalRelHalfWidth(merged);
+    if (rel && *rel <= run.ci_rel_target) return write_row(st, "ci");
+    if (on_disk.ok >= run.max_processes) return write_row(st, "max_processes");
+    queue.push_back({&st, st.next_process++});
+    st.queued++;
+    total_tasks++;
+  };
+  for (RunState& st : states) settle(st);  // complete or decided before this sweep began
+
+  // A process whose worker has ended (or was killed past its timeout): its part, its line.
+  auto finish = [&](Active& a, const WorkerOutcome& outcome) {
+    RunState& st = *a.task.state;
+    const Plan& plan = *st.plan;
+    const RunSpec& run = *st.run;
+    const std::string path = PartRowPath(plan.dir, run.run_id, a.task.process);
     ResultRow row;
-    const bool wrote_row = !outcome.timed_out && outcome.exit_code == 0 && Exists(path);
-    if (wrote_row) {
-      row = ReadRow(path);
+    const bool wrote_part = !outcome.timed_out && outcome.exit_code == 0 && Exists(path);
+    if (wrote_part) {
+      row = ParseRowCsv(ReadFileCapped(path, kMaxRowBytes, "result file"), path);
     } else {
-      row = BaseRow(run, args, config);
+      row = BaseRow(run, plan.args, plan.config);
       if (outcome.timed_out) {
         row.status = kStatusTimeout;
         row.error = fmt::format("worker ran past the timeout of {} s and was killed",
@@ -695,11 +969,11 @@ int CmdRun(const RunArgs& given) {
       if (!outcome.log_tail.empty()) row.error += ": " + outcome.log_tail;
       WriteRow(path, row);
     }
-    a.claim->Release();  // the row is on disk: others now see it and skip the run
-    if (row.status == kStatusSkipped) {
-      ++skipped;
-    } else if (row.status != kStatusOk) {
-      ++failed;
+    a.claim->Release();  // the part is on disk
+    st.running--;
+    if (row.status != kStatusOk) st.failed = true;
+    if (row.status == kStatusSkipped && unavailable_reasons.empty()) {
+      unavailable_reasons = row.error;
     }
 
     const double run_s = std::chrono::duration<double>(Clock::now() - a.worker.start).count();
@@ -707,89 +981,88 @@ int CmdRun(const RunArgs& given) {
     ++workers_ran;
     const std::string number = counter();
     const double elapsed = std::chrono::duration<double>(Clock::now() - sweep_start).count();
-    // The runs left, each taking the mean worker's time so far, args.jobs at once.
-    const double eta = static_cast<double>(todo.size() - reported) * worker_s /
+    // The processes left, each taking the mean worker's time so far, args.jobs at once.
+    const double eta = static_cast<double>(total_tasks - reported) * worker_s /
                        static_cast<double>(workers_ran) / args.jobs;
-    if (row.status == kStatusOk && row.valid == false) ++invalid;
-    std::string detail =
+    const std::string detail =
         row.status == kStatusOk
-            ? fmt::format("p50 {:.3f} ms  {:.1f} samples/s{}", row.latency_p50_ms.value_or(0),
-                          row.throughput_median_sps.value_or(0),
-                          row.valid == false ? "  INVALID: " + row.invalid_reason : "")
+            ? fmt::format("p50 {:.4g} ms", row.latency_p50_ms.value_or(0))
             : row.error.substr(0, 160);
-    std::cerr << fmt::format("{} {:<28} {:<8} {:5.1f}s  {}  (elapsed {}, ETA {})\n", number,
-                             run.run_id, row.status, run_s, detail, FormatDuration(elapsed),
-                             FormatDuration(eta));
+    std::cerr << fmt::format("{} {:<28} {} p{} {:<8} {:5.1f}s  {}  (elapsed {}, ETA {})\n",
+                             number, run.run_id, plan.info->name, a.task.process, row.status,
+                             run_s, detail, FormatDuration(elapsed), FormatDuration(eta));
     if (row.status != kStatusOk && row.status != kStatusSkipped) {
       std::cerr << "  reproduce: " << Quote(a.argv) << "\n";
     }
+    settle(st);
   };
 
-  size_t next = 0;
   while (true) {
-    // Start workers while a slot is free; runs that need none (claimed by another scheduler,
-    // measured since the scan, skipped) are reported at once.
-    while (!g_interrupt && next < todo.size() && active.size() < slot_busy.size()) {
-      const RunSpec& run = *todo[next++];
-      const std::string path = RowPath(dir, run.run_id);
-      // One measurement per run, however many schedulers share the tree: the run is measured
-      // only under its claim, held until its row is written (or released on the way out of an
-      // interrupt or an error).
-      ClaimHolder holder;
-      std::optional<Claim> claim =
-          TryClaim(RunClaimPath(dir, run.run_id), run.timeout_s + kClaimMarginS, &holder);
-      if (!claim) {
-        ++left_to_others;
-        std::cerr << fmt::format("{} {:<28} claimed by {}, left to it\n", counter(), run.run_id,
-                                 holder.Describe());
+    // Start workers while a slot is free; processes that need none (claimed by another
+    // scheduler, measured since the scan, of a run that is decided or skipped) go at once.
+    while (!g_interrupt && !queue.empty() && active.size() < slot_busy.size()) {
+      const Task task = queue.front();
+      queue.pop_front();
+      RunState& st = *task.state;
+      Plan& plan = *st.plan;
+      const RunSpec& run = *st.run;
+      st.queued--;
+      if (st.finished || st.failed) {
+        --total_tasks;
+        settle(st);
         continue;
       }
-      // Claimed: a scheduler that held the claim before us may have written the row since the
-      // scan. Kept when it is such a row (another version of the file than the scan saw; with
-      // other settings too: it is not overwritten behind that scheduler's back), or one the
-      // scan would have kept.
-      if (const std::optional<FileVersion> now = VersionOf(path)) {
-        std::optional<ResultRow> theirs;
-        try {
-          theirs = ReadRow(path);
-        } catch (const InputError&) {
-          // Unreadable: measured again, as the scan decided.
-        }
-        const bool same =
-            theirs && theirs->config_hash == ConfigHash(run, config, args.sample_ms);
-        if (theirs && theirs->status != kStatusSkipped &&
-            (now != seen[&run] ||
-             (same && (theirs->status == kStatusOk || !args.retry_failed)))) {
-          claim->Release();
-          ++done_by_others;
-          if (!same || theirs->status != kStatusOk) ++failed;
-          std::cerr << fmt::format(
-              "{} {:<28} measured by another scheduler ({}), kept\n", counter(), run.run_id,
-              same ? theirs->status : "with other settings, config_hash " + theirs->config_hash);
-          continue;
-        }
+      // A row another scheduler wrote since the scan: the run is theirs.
+      if (VersionOf(RowPath(plan.dir, run.run_id)) != st.seen) {
+        st.finished = true;
+        --total_tasks;
+        ++done_by_others;
+        std::cerr << fmt::format("{:<28} measured by another scheduler, kept\n", run.run_id);
+        continue;
       }
-      if (!unavailable.empty()) {
-        ResultRow row = BaseRow(run, args, config);
+      // One measurement per process, however many schedulers share the tree: each process is
+      // measured only under its claim, held until its part is written (or released on the way
+      // out of an interrupt or an error).
+      ClaimHolder holder;
+      std::optional<Claim> claim =
+          TryClaim(PartClaimPath(plan.dir, run.run_id, task.process),
+                   run.timeout_s + kClaimMarginS, &holder);
+      if (!claim || Exists(PartRowPath(plan.dir, run.run_id, task.process))) {
+        if (claim) claim->Release();
+        --total_tasks;
+        if (!claim) {
+          st.left_to_others = true;
+          std::cerr << fmt::format("{:<28} p{} claimed by {}, left to it\n", run.run_id,
+                                   task.process, holder.Describe());
+        }
+        settle(st);
+        continue;
+      }
+      if (!plan.unavailable.empty()) {
+        ResultRow row = BaseRow(run, plan.args, plan.config);
         row.status = kStatusSkipped;
-        row.error = unavailable;
-        row.compiler_version = probed_version;
-        WriteRow(path, row);
+        row.error = plan.unavailable;
+        row.compiler_version = plan.probed_version;
+        WriteRow(PartRowPath(plan.dir, run.run_id, task.process), row);
         claim->Release();
-        ++done;
-        ++skipped;
-        std::cerr << fmt::format("{} {:<28} skipped\n", counter(), run.run_id);
+        --total_tasks;
+        st.failed = true;
+        unavailable_reasons = plan.unavailable;
+        settle(st);  // a part not ok: the run is decided, its row written now
         continue;
       }
       const size_t slot = static_cast<size_t>(
           std::find(slot_busy.begin(), slot_busy.end(), false) - slot_busy.begin());
-      Active a{&run, slot, std::move(claim), WorkerCommand(WorkerArgs{args, run.run_id}), {}};
+      WorkerArgs worker_args{plan.args, run.run_id};
+      worker_args.process = task.process;
+      Active a{task, slot, std::move(claim), WorkerCommand(worker_args), {}};
+      st.running++;
       a.worker = StartWorker(a.argv, run.timeout_s, args.results_dir,
-                             slices.empty() ? std::vector<int>{} : slices[slot]);
+                             plan.slices.empty() ? std::vector<int>{} : plan.slices[slot]);
       slot_busy[slot] = true;
       active.push_back(std::move(a));
     }
-    if (active.empty()) break;  // all done, or interrupted between runs
+    if (active.empty()) break;  // all done, or interrupted between processes
 
     bool ended = false;
     for (size_t k = 0; k < active.size();) {
@@ -802,16 +1075,17 @@ int CmdRun(const RunArgs& given) {
         // a kill of the whole process tree) may end a worker before this loop sees the
         // scheduler's own signal: a worker killed by SIGTERM or SIGINT gets a moment for that
         // signal to arrive, and one that did not end cleanly while the scheduler is asked to
-        // stop was stopped, not crashed: no row (resume measures it again).
+        // stop was stopped, not crashed: no part (resume measures that process again).
         if (!outcome->timed_out &&
             (outcome->signal == SIGTERM || outcome->signal == SIGINT) && !g_interrupt) {
           std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
         if (g_interrupt && !outcome->timed_out && outcome->exit_code != 0) {
-          RemoveStaleTempFiles(dir);
+          RemoveStaleTempFiles(PartsDirectory(a.task.state->plan->dir));
           RemoveStaleTempFiles(args.results_dir + "/.cache/reference");
-          std::cerr << fmt::format("{} {:<28} stopped (no row written)\n", counter(),
-                                   a.run->run_id);
+          std::cerr << fmt::format("{} {:<28} p{} stopped (nothing written)\n", counter(),
+                                   a.task.state->run->run_id, a.task.process);
+          a.task.state->running--;
           continue;
         }
         finish(a, *outcome);
@@ -823,39 +1097,43 @@ int CmdRun(const RunArgs& given) {
       std::vector<StartedWorker> workers;
       for (const Active& a : active) workers.push_back(a.worker);
       StopWorkers(workers, args.results_dir);
-      // No row for a run cut short: resume measures it again. Its temporary files go with it.
-      RemoveStaleTempFiles(dir);
+      // No part for a process cut short: resume measures it again. Its temporary files go too.
+      for (const Plan& plan : plans) RemoveStaleTempFiles(PartsDirectory(plan.dir));
       RemoveStaleTempFiles(args.results_dir + "/.cache/reference");
       for (const Active& a : active) {
-        std::cerr << fmt::format("{} {:<28} stopped (no row written)\n", counter(),
-                                 a.run->run_id);
+        std::cerr << fmt::format("{} {:<28} p{} stopped (nothing written)\n", counter(),
+                                 a.task.state->run->run_id, a.task.process);
       }
       active.clear();  // reaped: their claims go with them
       break;
     }
     if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  for (const RunState& st : states) left_to_others += !st.finished && st.left_to_others;
   const size_t by_others = static_cast<size_t>(left_to_others + done_by_others);
   const std::string others =
       by_others == 0 ? ""
                      : fmt::format("; other schedulers: {} left to them, {} measured by them",
                                    left_to_others, done_by_others);
+  std::string dirs;
+  for (const Plan& plan : plans) dirs += (dirs.empty() ? "" : ", ") + plan.dir;
   if (const int signal = g_interrupt) {
     g_interrupt = 0;
     std::cerr << fmt::format(
         "interrupted by {}: {} of {} runs measured now, {} left ({} not ok so far){}; rows in {}\n"
         "resume with: {}\n",
-        signal == SIGINT ? "SIGINT" : "SIGTERM", done, todo.size(), todo.size() - done - by_others,
-        failed, others, dir, OwnCommandLine());
+        signal == SIGINT ? "SIGINT" : "SIGTERM", done, states.size(),
+        states.size() - done - by_others, failed, others, dirs, OwnCommandLine());
     return kExitInterrupted + signal;
   }
   std::cerr << fmt::format(
-      "done: {} runs, {} not ok, {} measured now ok but invalid{}{}; rows in {}\n", runs.size(),
+      "done: {} runs, {} not ok, {} measured now ok but invalid{}{}; rows in {}\n", grid_runs,
       failed, invalid,
       skipped ? fmt::format(", {} skipped (this machine cannot run them: {})", skipped,
-                            unavailable.empty() ? "see each row's error" : unavailable)
+                            unavailable_reasons.empty() ? "see each row's error"
+                                                        : unavailable_reasons)
               : "",
-      others, dir);
+      others, dirs);
   return failed ? kExitRunsFailed : kExitOk;
 }
 

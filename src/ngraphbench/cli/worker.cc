@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -33,6 +34,7 @@
 #include "ngraphbench/models/zoo.h"
 #include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/csv.h"
+#include "ngraphbench/runner/parts.h"
 
 namespace ngraphbench {
 
@@ -361,13 +363,24 @@ int CmdWorker(const WorkerArgs& args) {
 
     MeasureOptions options;
     options.warmup = run.warmup;
-    options.repeats = run.repeats;
     options.boundary = ParseTimingBoundary(run.timing_boundary);
     options.sample_period = std::chrono::milliseconds(args.run.sample_ms);
-    options.max_time = std::chrono::duration<double>(run.max_time_s);
-    options.min_time = std::chrono::duration<double>(run.min_time_s);
-    options.max_repeats = run.max_repeats;
-    options.stop = ParseStopRule(run.stop);
+    // One of the run's processes times its share of the timed runs and of the time caps, so
+    // that the run's timed work stays what one process would do; each warms up in full (its
+    // own caches, its own allocator), within its share of the warmup's cap. Whether to add
+    // processes (stop `ci`) is the scheduler's call: each process times a fixed share.
+    const double share = args.process >= 0 ? static_cast<double>(run.processes) : 1.0;
+    auto shared = [&](int64_t n) {
+      return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(n) / share)));
+    };
+    options.repeats = shared(run.repeats);
+    options.max_time = std::chrono::duration<double>(run.max_time_s / share);
+    options.min_time = std::chrono::duration<double>(run.min_time_s / share);
+    options.max_repeats = shared(run.max_repeats);
+    // Under a time cap the run keeps at least kMinTimedRepeats timed runs in all, each process
+    // at least 3 (a median of its own).
+    options.min_timed_repeats = std::max<int64_t>(3, shared(kMinTimedRepeats));
+    options.stop = args.process >= 0 ? StopRule::kFixed : ParseStopRule(run.stop);
     options.ci_rel_target = run.ci_rel_target;
     options.ci_min_repeats = run.ci_min_repeats;
     options.capture_first_outputs = reference.has_value();
@@ -376,24 +389,13 @@ int CmdWorker(const WorkerArgs& args) {
     Measurement m = Measure(*executable, inputs, options);
     latencies = std::move(m.latencies_ns);
 
-    const LatencyStats s = Summarize(latencies, run.batch_size);
     row.first_run_ms = m.first_run_ms;
     row.warmup = m.warmup_runs;
-    row.repeats = static_cast<int64_t>(latencies.size());
-    row.latency_mean_ms = s.mean_ms;
-    row.latency_std_ms = s.std_ms;
-    row.latency_min_ms = s.min_ms;
-    row.latency_p50_ms = s.p50_ms;
-    row.latency_p90_ms = s.p90_ms;
-    row.latency_p95_ms = s.p95_ms;
-    row.latency_p99_ms = s.p99_ms;
-    row.latency_max_ms = s.max_ms;
-    row.cv = s.cv;
-    row.latency_p50_ci_low_ms = s.p50_ci_low_ms;
-    row.latency_p50_ci_high_ms = s.p50_ci_high_ms;
+    FillLatencyColumns(row, latencies, run.batch_size);
+    row.processes = 1;
+    row.process_p50s_ms = {*row.latency_p50_ms};
+    row.processes_reason = "fixed";
     row.stop_reason = m.stop_reason;
-    row.throughput_median_sps = s.throughput_median_sps;
-    row.throughput_mean_sps = s.throughput_mean_sps;
     row.timed_window_s = m.system.window_s;
     row.other_cpu_pct = m.system.other_cpu_pct;
     row.cpu_util_pct = m.system.cpu_util_pct;
@@ -431,6 +433,7 @@ int CmdWorker(const WorkerArgs& args) {
     verdict.reached_max_repeats = verdict.repeats >= run.max_repeats;
     verdict.cv = row.cv;
     verdict.other_cpu_pct = m.system.other_cpu_pct;
+    verdict.processes = 1;  // a part's verdict is judged again once the run's parts are merged
     verdict.degraded = executable->Degraded();
     // Read back over every thread after the timed runs: a runtime may re-pin its own threads.
     const std::vector<int> ran_on = ThreadsCpus();
@@ -479,9 +482,16 @@ int CmdWorker(const WorkerArgs& args) {
     row.status = kStatusError;
     row.error = e.what();
   }
-  // The trace first, the row last: a row on disk means the run is complete.
-  if (!latencies.empty()) WriteLatencies(LatenciesPath(dir, run.run_id), latencies);
-  WriteRow(RowPath(dir, run.run_id), row);
+  // The trace first, the row last: a row on disk means the run (or the part) is complete.
+  if (args.process >= 0) {
+    if (!latencies.empty()) {
+      WriteLatencies(PartLatenciesPath(dir, run.run_id, args.process), latencies);
+    }
+    WriteRow(PartRowPath(dir, run.run_id, args.process), row);
+  } else {
+    if (!latencies.empty()) WriteLatencies(LatenciesPath(dir, run.run_id), latencies);
+    WriteRow(RowPath(dir, run.run_id), row);
+  }
   if (row.status == kStatusSkipped) {
     std::cerr << "skipped: " << row.error << "\n";
   } else if (row.status != kStatusOk) {

@@ -26,6 +26,7 @@ constexpr int64_t kMaxWidth = 65536;
 constexpr int64_t kMaxDepth = 1024;
 constexpr uint64_t kMaxRuns = 100'000;  // runs in one experiment's grid
 constexpr int64_t kMaxRepeats = 10'000'000;  // repeats, warmup, max_repeats and the like
+constexpr int64_t kMaxProcesses = 1000;      // processes, max_processes
 
 std::string Join(const std::vector<std::string>& items) {
   std::string out;
@@ -189,6 +190,12 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
   if (map["ci_min_repeats"]) {
     e.ci_min_repeats = ToInt(map["ci_min_repeats"], where / "ci_min_repeats", 6, kMaxRepeats);
   }
+  if (map["processes"]) {
+    e.processes = ToInt(map["processes"], where / "processes", 1, kMaxProcesses);
+  }
+  if (map["max_processes"]) {
+    e.max_processes = ToInt(map["max_processes"], where / "max_processes", 1, kMaxProcesses);
+  }
   if (map["check"]) {
     const std::string v = ToString(map["check"], where / "check", {"on", "off"});
     e.check.enabled = v == "on";
@@ -202,7 +209,13 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
   }
   if (const YAML::Node v = map["validity"]) {
     const Where w = where / "validity";
-    CheckKeys(v, w, {"max_cv", "max_other_cpu_pct", "min_repeats"});
+    CheckKeys(v, w,
+              {"max_ci_rel", "min_processes", "max_cv", "max_other_cpu_pct", "min_repeats"});
+    if (v["max_ci_rel"]) e.validity.max_ci_rel = ToDouble(v["max_ci_rel"], w / "max_ci_rel", 0);
+    if (v["min_processes"]) {
+      e.validity.min_processes =
+          ToInt(v["min_processes"], w / "min_processes", 1, kMaxProcesses);
+    }
     if (v["max_cv"]) e.validity.max_cv = ToDouble(v["max_cv"], w / "max_cv", 0);
     if (v["max_other_cpu_pct"]) {
       e.validity.max_other_cpu_pct = ToDouble(v["max_other_cpu_pct"], w / "max_other_cpu_pct", 0);
@@ -217,7 +230,7 @@ const std::vector<std::string> kRunSettingKeys = {
     "batch_sizes",   "quick_batch_sizes", "warmup",          "repeats",         "timeout_s",
     "max_time_s",    "quick_max_time_s",  "min_time_s",      "max_repeats",     "stop",
     "ci_rel_target", "ci_min_repeats",    "check",           "check_tolerance", "timing_boundary",
-    "validity"};
+    "validity",      "processes",         "max_processes"};
 
 }  // namespace
 

@@ -36,8 +36,13 @@ struct ExperimentConfig {
   // When timing ends: "fixed" (the paper's protocol: warmup, then `repeats` timed runs) or
   // "ci" (until the median's 95% interval is within ci_rel_target of the median).
   std::string stop = "fixed";
-  double ci_rel_target = 0.01;
+  double ci_rel_target = 0.02;
   int64_t ci_min_repeats = 30;
+  // Repetition across processes (measure/repeat.h): the run's timed runs are shared among
+  // `processes` fresh worker processes; with stop `ci`, processes are added (up to
+  // max_processes) until the between-process interval is within ci_rel_target of the median.
+  int64_t processes = 5;
+  int64_t max_processes = 20;
   CheckSettings check;
   ValiditySettings validity;
 };

@@ -54,7 +54,9 @@ std::string FingerprintText(const RunSpec& run, const CompilerConfig& config, in
   if (run.stop == "ci") {  // only then do they change the measurement
     add("ci_rel_target", Number(run.ci_rel_target));
     add("ci_min_repeats", std::to_string(run.ci_min_repeats));
+    add("max_processes", std::to_string(run.max_processes));
   }
+  add("processes", std::to_string(run.processes));
   add("timing_boundary", run.timing_boundary);
   add("quick", run.quick ? "true" : "false");
   add("check", run.check.enabled ? "on" : "off");

@@ -80,6 +80,8 @@ std::vector<RunSpec> ExpandGrid(const ExperimentConfig& e, bool quick) {
       run.stop = e.stop;
       run.ci_rel_target = e.ci_rel_target;
       run.ci_min_repeats = e.ci_min_repeats;
+      run.processes = e.processes;
+      run.max_processes = std::max(e.max_processes, e.processes);
       run.timing_boundary = e.timing_boundary;
       run.quick = quick;
       run.check = e.check;

@@ -21,8 +21,10 @@ struct RunSpec {
   double min_time_s = 0;
   int64_t max_repeats = 100000;
   std::string stop = "fixed";
-  double ci_rel_target = 0.01;
+  double ci_rel_target = 0.02;
   int64_t ci_min_repeats = 30;
+  int64_t processes = 5;       // worker processes that share the timed runs
+  int64_t max_processes = 20;  // stop ci: the most processes it may add up to
   std::string timing_boundary;
   bool quick = false;
   CheckSettings check;

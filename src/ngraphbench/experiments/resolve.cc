@@ -1,6 +1,9 @@
 #include "ngraphbench/experiments/resolve.h"
 
+#include <fmt/core.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/onnx_io.h"
@@ -61,6 +64,15 @@ ExperimentConfig ResolveExperiment(const GridArgs& args) {
       throw InputError("--stop is '" + *args.stop + "'; allowed: fixed, ci");
     }
     e.stop = *args.stop;
+  }
+  if (args.processes) {
+    if (*args.processes < 1 || *args.processes > 1000) {
+      throw InputError(fmt::format("--processes is {}; it must be 1 to 1000 (worker processes "
+                                   "that share a run's timed runs)",
+                                   *args.processes));
+    }
+    e.processes = *args.processes;
+    e.max_processes = std::max(e.max_processes, e.processes);
   }
   if (args.timeout_s) {
     if (!(*args.timeout_s > 0)) throw InputError("--timeout must be > 0 seconds");

@@ -24,6 +24,7 @@ struct GridArgs {
   std::optional<int64_t> warmup, repeats;  // override the experiment's settings
   std::optional<double> timeout_s;
   std::optional<std::string> stop;  // overrides the experiment's `stop` rule
+  std::optional<int64_t> processes;  // overrides the experiment's `processes`
 };
 
 // The experiment `args` names, with command-line overrides applied, validated.

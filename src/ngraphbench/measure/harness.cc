@@ -79,7 +79,7 @@ Measurement Measure(Executable& executable, const std::vector<HostTensor>& input
     ++m.warmup_runs;
   }
   m.latencies_ns.reserve(static_cast<size_t>(options.repeats));
-  const int64_t min_repeats = std::min(options.repeats, kMinTimedRepeats);
+  const int64_t min_repeats = std::min(options.repeats, options.min_timed_repeats);
   const bool by_ci = options.stop == StopRule::kCi;
   sampler.Start();
   const auto timed_start = Clock::now();

@@ -44,8 +44,11 @@ struct MeasureOptions {
   // so microsecond-scale runs hold enough sampler periods for honest system figures.
   std::chrono::duration<double> min_time{0};
   int64_t max_repeats = 100000;  // ceiling on the runs min_time (or the ci rule) may add
+  // The fewest timed runs max_time may leave (fewer only if `repeats` asks for fewer): one of a
+  // run's several processes needs fewer, since the run pools them.
+  int64_t min_timed_repeats = 10;
   StopRule stop = StopRule::kFixed;
-  double ci_rel_target = 0.01;  // kCi: the interval's half-width relative to the median
+  double ci_rel_target = 0.02;  // kCi: the interval's half-width relative to the median
   int64_t ci_min_repeats = 30;  // kCi: the fewest timed runs before the interval may stop it
   // Copy the outputs of the first run to the host (outside any timing) for the output check.
   bool capture_first_outputs = false;
@@ -53,7 +56,7 @@ struct MeasureOptions {
   std::optional<GpuMonitorSettings> gpu;
 };
 
-// The fewest timed runs a time cap may leave (fewer only if `repeats` asks for fewer).
+// The fewest timed runs a time cap may leave a run (fewer only if `repeats` asks for fewer).
 constexpr int64_t kMinTimedRepeats = 10;
 
 struct Measurement {

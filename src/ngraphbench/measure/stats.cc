@@ -53,7 +53,9 @@ LatencyStats Summarize(const std::vector<int64_t>& latencies_ns, int64_t batch_s
   s.cv = s.mean_ms > 0 ? s.std_ms / s.mean_ms : 0.0;
   s.min_ms = ms.front();
   s.max_ms = ms.back();
+  s.p25_ms = Percentile(ms, 25);
   s.p50_ms = Percentile(ms, 50);
+  s.p75_ms = Percentile(ms, 75);
   s.p90_ms = Percentile(ms, 90);
   s.p95_ms = Percentile(ms, 95);
   s.p99_ms = Percentile(ms, 99);

@@ -14,8 +14,8 @@ namespace ngraphbench {
 double Percentile(const std::vector<double>& sorted, double q);
 
 struct LatencyStats {
-  double mean_ms = 0, std_ms = 0, min_ms = 0, p50_ms = 0, p90_ms = 0, p95_ms = 0, p99_ms = 0,
-         max_ms = 0;
+  double mean_ms = 0, std_ms = 0, min_ms = 0, p25_ms = 0, p50_ms = 0, p75_ms = 0, p90_ms = 0,
+         p95_ms = 0, p99_ms = 0, max_ms = 0;
   double cv = 0;  // std / mean; std is the sample standard deviation (n − 1); 0 for one sample
   double throughput_median_sps = 0;  // batch / p50
   double throughput_mean_sps = 0;    // batch / mean

@@ -13,7 +13,12 @@ namespace ngraphbench {
 // Thresholds, from configs/experiments.yaml `validity:` (min_time_s is a run setting: it also
 // extends the timed phase).
 struct ValiditySettings {
-  double max_cv = 0.25;           // coefficient of variation of the timed latencies
+  // The between-process interval's half-width relative to the median (the precision of the
+  // number a user quotes), and the fewest processes that give such an interval.
+  double max_ci_rel = 0.05;
+  int64_t min_processes = 3;
+  // Coefficient of variation of the timed latencies: jitter, no verdict unless set.
+  std::optional<double> max_cv;
   double max_other_cpu_pct = 50;  // CPU used by other processes over the window, % of one core
   int64_t min_repeats = 10;       // timed runs
 };
@@ -26,6 +31,10 @@ struct VerdictInput {
   // still holds that many runs, and is no reason to call the run invalid.
   bool reached_max_repeats = false;
   std::optional<double> cv;
+  int64_t processes = 1;
+  // The between-process interval's half-width / median ((high - low) / 2 / median); empty when
+  // there is none (fewer than 2 processes).
+  std::optional<double> ci_rel;
   std::optional<double> other_cpu_pct;  // empty: not measurable here, no verdict on it
   std::vector<std::string> degraded;    // what the compiler did less of than asked
 };

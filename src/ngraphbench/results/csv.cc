@@ -373,8 +373,10 @@ ResultRow ParseRowCsv(const std::string& text, const std::string& source) {
                        "' (schema version " + std::to_string(kSchemaVersion) + ")");
     }
   }
-  // Before version 5 a row was one process, and its interval the order-statistic one.
-  if (row.schema_version < 5) {
+  // Before version 5 a row was one process, and its interval the order-statistic one: read as
+  // such, it is a row of this version (written again, it reads back the same).
+  if (seen[0] && row.schema_version < 5) {
+    row.schema_version = kSchemaVersion;
     row.latency_p50_within_ci_low_ms = row.latency_p50_ci_low_ms;
     row.latency_p50_within_ci_high_ms = row.latency_p50_ci_high_ms;
     row.latency_p50_ci_low_ms.reset();
@@ -515,39 +517,83 @@ void WriteLatencies(const std::string& path, const std::vector<int64_t>& latenci
   WriteFileAtomic(path, out);
 }
 
+void WriteProcessLatencies(const std::string& path,
+                           const std::vector<std::vector<int64_t>>& per_process) {
+  std::string out = "process,iteration,latency_ns\n";
+  for (size_t p = 0; p < per_process.size(); ++p) {
+    for (size_t i = 0; i < per_process[p].size(); ++i) {
+      out += std::to_string(p) + "," + std::to_string(i) + "," +
+             std::to_string(per_process[p][i]) + "\n";
+    }
+  }
+  WriteFileAtomic(path, out);
+}
+
 std::vector<int64_t> ReadLatencies(const std::string& path) {
   return ParseLatencies(ReadFileCapped(path, kMaxTraceBytes, "trace"), path);
 }
 
 std::vector<int64_t> ParseLatencies(const std::string& text, const std::string& path) {
+  std::vector<int64_t> out;
+  for (auto& process : ParseProcessLatencies(text, path)) {
+    out.insert(out.end(), process.begin(), process.end());
+  }
+  return out;
+}
+
+std::vector<std::vector<int64_t>> ReadProcessLatencies(const std::string& path) {
+  return ParseProcessLatencies(ReadFileCapped(path, kMaxTraceBytes, "trace"), path);
+}
+
+std::vector<std::vector<int64_t>> ParseProcessLatencies(const std::string& text,
+                                                        const std::string& path) {
   std::istringstream in(text);
   std::string line;
   std::getline(in, line);
-  if (line != "iteration,latency_ns") {
-    throw InputError("trace '" + path + "' does not start with 'iteration,latency_ns'");
+  const bool by_process = line == "process,iteration,latency_ns";
+  if (line != "iteration,latency_ns" && !by_process) {
+    throw InputError("trace '" + path + "' does not start with 'process,iteration,latency_ns' "
+                     "(or 'iteration,latency_ns', one process)");
   }
-  std::vector<int64_t> out;
-  // Whole non-negative integers only (stoll alone would take "12abc" or "-3"), and iterations
-  // counting up from 0 as WriteLatencies numbers them.
+  std::vector<std::vector<int64_t>> out;
+  if (!by_process) out.emplace_back();
+  // Whole non-negative integers only (stoll alone would take "12abc" or "-3"); processes
+  // counting up from 0, and iterations from 0 within each, as the writers number them.
   auto whole = [](const std::string& text) {
     size_t used = 0;
     const long long value = std::stoll(text, &used);
     if (used != text.size() || value < 0) throw std::invalid_argument(text);
     return static_cast<int64_t>(value);
   };
+  int64_t line_number = 1;
   while (std::getline(in, line)) {
+    ++line_number;
     if (line.empty()) continue;
     try {
       const std::vector<std::string> fields = CsvSplitLine(line);
-      if (fields.size() != 2) throw std::invalid_argument("fields");
-      if (whole(fields[0]) != static_cast<int64_t>(out.size())) {
+      if (fields.size() != (by_process ? 3u : 2u)) throw std::invalid_argument("fields");
+      if (by_process) {
+        const int64_t p = whole(fields[0]);
+        if (p == static_cast<int64_t>(out.size())) {
+          out.emplace_back();
+        } else if (p != static_cast<int64_t>(out.size()) - 1) {
+          throw std::invalid_argument("process");
+        }
+      }
+      std::vector<int64_t>& process = out.back();
+      if (whole(fields[by_process ? 1 : 0]) != static_cast<int64_t>(process.size())) {
         throw std::invalid_argument("iteration");
       }
-      out.push_back(whole(fields[1]));
+      process.push_back(whole(fields[by_process ? 2 : 1]));
     } catch (const std::exception&) {
-      throw InputError("trace '" + path + "': line " + std::to_string(out.size() + 2) + " ('" +
-                       line.substr(0, 80) + "') is not '" + std::to_string(out.size()) +
-                       ",<latency_ns>' (iterations count up from 0; latencies are integers >= 0)");
+      const std::string expected =
+          by_process ? "<process>,<iteration>,<latency_ns>' (processes count up from 0, "
+                       "iterations from 0 within each"
+                     : std::to_string(out.back().size()) + ",<latency_ns>' (iterations count "
+                       "up from 0";
+      throw InputError("trace '" + path + "': line " + std::to_string(line_number) + " ('" +
+                       line.substr(0, 80) + "') is not '" + expected +
+                       "; latencies are integers >= 0)");
     }
   }
   return out;

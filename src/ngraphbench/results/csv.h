@@ -26,11 +26,20 @@ ResultRow ReadRow(const std::string& path);
 void CheckRowFileName(const ResultRow& row, const std::string& file_name,
                       const std::string& source);
 
-// The trace: one line per timed iteration, `iteration,latency_ns`.
+// The trace of one process: one line per timed iteration, `iteration,latency_ns`.
 void WriteLatencies(const std::string& path, const std::vector<int64_t>& latencies_ns);
+// The trace of a run measured in several processes: `process,iteration,latency_ns`, processes
+// counting up from 0 in the order they ran, iterations from 0 within each.
+void WriteProcessLatencies(const std::string& path,
+                           const std::vector<std::vector<int64_t>>& per_process);
+// Either form, every process's latencies one after the other.
 std::vector<int64_t> ReadLatencies(const std::string& path);
 // The same from the trace's text (e.g. a zip entry); `source` names it in errors.
 std::vector<int64_t> ParseLatencies(const std::string& text, const std::string& source);
+// Either form, per process (one process for the older form).
+std::vector<std::vector<int64_t>> ReadProcessLatencies(const std::string& path);
+std::vector<std::vector<int64_t>> ParseProcessLatencies(const std::string& text,
+                                                        const std::string& source);
 
 // Writes `contents` to `path` atomically (temp file `<path>.tmp.<host>.<pid>` + fsync + rename,
 // <host> as HostTag() in results/claim.h). Creates parent dirs.

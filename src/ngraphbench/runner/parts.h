@@ -1,0 +1,60 @@
+// A run measured in several worker processes (measure/repeat.h): each worker writes its part,
+// `<dir>/.parts/<run_id>.p<i>.csv` (a row of that process alone, with its verdict inputs) and
+// `<dir>/.parts/<run_id>.p<i>.latencies.csv` (its trace), atomically. Once the run's processes
+// are all in, the scheduler merges the parts into the run's row and its trace (the trace first,
+// the row last) and removes the parts: a row on disk still means a complete run, and a sweep
+// killed in between resumes from the parts already measured.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/experiments/grid.h"
+#include "ngraphbench/results/row.h"
+
+namespace ngraphbench {
+
+std::string PartsDirectory(const std::string& dir);
+std::string PartRowPath(const std::string& dir, const std::string& run_id, int process);
+std::string PartLatenciesPath(const std::string& dir, const std::string& run_id, int process);
+// The claim of one process of a run (results/claim.h), beside the runs' claims.
+std::string PartClaimPath(const std::string& dir, const std::string& run_id, int process);
+
+// One process's part as read back.
+struct Part {
+  int process = 0;
+  ResultRow row;
+  std::vector<int64_t> latencies_ns;  // empty for a part that measured nothing
+};
+
+// The indices of the parts of `run_id` on disk under `dir`, ascending.
+std::vector<int> PartIndices(const std::string& dir, const std::string& run_id);
+// Part `process` of `run_id`, its trace when its row says it measured; throws InputError when
+// either cannot be read or does not belong to the run.
+Part ReadPart(const std::string& dir, const std::string& run_id, int process);
+// Removes every part file of `run_id` (rows and traces).
+void RemoveParts(const std::string& dir, const std::string& run_id);
+
+// The latency columns of `row` from timed runs (integer ns) of batches of `batch_size`: the
+// pooled statistics, cv, iqr_rel, the order-statistic interval (the within columns), the
+// throughputs and `repeats`.
+void FillLatencyColumns(ResultRow& row, const std::vector<int64_t>& latencies_ns,
+                        int64_t batch_size);
+
+// The run's row from its parts (in process order; at least one). Identity, build, compile and
+// first-run columns come from the first part (the one that compiled, or loaded the compile
+// cache, first); the latency statistics from every part's timed runs pooled; `processes`, each
+// process's median and the between-process reproduction interval from the parts; the system
+// columns as totals or window-weighted means over the parts (peaks as maxima); the output check
+// as its worst part. The status is the first part's that is not ok, with its error, else ok;
+// the validity verdict is judged anew on the pooled run (measure/verdict.h). `reason` is
+// processes_reason.
+ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
+                     const std::string& reason);
+
+// The relative half-width of the row's reproduction interval, (high - low) / 2 / median.
+std::optional<double> IntervalRelHalfWidth(const ResultRow& row);
+
+}  // namespace ngraphbench
