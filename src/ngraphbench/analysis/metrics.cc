@@ -46,7 +46,8 @@ void AppendNote(std::string& note, const std::string& reason) {
   note += reason;
 }
 
-// Looks up the baseline run of `run`; returns it, or nullptr and the reason in `note`.
+// Looks up the baseline run of `run`; returns it, or nullptr and the reason in `note`. The caller
+// reads its throughput with OkThroughput.
 const RunPoint* Baseline(const std::map<RunKey, const RunPoint*>& index, const RunKey& key,
                          const RunPoint& run, InvalidRuns invalid_runs, const std::string& what,
                          std::string& note) {
@@ -69,7 +70,6 @@ const RunPoint* Baseline(const std::map<RunKey, const RunPoint*>& index, const R
     AppendNote(note, what + " differs: " + differ);
     return nullptr;
   }
-  OkThroughput(baseline);  // rejects an ok baseline without a throughput
   return &baseline;
 }
 
@@ -198,9 +198,9 @@ std::optional<Interval> ThroughputInterval(const RunPoint& run) {
       !(*run.latency_p50_ci_low_ms > 0)) {
     return std::nullopt;
   }
-  const double samples_ms = static_cast<double>(run.batch_size) * 1e3;  // b in samples per 1e3 ms
-  return Interval{samples_ms / *run.latency_p50_ci_high_ms,
-                  samples_ms / *run.latency_p50_ci_low_ms};
+  // b samples in L ms: b * 1e3 / L samples/s.
+  const double b_ms = static_cast<double>(run.batch_size) * 1e3;
+  return Interval{b_ms / *run.latency_p50_ci_high_ms, b_ms / *run.latency_p50_ci_low_ms};
 }
 
 std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs,
