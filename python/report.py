@@ -7,6 +7,8 @@ reads ANALYSIS_DIR (default reports/analysis) and writes DIR/NAME/report.md (def
 reports/report/report.md) with its figures in DIR/NAME/figures/. Every number comes from the
 analysis CSVs; cells they leave empty (a missing baseline) stay empty here, with the reason shown.
 Runs marked invalid are counted and listed from invalid.csv (absent in older analysis dirs).
+Values with a 95% interval (analyze's <value>_ci_low / _ci_high columns) are drawn with error
+bars; analysis dirs from before those columns give the same figures without them.
 Needs only the standard library and matplotlib (pinned in scripts/setup/report.sh).
 """
 
@@ -26,6 +28,16 @@ from matplotlib import ticker  # noqa: E402
 BASELINE = "identity"
 TABLES = ("scaling.csv", "blocks.csv", "ranking.csv", "rank_reversals.csv", "failures.csv")
 INVALID = "invalid.csv"  # written by analyze since result schema 2
+# The interval columns of a plotted value (absent in analysis dirs from before them).
+INTERVALS = {
+    "throughput_median_sps": ("throughput_ci_low_sps", "throughput_ci_high_sps"),
+    "ase": ("ase_ci_low", "ase_ci_high"),
+    "rtr": ("rtr_ci_low", "rtr_ci_high"),
+    "speedup_vs_identity": ("speedup_ci_low", "speedup_ci_high"),
+}
+ERROR_BARS = ("Error bars are 95% intervals from the spread between the worker processes' "
+              "medians (Welch's t on their logarithms for a ratio of two runs; the row's "
+              "reproduction interval for a throughput); a run of one process has none.")
 
 
 def read_table(path):
@@ -117,6 +129,28 @@ def safe(text):
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
 
 
+def interval(row, column):
+    """(low, high) of the value's 95% interval, or None where the row has none."""
+    low_col, high_col = INTERVALS.get(column, (None, None))
+    low, high = num(row.get(low_col)), num(row.get(high_col))
+    return (low, high) if low is not None and high is not None else None
+
+
+def plot_line(ax, points, x_column, column, label, style):
+    """One compiler's values against x_column, with error bars where they have an interval."""
+    xy = sorted(((int(p[x_column]), num(p[column]), interval(p, column)) for p in points
+                 if num(p[column]) is not None), key=lambda point: point[:2])
+    if not xy:
+        return
+    ax.plot([x for x, _, _ in xy], [y for _, y, _ in xy], marker="o", markersize=3, label=label,
+            **style)
+    bars = [(x, y, ci) for x, y, ci in xy if ci is not None]
+    if bars:
+        ax.errorbar([x for x, _, _ in bars], [y for _, y, _ in bars],
+                    yerr=[[y - ci[0] for _, y, ci in bars], [ci[1] - y for _, y, ci in bars]],
+                    fmt="none", ecolor=style["color"], elinewidth=0.8, capsize=2)
+
+
 def plot_batch_scaling(rows, column, ylabel, styles, path, title, ase_bounds=False):
     """One panel per model, one line per compiler, batch size on a log2 axis, values on a log
     axis (ASE spans 1/b to 1). ase_bounds draws
@@ -126,10 +160,7 @@ def plot_batch_scaling(rows, column, ylabel, styles, path, title, ase_bounds=Fal
     fig, axes = small_multiples(len(models))
     for ax, ((model,), model_rows) in zip(axes, models.items()):
         for (compiler,), points in sorted(group_by(model_rows, "compiler").items()):
-            xy = sorted((int(p["batch_size"]), num(p[column])) for p in points
-                        if num(p[column]) is not None)
-            if xy:
-                ax.plot(*zip(*xy), marker="o", markersize=3, label=compiler, **styles[compiler])
+            plot_line(ax, points, "batch_size", column, compiler, styles[compiler])
         batches = sorted({int(r["batch_size"]) for r in model_rows})
         if ase_bounds:
             ax.plot(batches, [1.0] * len(batches), color="grey", linestyle=":",
@@ -152,10 +183,7 @@ def plot_vs_depth(rows, column, ylabel, speedup, styles, path, title):
         for (compiler,), points in sorted(group_by(width_rows, "compiler").items()):
             if speedup and compiler == BASELINE:
                 continue
-            xy = sorted((int(p["depth"]), num(p[column])) for p in points
-                        if num(p[column]) is not None)
-            if xy:
-                ax.plot(*zip(*xy), marker="o", markersize=3, label=compiler, **styles[compiler])
+            plot_line(ax, points, "depth", column, compiler, styles[compiler])
         if speedup:
             ax.axhline(1.0, label=BASELINE, **styles[BASELINE])
         log_y_axis(ax)
@@ -209,6 +237,22 @@ def left_out_of_numbers(invalid_row):
     return invalid_row.get("left_out", "true") == "true"
 
 
+def reversed_text(ranking_row):
+    """'2 of 3', with how many are significant and tied where the analysis judged them."""
+    text = f"{ranking_row['reversed_pairs']} of {ranking_row['pairs']}"
+    if ranking_row.get("significant_reversals") not in (None, "") and int(
+            ranking_row["reversed_pairs"]) > 0:
+        text += (f" ({ranking_row['significant_reversals']} significant, "
+                 f"{ranking_row['tied_reversals']} tied)")
+    return text
+
+
+def interval_text(row, prefix):
+    """'0.48–0.52' from <prefix>_ci_low and _ci_high; '' where they are empty."""
+    low, high = num(row.get(f"{prefix}_ci_low")), num(row.get(f"{prefix}_ci_high"))
+    return f"{fmt(low, 4)}–{fmt(high, 4)}" if low is not None and high is not None else ""
+
+
 def clip(text, length=160):
     return (text[:length] + "…") if len(text) > length else text
 
@@ -240,7 +284,10 @@ def write_report(analysis_dir, out_dir):
           "Kendall's tau-b compares a compiler's ranking of the architectures by throughput with "
           "identity's (1 = same order, -1 = reversed). Two runs are compared only when their "
           "threads, precision, timing boundary and compute device agree. A cell is empty where "
-          "its baseline run is missing, did not end ok, is invalid or ran with other settings.\n"]
+          "its baseline run is missing, did not end ok, is invalid or ran with other settings. "
+          + (ERROR_BARS if scaling and INTERVALS["ase"][0] in scaling[0] else
+             "This analysis has no interval columns (an older ngraphbench): no error bars.")
+          + "\n"]
 
     compilers, summary = speedup_summary(scaling)
     md.append("## Speedup over identity\n")
@@ -295,20 +342,33 @@ def write_report(analysis_dir, out_dir):
             ["device", "batch size", "compiler", "models", "Kendall tau-b", "reversed pairs",
              "note"],
             [[r["device"], r["batch_size"], r["compiler"], r["models_ranked"],
-              fmt(num(r["kendall_tau_b"])), f"{r['reversed_pairs']} of {r['pairs']}", r["note"]]
+              fmt(num(r["kendall_tau_b"])), reversed_text(r), r["note"]]
              for r in ranking]))
     else:
         md.append("No runs of the architectures experiment.\n")
     if reversals:
         md.append("\nReversed pairs: identity runs model A faster, the compiler runs model B "
                   "faster (samples/s).\n")
-        md.append(md_table(
-            ["device", "batch size", "compiler", "A", "B", "identity A", "identity B",
-             "compiler A", "compiler B"],
-            [[r["device"], r["batch_size"], r["compiler"], r["model_a"], r["model_b"],
-              fmt(num(r["identity_a_sps"]), 4), fmt(num(r["identity_b_sps"]), 4),
-              fmt(num(r["compiler_a_sps"]), 4), fmt(num(r["compiler_b_sps"]), 4)]
-             for r in reversals]))
+        judged = "verdict" in reversals[0]  # analysis dirs from before the verdict lack it
+        if judged:
+            md.append("A reversal is significant when both orderings are: the 95% interval of "
+                      "L_A/L_B (latency of A over B's) lies below 1 under identity and above 1 "
+                      "under the compiler; otherwise it is a tie, within what repeating the runs "
+                      "could change.\n")
+        header = ["device", "batch size", "compiler", "A", "B", "identity A", "identity B",
+                  "compiler A", "compiler B"]
+        if judged:
+            header += ["identity L_A/L_B 95%", "compiler L_A/L_B 95%", "verdict"]
+        rows = []
+        for r in reversals:
+            row = [r["device"], r["batch_size"], r["compiler"], r["model_a"], r["model_b"],
+                   fmt(num(r["identity_a_sps"]), 4), fmt(num(r["identity_b_sps"]), 4),
+                   fmt(num(r["compiler_a_sps"]), 4), fmt(num(r["compiler_b_sps"]), 4)]
+            if judged:
+                row += [interval_text(r, "identity_latency_ratio"),
+                        interval_text(r, "compiler_latency_ratio"), r["verdict"]]
+            rows.append(row)
+        md.append(md_table(header, rows))
 
     md.append("## Runs that did not end ok\n")
     if failures:

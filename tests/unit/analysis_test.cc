@@ -1,4 +1,5 @@
-// Derived metrics on small hand-computed tables, and `analyze` on a results tree and on a zip.
+// Derived metrics on small hand-computed tables, their intervals from process medians and the
+// verdict on ranking reversals, and `analyze` on a results tree and on a zip.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -9,12 +10,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "ngraphbench/analysis/analyze.h"
 #include "ngraphbench/analysis/load.h"
 #include "ngraphbench/analysis/metrics.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/measure/repeat.h"
 #include "ngraphbench/results/csv.h"
 
 namespace ngraphbench {
@@ -22,6 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A run with throughput `sps`, measured in 3 processes whose medians are 1% apart around its
+// latency b / sps (so every interval is defined and the notes speak of baselines only).
 RunPoint Point(const std::string& compiler, const std::string& model, int64_t batch,
                std::optional<double> sps, const std::string& status = kStatusOk,
                const std::string& experiment = "conv2d") {
@@ -34,6 +39,25 @@ RunPoint Point(const std::string& compiler, const std::string& model, int64_t ba
   p.batch_size = batch;
   p.status = status;
   p.throughput_sps = sps;
+  if (sps) {
+    const double latency_ms = static_cast<double>(batch) * 1e3 / *sps;
+    p.latency_p50_ms = latency_ms;
+    p.process_p50s_ms = {0.99 * latency_ms, latency_ms, 1.01 * latency_ms};
+  }
+  return p;
+}
+
+// An ok run whose processes' medians are `medians_ms`: latency_p50_ms is the middle one, the
+// throughput b / latency.
+RunPoint Measured(const std::string& compiler, const std::string& model, int64_t batch,
+                  const std::vector<double>& medians_ms,
+                  const std::string& experiment = "conv2d") {
+  std::vector<double> sorted = medians_ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double latency_ms = sorted[sorted.size() / 2];
+  RunPoint p = Point(compiler, model, batch, static_cast<double>(batch) * 1e3 / latency_ms,
+                     kStatusOk, experiment);
+  p.process_p50s_ms = medians_ms;
   return p;
 }
 
@@ -345,6 +369,147 @@ TEST(AnalysisMetrics, MismatchedSettingsLeaveCellsEmpty) {
   EXPECT_EQ(SettingsDiffer(a, b), "threads 4 vs unset here, precision unset vs fp16 here");
 }
 
+// identity m: b1 10 ms (medians 9.8, 10, 10.2), b8 20 ms (19.6, 20, 20.4); tvm m b8 10 ms (9.9,
+// 10, 10.1), tvm m b1 one process. The same spread of logs s on both identity runs: se = s sqrt(2
+// / 3), df = 4 (Welch-Satterthwaite with equal variances and sizes), h = t_{0.975, 4} se.
+TEST(AnalysisMetrics, IntervalsFromProcessMedians) {
+  RunPoint identity8 = Measured("identity", "m", 8, {19.6, 20, 20.4});
+  identity8.latency_p50_ci_low_ms = 19;
+  identity8.latency_p50_ci_high_ms = 21;
+  const std::vector<RunPoint> runs = {
+      Measured("identity", "m", 1, {9.8, 10, 10.2}), identity8,
+      Measured("tvm", "m", 1, {5}), Measured("tvm", "m", 8, {9.9, 10, 10.1})};
+  const std::vector<ScalingRow> rows = ComputeScaling(runs);
+
+  const ScalingRow& id8 = Find(rows, "identity", "m", 8);
+  EXPECT_DOUBLE_EQ(*id8.ase, 0.5);  // the point: T(8) / (8 T(1)) = 400 / 800
+  double mean = 0, sq = 0;
+  for (double f : {0.98, 1.0, 1.02}) mean += std::log(f) / 3;
+  for (double f : {0.98, 1.0, 1.02}) sq += (std::log(f) - mean) * (std::log(f) - mean);
+  const double se = std::sqrt(sq / 2) * std::sqrt(2.0 / 3);
+  const double h = 2.7764451051977934 * se;  // scipy.stats.t.ppf(0.975, 4)
+  ASSERT_TRUE(id8.ase_ci);
+  EXPECT_NEAR(id8.ase_ci->low, 0.5 * std::exp(-h), 1e-12);
+  EXPECT_NEAR(id8.ase_ci->high, 0.5 * std::exp(h), 1e-12);
+  EXPECT_NEAR(id8.ase_ci->low, 0.477833400486116, 1e-9);  // with scipy
+  ASSERT_TRUE(id8.rtr_ci);
+  EXPECT_NEAR(id8.rtr_ci->low, 8 * id8.ase_ci->low, 1e-12);  // RTR = b ASE
+  EXPECT_NEAR(id8.rtr_ci->high, 8 * id8.ase_ci->high, 1e-12);
+  EXPECT_EQ(id8.scaling_note, "");
+  // The throughput's: b / the row's interval of L, bounds swapped.
+  ASSERT_TRUE(id8.throughput_ci);
+  EXPECT_DOUBLE_EQ(id8.throughput_ci->low, 8000.0 / 21);
+  EXPECT_DOUBLE_EQ(id8.throughput_ci->high, 8000.0 / 19);
+  // identity against itself: exactly 1.
+  ASSERT_TRUE(id8.speedup_ci);
+  EXPECT_EQ(id8.speedup_ci->low, 1.0);
+  EXPECT_EQ(id8.speedup_ci->high, 1.0);
+
+  // The speedup T_tvm / T_identity = L_identity / L_tvm = 20 / 10, Welch with unequal spreads;
+  // scipy.stats.ttest_ind(log([19.6, 20, 20.4]), log([9.9, 10, 10.1]), equal_var=False).
+  const ScalingRow& tvm8 = Find(rows, "tvm", "m", 8);
+  EXPECT_DOUBLE_EQ(*tvm8.speedup_vs_identity, 2.0);
+  ASSERT_TRUE(tvm8.speedup_ci);
+  EXPECT_NEAR(tvm8.speedup_ci->low, 1.9185819661601182, 1e-9);
+  EXPECT_NEAR(tvm8.speedup_ci->high, 2.0848731357595667, 1e-9);
+  EXPECT_EQ(tvm8.speedup_note, "");
+  EXPECT_FALSE(tvm8.throughput_ci);  // the row has no reproduction interval
+
+  // One process at batch 1: the point values stay, their intervals are empty, the note says why.
+  EXPECT_DOUBLE_EQ(*tvm8.ase, 0.5);  // 800 / (8 * 200) sps
+  EXPECT_DOUBLE_EQ(*tvm8.rtr, 4);
+  EXPECT_FALSE(tvm8.ase_ci);
+  EXPECT_FALSE(tvm8.rtr_ci);
+  EXPECT_EQ(tvm8.scaling_note, "interval: fewer than 2 processes (batch-1 run 1, this run 3)");
+  const ScalingRow& tvm1 = Find(rows, "tvm", "m", 1);
+  EXPECT_FALSE(tvm1.speedup_ci);
+  EXPECT_EQ(tvm1.speedup_note, "interval: fewer than 2 processes (identity run 3, this run 1)");
+  // A batch-1 run against itself needs no spread.
+  ASSERT_TRUE(tvm1.ase_ci);
+  EXPECT_EQ(tvm1.ase_ci->low, 1.0);
+  EXPECT_EQ(tvm1.rtr_ci->high, 1.0);
+  EXPECT_EQ(tvm1.scaling_note, "");
+
+  // LatencyRatioInterval directly: a run without a median, and the notes joined.
+  RunPoint no_median = runs[3];
+  no_median.latency_p50_ms.reset();
+  std::string note = "earlier";
+  EXPECT_FALSE(LatencyRatioInterval(runs[1], "identity run", no_median, "this run", note));
+  EXPECT_EQ(note, "earlier; interval: no latency_p50_ms in this run");
+}
+
+// Reversals are significant only when both orderings are: identity's interval of L_A / L_B
+// below 1 and the compiler's above 1. One ranking per batch size:
+//   b1: a 10 vs b 20 ms under identity, 10 vs 5 under tvm, 1% spread    -> significant
+//   b2: c 10 vs d 10.5 ms under identity with 10% spread (holds 1)      -> tie
+//   b4: e and f of one process each                                     -> tie, intervals empty
+TEST(AnalysisMetrics, ReversalsSignificantOrTie) {
+  const std::string arch = kRankedExperiment;
+  const std::vector<RunPoint> runs = {
+      Measured("identity", "a", 1, {9.9, 10, 10.1}, arch),
+      Measured("identity", "b", 1, {19.8, 20, 20.2}, arch),
+      Measured("tvm", "a", 1, {9.9, 10, 10.1}, arch),
+      Measured("tvm", "b", 1, {4.95, 5, 5.05}, arch),
+      Measured("identity", "c", 2, {9, 10, 11}, arch),
+      Measured("identity", "d", 2, {9.5, 10.5, 11.5}, arch),
+      Measured("tvm", "c", 2, {19.8, 20, 20.2}, arch),
+      Measured("tvm", "d", 2, {9.9, 10, 10.1}, arch),
+      Measured("identity", "e", 4, {10}, arch),
+      Measured("identity", "f", 4, {20}, arch),
+      Measured("tvm", "e", 4, {20}, arch),
+      Measured("tvm", "f", 4, {10}, arch),
+  };
+  const std::vector<RankingRow> rows = ComputeRankings(runs);
+  ASSERT_EQ(rows.size(), 3u);
+  for (const RankingRow& row : rows) {
+    ASSERT_EQ(row.reversals.size(), 1u) << "b" << row.batch_size;
+    EXPECT_EQ(row.reversed_pairs, 1);
+    EXPECT_DOUBLE_EQ(*row.kendall_tau_b, -1.0);  // a point value still
+  }
+
+  const ReversedPair& clear = rows[0].reversals[0];
+  EXPECT_EQ(clear.model_a, "a");
+  EXPECT_TRUE(clear.significant);
+  ASSERT_TRUE(clear.identity_ratio_ci);
+  ASSERT_TRUE(clear.compiler_ratio_ci);
+  EXPECT_LT(clear.identity_ratio_ci->high, 1);  // 10 / 20
+  EXPECT_GT(clear.compiler_ratio_ci->low, 1);   // 10 / 5
+  const std::optional<RatioEstimate> expected =
+      CompareProcessMedians(10, {9.9, 10, 10.1}, 20, {19.8, 20, 20.2});
+  EXPECT_DOUBLE_EQ(clear.identity_ratio_ci->low, expected->low);
+  EXPECT_DOUBLE_EQ(clear.identity_ratio_ci->high, expected->high);
+  EXPECT_EQ(clear.note, "");
+  EXPECT_EQ(rows[0].significant_reversals, 1);
+  EXPECT_EQ(rows[0].tied_reversals, 0);
+
+  const ReversedPair& close = rows[1].reversals[0];
+  EXPECT_EQ(close.model_a, "c");
+  EXPECT_FALSE(close.significant);
+  ASSERT_TRUE(close.identity_ratio_ci);
+  EXPECT_LT(close.identity_ratio_ci->low, 1);
+  EXPECT_GT(close.identity_ratio_ci->high, 1);
+  EXPECT_GT(close.compiler_ratio_ci->low, 1);  // the compiler's order alone is clear
+  EXPECT_EQ(rows[1].significant_reversals, 0);
+  EXPECT_EQ(rows[1].tied_reversals, 1);
+
+  const ReversedPair& one = rows[2].reversals[0];
+  EXPECT_FALSE(one.significant);
+  EXPECT_FALSE(one.identity_ratio_ci);
+  EXPECT_FALSE(one.compiler_ratio_ci);
+  EXPECT_EQ(one.note,
+            "identity interval: fewer than 2 processes (e 1, f 1); compiler interval: fewer than "
+            "2 processes (e 1, f 1)");
+  EXPECT_EQ(rows[2].tied_reversals, 1);
+
+  // The other side alone: identity's order is clear, the compiler's interval holds 1.
+  ReversedPair pair = clear;
+  JudgeReversal(runs[0], runs[1], Measured("tvm", "a", 1, {9, 10, 11}, arch),
+                Measured("tvm", "b", 1, {9.5, 9.9, 10.9}, arch), pair);
+  EXPECT_LT(pair.identity_ratio_ci->high, 1);
+  EXPECT_LT(pair.compiler_ratio_ci->low, 1);
+  EXPECT_FALSE(pair.significant);
+}
+
 TEST(AnalysisMetrics, KendallTauB) {
   // One discordant pair of six: (5 - 1) / 6.
   EXPECT_DOUBLE_EQ(*KendallTauB({4, 3, 2, 1}, {3, 4, 2, 1}), 4.0 / 6.0);
@@ -451,7 +616,27 @@ class AnalyzeFiles : public ::testing::Test {
     row.precision = "fp32";
     row.status = status;
     row.throughput_median_sps = sps;
+    if (sps) {  // one process, as rows of schema 4 and older read
+      row.latency_p50_ms = static_cast<double>(batch) * 1e3 / *sps;
+      row.processes = 1;
+      row.process_p50s_ms = {*row.latency_p50_ms};
+    }
     if (status != kStatusOk) row.error = "worker died\nwith signal 11";
+    return row;
+  }
+
+  // `row` measured in processes whose medians are `medians_ms` (the middle one the row's
+  // median, its throughput b / median), with the reproduction interval they give.
+  static ResultRow Processes(ResultRow row, const std::vector<double>& medians_ms) {
+    std::vector<double> sorted = medians_ms;
+    std::sort(sorted.begin(), sorted.end());
+    row.latency_p50_ms = sorted[sorted.size() / 2];
+    row.throughput_median_sps = static_cast<double>(row.batch_size) * 1e3 / *row.latency_p50_ms;
+    row.processes = static_cast<int64_t>(medians_ms.size());
+    row.process_p50s_ms = medians_ms;
+    const std::optional<Interval> ci = ReproductionInterval(*row.latency_p50_ms, medians_ms);
+    row.latency_p50_ci_low_ms = ci->low;
+    row.latency_p50_ci_high_ms = ci->high;
     return row;
   }
 
@@ -536,8 +721,16 @@ TEST_F(AnalyzeFiles, DirectoryAndZipGiveByteIdenticalCsvs) {
 
   // And the content is the metrics, not just equal.
   const std::string scaling = ReadText(root_ / "from_zip" / kScalingCsv);
-  EXPECT_NE(scaling.find("cpu0,conv2d,tvm,conv2d_w64,conv2d,,,8,12000.5,1500,8.000333333333334,"
-                         "1.0000416666666667,4000,3.000125,,\n"),
+  // One process a run: the intervals are empty and the notes say why (a run against itself, at
+  // batch 1 or as identity, is exactly 1).
+  EXPECT_NE(scaling.find("cpu0,conv2d,tvm,conv2d_w64,conv2d,,,8,12000.5,,,1500,8.000333333333334,"
+                         ",,1.0000416666666667,,,4000,3.000125,,,\"interval: fewer than 2 "
+                         "processes (batch-1 run 1, this run 1)\",\"interval: fewer than 2 "
+                         "processes (identity run 1, this run 1)\"\n"),
+            std::string::npos)
+      << scaling;
+  EXPECT_NE(scaling.find("cpu0,conv2d,identity,conv2d_w64,conv2d,,,1,1000,,,1000,1,1,1,1,1,1,1000,"
+                         "1,1,1,,\n"),
             std::string::npos)
       << scaling;
   EXPECT_EQ(std::count(scaling.begin(), scaling.end(), '\n'), 11);  // header + 10 ok runs
@@ -546,8 +739,97 @@ TEST_F(AnalyzeFiles, DirectoryAndZipGiveByteIdenticalCsvs) {
             "cpu0,conv2d,tvm,conv2d_w64,16,crashed,worker died with signal 11\n");
   EXPECT_EQ(ReadText(root_ / "from_zip" / kReversalsCsv),
             "device,batch_size,compiler,model_a,model_b,identity_a_sps,identity_b_sps,"
-            "compiler_a_sps,compiler_b_sps\n"
-            "cpu0,1,tvm,resnet50,deit_tiny,100,80,90,120\n");
+            "compiler_a_sps,compiler_b_sps,identity_latency_ratio_ci_low,"
+            "identity_latency_ratio_ci_high,compiler_latency_ratio_ci_low,"
+            "compiler_latency_ratio_ci_high,verdict,note\n"
+            "cpu0,1,tvm,resnet50,deit_tiny,100,80,90,120,,,,,tie,\"identity interval: fewer than "
+            "2 processes (resnet50 1, deit_tiny 1); compiler interval: fewer than 2 processes "
+            "(resnet50 1, deit_tiny 1)\"\n");
+  EXPECT_EQ(ReadText(root_ / "from_zip" / kRankingCsv),
+            "device,batch_size,compiler,models_ranked,pairs,reversed_pairs,significant_reversals,"
+            "tied_reversals,kendall_tau_b,compiler_order,identity_order,note\n"
+            "cpu0,1,tvm,3,3,1,0,1,0.3333333333333333,resnet18>deit_tiny>resnet50,"
+            "resnet18>resnet50>deit_tiny,\n");
+
+  // ReadRunLatencies reads the trace beside the row in the zip, and tells a missing one apart.
+  const std::vector<LoadedRun> runs = LoadRuns(archive.string());
+  ASSERT_FALSE(runs.empty());
+  EXPECT_EQ(*ReadRunLatencies(runs[0]), (std::vector<int64_t>{1000, 1100, 1050}));
+  LoadedRun missing = runs[0];
+  missing.trace = "results/cpu0/nope.latencies.csv";
+  EXPECT_FALSE(ReadRunLatencies(missing));
+}
+
+// Rows of several processes through the files: each interval lands in its columns.
+TEST_F(AnalyzeFiles, IntervalsInTheCsvs) {
+  const std::string arch = kRankedExperiment;
+  ResultRow block_identity = Row("identity", "conv_blocks", "conv_blocks_w8_d2", 1, {});
+  ResultRow block_tvm = Row("tvm", "conv_blocks", "conv_blocks_w8_d2", 1, {});
+  for (ResultRow* row : {&block_identity, &block_tvm}) {
+    row->width = 8;
+    row->depth = 2;
+  }
+  WriteTree(root_ / "results",
+            {Processes(Row("identity", "conv2d", "c", 1, {}), {9.8, 10, 10.2}),
+             Processes(Row("identity", "conv2d", "c", 8, {}), {19.6, 20, 20.4}),
+             Processes(Row("tvm", "conv2d", "c", 1, {}), {4.9, 5, 5.1}),
+             Processes(Row("tvm", "conv2d", "c", 8, {}), {9.9, 10, 10.1}),
+             Processes(block_identity, {19.6, 20, 20.4}), Processes(block_tvm, {9.9, 10, 10.1}),
+             Processes(Row("identity", arch, "a", 1, {}), {9.9, 10, 10.1}),
+             Processes(Row("identity", arch, "b", 1, {}), {19.8, 20, 20.2}),
+             Processes(Row("tvm", arch, "a", 1, {}), {9.9, 10, 10.1}),
+             Processes(Row("tvm", arch, "b", 1, {}), {4.95, 5, 5.05})});
+  ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "out").string()), kExitOk);
+
+  // The line of (compiler, model, batch) in a CSV, cell by column name.
+  auto cells = [&](const char* file, const std::string& compiler, const std::string& model,
+                   const std::string& batch) {
+    std::istringstream in(ReadText(root_ / "out" / file));
+    std::string line;
+    std::getline(in, line);
+    const std::vector<std::string> header = CsvSplitLine(line);
+    std::map<std::string, std::string> found;
+    while (std::getline(in, line)) {
+      const std::vector<std::string> values = CsvSplitLine(line);
+      std::map<std::string, std::string> row;
+      for (size_t i = 0; i < header.size() && i < values.size(); ++i) row[header[i]] = values[i];
+      if (row["compiler"] == compiler && row["model"] == model && row["batch_size"] == batch) {
+        found = row;
+      }
+    }
+    EXPECT_FALSE(found.empty()) << file << ": no " << compiler << " " << model << " b" << batch;
+    return found;
+  };
+  auto number = [](const std::string& text) { return text.empty() ? NAN : std::stod(text); };
+
+  std::map<std::string, std::string> id8 = cells(kScalingCsv, "identity", "c", "8");
+  EXPECT_EQ(id8["ase"], "0.5");
+  EXPECT_NEAR(number(id8["ase_ci_low"]), 0.477833400486116, 1e-9);  // as in the test above
+  EXPECT_NEAR(number(id8["ase_ci_high"]), 0.5231949038005016, 1e-9);
+  EXPECT_NEAR(number(id8["rtr_ci_low"]), 8 * 0.477833400486116, 1e-8);
+  const std::optional<Interval> repro = ReproductionInterval(20, {19.6, 20, 20.4});
+  EXPECT_NEAR(number(id8["throughput_ci_low_sps"]), 8000 / repro->high, 1e-6);
+  EXPECT_NEAR(number(id8["throughput_ci_high_sps"]), 8000 / repro->low, 1e-6);
+  EXPECT_EQ(id8["speedup_ci_low"], "1");
+  EXPECT_EQ(id8["scaling_note"], "");
+
+  std::map<std::string, std::string> tvm8 = cells(kScalingCsv, "tvm", "c", "8");
+  EXPECT_EQ(tvm8["speedup_vs_identity"], "2");
+  EXPECT_NEAR(number(tvm8["speedup_ci_low"]), 1.9185819661601182, 1e-9);
+  EXPECT_NEAR(number(tvm8["speedup_ci_high"]), 2.0848731357595667, 1e-9);
+  EXPECT_EQ(tvm8["speedup_note"], "");
+
+  std::map<std::string, std::string> block = cells(kBlocksCsv, "tvm", "conv_blocks_w8_d2", "1");
+  EXPECT_NEAR(number(block["speedup_ci_low"]), 1.9185819661601182, 1e-9);
+  EXPECT_NEAR(number(block["throughput_ci_low_sps"]),
+              1000 / ReproductionInterval(10, {9.9, 10, 10.1})->high, 1e-6);
+
+  EXPECT_EQ(ReadText(root_ / "out" / kRankingCsv).substr(
+                ReadText(root_ / "out" / kRankingCsv).find('\n') + 1),
+            "cpu0,1,tvm,2,1,1,1,0,-1,b>a,a>b,\n");
+  const std::string reversals = ReadText(root_ / "out" / kReversalsCsv);
+  EXPECT_NE(reversals.find("cpu0,1,tvm,a,b,100,50,100,200,"), std::string::npos) << reversals;
+  EXPECT_NE(reversals.find(",significant,\n"), std::string::npos) << reversals;
 }
 
 TEST_F(AnalyzeFiles, InvalidAndWrongRowsInTheirOwnFiles) {
@@ -569,16 +851,19 @@ TEST_F(AnalyzeFiles, InvalidAndWrongRowsInTheirOwnFiles) {
             "cpu0,conv2d,tvm,c,1,wrong,max abs err 0.5 > tolerance 1e-4\n");
   const std::string scaling = ReadText(root_ / "out" / kScalingCsv);
   EXPECT_EQ(scaling.substr(scaling.find('\n') + 1),
-            "cpu0,conv2d,identity,c,conv2d,,,1,100,100,1,1,100,1,,\n"
-            "cpu0,conv2d,tvm,c,conv2d,,,8,1000,,,,,,batch-1 run of tvm ended with status wrong,"
-            "identity run at this batch size is invalid (cv 0.31 > 0.1; other_cpu_pct 90 > 50)\n");
+            "cpu0,conv2d,identity,c,conv2d,,,1,100,,,100,1,1,1,1,1,1,100,1,1,1,,\n"
+            "cpu0,conv2d,tvm,c,conv2d,,,8,1000,,,,,,,,,,,,,,batch-1 run of tvm ended with status "
+            "wrong,identity run at this batch size is invalid (cv 0.31 > 0.1; other_cpu_pct 90 > "
+            "50)\n");
 
   ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "all").string(), InvalidRuns::kInclude), kExitOk);
   const std::string all = ReadText(root_ / "all" / kScalingCsv);
-  EXPECT_NE(all.find("cpu0,conv2d,identity,c,conv2d,,,8,400,100,4,0.5,400,1,,\n"),
+  EXPECT_NE(all.find("cpu0,conv2d,identity,c,conv2d,,,8,400,,,100,4,,,0.5,,,400,1,1,1,\"interval: "
+                     "fewer than 2 processes (batch-1 run 1, this run 1)\",\n"),
             std::string::npos)
       << all;
-  EXPECT_NE(all.find("cpu0,conv2d,tvm,c,conv2d,,,8,1000,,,,400,2.5,"), std::string::npos) << all;
+  EXPECT_NE(all.find("cpu0,conv2d,tvm,c,conv2d,,,8,1000,,,,,,,,,,400,2.5,,,"), std::string::npos)
+      << all;
   EXPECT_NE(ReadText(root_ / "all" / kInvalidCsv)
                 .find(",c_b8,cv 0.31 > 0.1; other_cpu_pct 90 > 50,false\n"),
             std::string::npos);

@@ -33,6 +33,11 @@ class Line {
   Line& Add(const std::optional<T>& value) {
     return value ? Add(*value) : Add(std::string());
   }
+  // Two cells: the interval's low and high bound.
+  Line& Add(const std::optional<Interval>& interval) {
+    if (!interval) return Add(std::string()).Add(std::string());
+    return Add(interval->low).Add(interval->high);
+  }
   std::string End() { return text_ + '\n'; }
 
  private:
@@ -111,9 +116,11 @@ std::string FormatInvalidCsv(const std::vector<LoadedRun>& runs, InvalidRuns inv
 
 std::string FormatScalingCsv(const std::vector<ScalingRow>& rows) {
   std::string csv = Header({"device", "experiment", "compiler", "model", "family", "width", "depth",
-                            "batch_size", "throughput_median_sps", "batch1_throughput_median_sps",
-                            "rtr", "ase", "identity_throughput_median_sps", "speedup_vs_identity",
-                            "scaling_note", "speedup_note"});
+                            "batch_size", "throughput_median_sps", "throughput_ci_low_sps",
+                            "throughput_ci_high_sps", "batch1_throughput_median_sps", "rtr",
+                            "rtr_ci_low", "rtr_ci_high", "ase", "ase_ci_low", "ase_ci_high",
+                            "identity_throughput_median_sps", "speedup_vs_identity",
+                            "speedup_ci_low", "speedup_ci_high", "scaling_note", "speedup_note"});
   for (const ScalingRow& row : rows) {
     csv += Line()
                .Add(row.device)
@@ -125,11 +132,15 @@ std::string FormatScalingCsv(const std::vector<ScalingRow>& rows) {
                .Add(row.depth)
                .Add(row.batch_size)
                .Add(row.throughput_sps)
+               .Add(row.throughput_ci)
                .Add(row.batch1_throughput_sps)
                .Add(row.rtr)
+               .Add(row.rtr_ci)
                .Add(row.ase)
+               .Add(row.ase_ci)
                .Add(row.identity_throughput_sps)
                .Add(row.speedup_vs_identity)
+               .Add(row.speedup_ci)
                .Add(row.scaling_note)
                .Add(row.speedup_note)
                .End();
@@ -139,8 +150,10 @@ std::string FormatScalingCsv(const std::vector<ScalingRow>& rows) {
 
 std::string FormatBlocksCsv(const std::vector<ScalingRow>& blocks) {
   std::string csv = Header({"device", "experiment", "batch_size", "compiler", "width", "depth",
-                            "model", "throughput_median_sps", "identity_throughput_median_sps",
-                            "speedup_vs_identity", "speedup_note"});
+                            "model", "throughput_median_sps", "throughput_ci_low_sps",
+                            "throughput_ci_high_sps", "identity_throughput_median_sps",
+                            "speedup_vs_identity", "speedup_ci_low", "speedup_ci_high",
+                            "speedup_note"});
   for (const ScalingRow& row : blocks) {
     csv += Line()
                .Add(row.device)
@@ -151,8 +164,10 @@ std::string FormatBlocksCsv(const std::vector<ScalingRow>& blocks) {
                .Add(row.depth)
                .Add(row.model)
                .Add(row.throughput_sps)
+               .Add(row.throughput_ci)
                .Add(row.identity_throughput_sps)
                .Add(row.speedup_vs_identity)
+               .Add(row.speedup_ci)
                .Add(row.speedup_note)
                .End();
   }
@@ -161,8 +176,8 @@ std::string FormatBlocksCsv(const std::vector<ScalingRow>& blocks) {
 
 std::string FormatRankingCsv(const std::vector<RankingRow>& rows) {
   std::string csv = Header({"device", "batch_size", "compiler", "models_ranked", "pairs",
-                            "reversed_pairs", "kendall_tau_b", "compiler_order", "identity_order",
-                            "note"});
+                            "reversed_pairs", "significant_reversals", "tied_reversals",
+                            "kendall_tau_b", "compiler_order", "identity_order", "note"});
   for (const RankingRow& row : rows) {
     csv += Line()
                .Add(row.device)
@@ -171,6 +186,8 @@ std::string FormatRankingCsv(const std::vector<RankingRow>& rows) {
                .Add(row.models)
                .Add(row.pairs)
                .Add(row.reversed_pairs)
+               .Add(row.significant_reversals)
+               .Add(row.tied_reversals)
                .Add(row.kendall_tau_b)
                .Add(row.compiler_order)
                .Add(row.identity_order)
@@ -182,8 +199,10 @@ std::string FormatRankingCsv(const std::vector<RankingRow>& rows) {
 
 std::string FormatReversalsCsv(const std::vector<RankingRow>& rows) {
   std::string csv = Header({"device", "batch_size", "compiler", "model_a", "model_b",
-                            "identity_a_sps", "identity_b_sps", "compiler_a_sps",
-                            "compiler_b_sps"});
+                            "identity_a_sps", "identity_b_sps", "compiler_a_sps", "compiler_b_sps",
+                            "identity_latency_ratio_ci_low", "identity_latency_ratio_ci_high",
+                            "compiler_latency_ratio_ci_low", "compiler_latency_ratio_ci_high",
+                            "verdict", "note"});
   for (const RankingRow& row : rows) {
     for (const ReversedPair& pair : row.reversals) {
       csv += Line()
@@ -196,6 +215,10 @@ std::string FormatReversalsCsv(const std::vector<RankingRow>& rows) {
                  .Add(pair.identity_b_sps)
                  .Add(pair.compiler_a_sps)
                  .Add(pair.compiler_b_sps)
+                 .Add(pair.identity_ratio_ci)
+                 .Add(pair.compiler_ratio_ci)
+                 .Add(std::string(pair.significant ? "significant" : "tie"))
+                 .Add(pair.note)
                  .End();
     }
   }

@@ -19,15 +19,18 @@ inline constexpr const char* kReversalsCsv = "rank_reversals.csv";
 inline constexpr const char* kFailuresCsv = "failures.csv";
 inline constexpr const char* kInvalidCsv = "invalid.csv";
 
-// One CSV file's text each: header line, then one line per row, '\n' line ends.
+// One CSV file's text each: header line, then one line per row, '\n' line ends. Each interval is
+// two columns, <value>_ci_low and <value>_ci_high (95%, metrics.h), both empty when it is.
 // scaling.csv: every measured run (IsMeasured) with throughput, RTR, ASE and speedup over
-// identity.
+// identity, each with its interval.
 std::string FormatScalingCsv(const std::vector<ScalingRow>& rows);
 // blocks.csv: the block experiments' throughput and speedup against width and depth.
 std::string FormatBlocksCsv(const std::vector<ScalingRow>& blocks);
-// ranking.csv: Kendall's tau-b per (device, batch size, compiler) on the architectures.
+// ranking.csv: Kendall's tau-b per (device, batch size, compiler) on the architectures, and the
+// reversed pairs: how many, how many significant and how many tied.
 std::string FormatRankingCsv(const std::vector<RankingRow>& rows);
-// rank_reversals.csv: one line per model pair whose order compilation reverses.
+// rank_reversals.csv: one line per model pair whose order compilation reverses, with the
+// intervals of L_A / L_B under identity and the compiler and the verdict (significant or tie).
 std::string FormatReversalsCsv(const std::vector<RankingRow>& rows);
 
 // Loads `inputs`, writes the CSVs above plus failures.csv (runs that did not end ok, `wrong`

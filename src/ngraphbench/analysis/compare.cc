@@ -6,124 +6,13 @@
 #include <cstdio>
 #include <map>
 #include <set>
-#include <stdexcept>
 #include <tuple>
 
 #include "ngraphbench/analysis/load.h"
 #include "ngraphbench/core/error.h"
-#include "ngraphbench/core/random.h"
-#include "ngraphbench/measure/stats.h"
 #include "ngraphbench/results/csv.h"
 
 namespace ngraphbench {
-
-size_t ResampleIndex(PortableRng& rng, size_t n) {
-  // The high half of a 64x64-bit product: no division in the bootstrap's inner loop.
-  return static_cast<size_t>((static_cast<unsigned __int128>(rng.Next()) * n) >> 64);
-}
-
-namespace {
-
-// Position of the median in a sorted sample of n: Percentile(50) interpolates between these.
-struct MedianRanks {
-  size_t lo, hi;
-  double frac;
-};
-MedianRanks RanksOfMedian(size_t n) {
-  const double position = 0.5 * static_cast<double>(n - 1);
-  const size_t lo = static_cast<size_t>(position);
-  return {lo, std::min(lo + 1, n - 1), position - static_cast<double>(lo)};
-}
-
-// Resamples `sorted` with replacement to its own size and returns the resample's median. Since
-// `sorted` is ascending, the resample's k-th smallest value is sorted[k-th smallest index drawn],
-// so counting the drawn indices gives the median in O(n), without sorting the resample.
-double ResampledMedian(const std::vector<double>& sorted, PortableRng& rng,
-                       std::vector<uint32_t>& counts) {
-  const size_t n = sorted.size();
-  std::fill(counts.begin(), counts.end(), 0);
-  for (size_t i = 0; i < n; ++i) ++counts[ResampleIndex(rng, n)];
-  const MedianRanks ranks = RanksOfMedian(n);
-  size_t seen = 0, lo_index = 0, hi_index = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const size_t before = seen;
-    seen += counts[i];
-    if (before <= ranks.lo && ranks.lo < seen) lo_index = i;
-    if (before <= ranks.hi && ranks.hi < seen) {
-      hi_index = i;
-      break;
-    }
-  }
-  return sorted[lo_index] + ranks.frac * (sorted[hi_index] - sorted[lo_index]);
-}
-
-std::vector<double> Sorted(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values;
-}
-
-}  // namespace
-
-MannWhitneyResult MannWhitneyU(const std::vector<double>& x, const std::vector<double>& y) {
-  if (x.empty() || y.empty()) throw std::invalid_argument("MannWhitneyU: an empty sample");
-  const double n1 = static_cast<double>(x.size()), n2 = static_cast<double>(y.size());
-  const double n = n1 + n2;
-  // Midranks over the pooled sample; x's values are marked to sum its ranks.
-  std::vector<std::pair<double, bool>> pooled;
-  pooled.reserve(x.size() + y.size());
-  for (double v : x) pooled.emplace_back(v, true);
-  for (double v : y) pooled.emplace_back(v, false);
-  std::sort(pooled.begin(), pooled.end());
-  double rank_sum_x = 0, tie_term = 0;
-  for (size_t i = 0; i < pooled.size();) {
-    size_t j = i;
-    while (j < pooled.size() && pooled[j].first == pooled[i].first) ++j;
-    const double t = static_cast<double>(j - i);
-    const double midrank = static_cast<double>(i + j + 1) / 2;  // ranks i+1 .. j
-    for (size_t k = i; k < j; ++k) {
-      if (pooled[k].second) rank_sum_x += midrank;
-    }
-    tie_term += t * t * t - t;
-    i = j;
-  }
-  MannWhitneyResult result;
-  result.u = rank_sum_x - n1 * (n1 + 1) / 2;
-  const double mu = n1 * n2 / 2;
-  const double variance = n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1)));
-  if (!(variance > 0)) return result;  // every value the same: no evidence of a difference
-  const double deviation = std::max(std::abs(result.u - mu) - 0.5, 0.0);
-  result.z = std::copysign(deviation, result.u - mu) / std::sqrt(variance);
-  result.p = std::min(1.0, std::erfc(std::abs(result.z) / std::sqrt(2.0)));
-  return result;
-}
-
-double Median(const std::vector<double>& sorted) { return Percentile(sorted, 50); }
-
-RatioInterval BootstrapRatioOfMedians(const std::vector<double>& before,
-                                      const std::vector<double>& after, int resamples,
-                                      uint64_t seed, double confidence) {
-  if (before.empty() || after.empty()) {
-    throw std::invalid_argument("BootstrapRatioOfMedians: an empty sample");
-  }
-  if (resamples < 1) throw std::invalid_argument("BootstrapRatioOfMedians: resamples < 1");
-  const std::vector<double> sorted_before = Sorted(before), sorted_after = Sorted(after);
-  if (!(Median(sorted_before) > 0)) {
-    throw std::invalid_argument("BootstrapRatioOfMedians: the median of `before` is not positive");
-  }
-  PortableRng rng(seed);
-  std::vector<uint32_t> counts_before(before.size()), counts_after(after.size());
-  std::vector<double> ratios;
-  ratios.reserve(static_cast<size_t>(resamples));
-  for (int i = 0; i < resamples; ++i) {
-    const double median_before = ResampledMedian(sorted_before, rng, counts_before);
-    const double median_after = ResampledMedian(sorted_after, rng, counts_after);
-    // A resample of a sample with zeros can have median 0; its ratio is +inf and sorts last.
-    ratios.push_back(median_after / median_before);
-  }
-  std::sort(ratios.begin(), ratios.end());
-  const double tail = 100 * (1 - confidence) / 2;
-  return {Percentile(ratios, tail), Percentile(ratios, 100 - tail)};
-}
 
 const char* ChangeName(Change change) {
   switch (change) {
@@ -131,33 +20,37 @@ const char* ChangeName(Change change) {
       return "slower";
     case Change::kFaster:
       return "faster";
+    case Change::kUndecided:
+      return "undecided";
     case Change::kSame:
       break;
   }
   return "same";
 }
 
-bool IsSignificant(double p, const RatioInterval& interval, double alpha) {
-  return p < alpha && (interval.low > 1 || interval.high < 1);
+bool IsSignificant(const RatioEstimate& estimate, double alpha) {
+  return estimate.p_value < alpha && (estimate.low > 1 || estimate.high < 1);
 }
 
-Change Classify(double ratio, const RatioInterval& interval, double p, double alpha,
-                double threshold) {
-  if (!IsSignificant(p, interval, alpha) || !(std::abs(ratio - 1) > threshold)) {
+Change Classify(const std::optional<RatioEstimate>& estimate, double alpha, double threshold) {
+  if (!estimate) return Change::kUndecided;
+  if (!IsSignificant(*estimate, alpha) || !(std::abs(estimate->ratio - 1) > threshold)) {
     return Change::kSame;
   }
-  return ratio > 1 ? Change::kSlower : Change::kFaster;
+  return estimate->ratio > 1 ? Change::kSlower : Change::kFaster;
 }
 
 namespace {
 
-// The --csv file's columns. mwu_u and mwu_z are NEW's: z > 0 when NEW's latencies tend larger.
+// The --csv file's columns. base_n / new_n: the rows' timed runs (`repeats`); base_processes /
+// new_processes: their process medians, the sample sizes of the test; df: Welch-Satterthwaite's
+// degrees of freedom. The interval, df and p are empty for an undecided pair.
 constexpr const char* kCompareCsvColumns[] = {
-    "compiler",       "experiment",     "model",      "batch_size",   "base_device",
-    "new_device",     "base_run_id",    "new_run_id", "base_n",       "new_n",
-    "base_median_ms", "new_median_ms",  "ratio",      "ratio_ci_low", "ratio_ci_high",
-    "mwu_u",          "mwu_z",          "p_value",    "significant",  "change",
-    "invalid",        "invalid_reason", "in_summary", "note"};
+    "compiler",       "experiment",    "model",          "batch_size",   "base_device",
+    "new_device",     "base_run_id",   "new_run_id",     "base_n",       "new_n",
+    "base_median_ms", "new_median_ms", "ratio",          "ratio_ci_low", "ratio_ci_high",
+    "base_processes", "new_processes", "df",             "p_value",      "significant",
+    "change",         "invalid",       "invalid_reason", "in_summary",   "note"};
 
 // A pair of runs, keyed by (compiler, experiment, model, batch_size, device label or "").
 using PairKey = std::tuple<std::string, std::string, std::string, int64_t, std::string>;
@@ -165,10 +58,9 @@ using PairKey = std::tuple<std::string, std::string, std::string, int64_t, std::
 struct ComparedPair {
   const LoadedRun* base = nullptr;
   const LoadedRun* next = nullptr;  // NEW (`new` is a keyword)
-  size_t base_n = 0, new_n = 0;
+  size_t base_processes = 0, new_processes = 0;
   double base_median_ms = 0, new_median_ms = 0, ratio = 0;
-  RatioInterval interval;
-  MannWhitneyResult test;
+  std::optional<RatioEstimate> estimate;  // NEW / BASE; nullopt: undecided
   bool significant = false;
   Change change = Change::kSame;
   std::string invalid_reason;  // "" when both sides are valid
@@ -176,7 +68,7 @@ struct ComparedPair {
   std::string note;
 };
 
-// Paired, but a side is not ok or has no latencies.
+// Paired, but a side is not ok or has no median.
 struct SkippedPair {
   const LoadedRun* base = nullptr;
   std::string reason;  // e.g. "new status crashed"
@@ -199,6 +91,10 @@ std::string Exact(double value) {
   char buffer[64];
   const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
   return std::string(buffer, result.ptr);
+}
+
+std::string Count(const std::optional<int64_t>& value) {
+  return value ? std::to_string(*value) : "";
 }
 
 std::string Percent(double fraction) { return Printf("%g%%", 100 * fraction); }
@@ -235,25 +131,6 @@ void Append(std::string& list, const std::string& item) {
   list += (list.empty() ? "" : "; ") + item;
 }
 
-// The run's latencies; nullopt, with the reason appended to `why`, when it has no trace or an
-// empty one.
-std::optional<std::vector<int64_t>> TraceOf(const LoadedRun& run, std::string& why) {
-  std::optional<std::vector<int64_t>> latencies_ns = ReadRunLatencies(run);
-  const std::string name = (run.archive.empty() ? "" : run.archive + ":") + run.trace;
-  if (!latencies_ns || latencies_ns->empty()) {
-    Append(why, (latencies_ns ? "empty trace " : "no trace ") + name);
-    return std::nullopt;
-  }
-  if (std::any_of(latencies_ns->begin(), latencies_ns->end(), [](int64_t v) { return v <= 0; })) {
-    throw InputError(name + ": a latency <= 0 ns; expected positive per-iteration latencies");
-  }
-  return latencies_ns;
-}
-
-std::vector<double> ToDoubles(const std::vector<int64_t>& latencies_ns) {
-  return std::vector<double>(latencies_ns.begin(), latencies_ns.end());
-}
-
 std::string InvalidReason(const ResultRow& base, const ResultRow& next) {
   std::string reason;
   if (IsInvalid(ToRunPoint(base))) Append(reason, "base: " + base.invalid_reason);
@@ -261,34 +138,38 @@ std::string InvalidReason(const ResultRow& base, const ResultRow& next) {
   return reason;
 }
 
-ComparedPair Compare(const LoadedRun& base, const LoadedRun& next,
-                     const std::vector<int64_t>& base_ns, const std::vector<int64_t>& new_ns,
-                     const CompareOptions& options) {
+// The row's latency_p50_ms when it is a positive number; nullopt, with the reason appended to
+// `why`, otherwise.
+std::optional<double> MedianOf(const ResultRow& row, const char* side, std::string& why) {
+  if (row.latency_p50_ms && *row.latency_p50_ms > 0) return row.latency_p50_ms;
+  Append(why, std::string(side) + " has no positive latency_p50_ms");
+  return std::nullopt;
+}
+
+// The test needs only the rows: their medians and process medians (the traces are not read).
+ComparedPair Compare(const LoadedRun& base, const LoadedRun& next, double base_median_ms,
+                     double new_median_ms, const CompareOptions& options) {
   ComparedPair pair;
   pair.base = &base;
   pair.next = &next;
-  const std::vector<double> before = Sorted(ToDoubles(base_ns)), after = Sorted(ToDoubles(new_ns));
-  pair.base_n = before.size();
-  pair.new_n = after.size();
-  const double base_median_ns = Median(before), new_median_ns = Median(after);
-  pair.base_median_ms = base_median_ns / 1e6;
-  pair.new_median_ms = new_median_ns / 1e6;
-  pair.ratio = new_median_ns / base_median_ns;
-  // Seeded by the pair, not by its position: the same pair gets the same interval whatever else
-  // the trees hold.
-  const ResultRow& row = base.row;
-  const uint64_t seed = Fnv1a64(row.compiler + "/" + row.experiment + "/" + row.model + "/b" +
-                                std::to_string(row.batch_size));
-  pair.interval = BootstrapRatioOfMedians(before, after, options.resamples, seed);
-  pair.test = MannWhitneyU(after, before);
-  pair.significant = IsSignificant(pair.test.p, pair.interval, options.alpha);
-  pair.change = Classify(pair.ratio, pair.interval, pair.test.p, options.alpha, options.threshold);
+  const std::vector<double>& before = base.row.process_p50s_ms;
+  const std::vector<double>& after = next.row.process_p50s_ms;
+  pair.base_processes = before.size();
+  pair.new_processes = after.size();
+  pair.base_median_ms = base_median_ms;
+  pair.new_median_ms = new_median_ms;
+  pair.ratio = new_median_ms / base_median_ms;
+  pair.estimate = CompareProcessMedians(new_median_ms, after, base_median_ms, before);
+  pair.significant = pair.estimate && IsSignificant(*pair.estimate, options.alpha);
+  pair.change = Classify(pair.estimate, options.alpha, options.threshold);
   pair.invalid_reason = InvalidReason(base.row, next.row);
   pair.in_summary = pair.invalid_reason.empty() || options.invalid_runs == InvalidRuns::kInclude;
   const std::string differ = SettingsDiffer(ToRunPoint(base.row), ToRunPoint(next.row));
   if (!differ.empty()) pair.note = "new run's settings differ: " + differ;
-  if (std::min(pair.base_n, pair.new_n) < 10) {
-    Append(pair.note, "fewer than 10 latencies: p is rough");
+  if (!pair.estimate) {
+    Append(pair.note, "too few processes to judge (base " + std::to_string(pair.base_processes) +
+                          ", new " + std::to_string(pair.new_processes) + "; at least " +
+                          std::to_string(kMinProcessesToJudge) + " per side)");
   }
   return pair;
 }
@@ -302,6 +183,7 @@ std::string FormatCompareCsv(const std::vector<ComparedPair>& pairs) {
   for (const ComparedPair& pair : pairs) {
     const ResultRow& base = pair.base->row;
     const ResultRow& next = pair.next->row;
+    const std::optional<RatioEstimate>& estimate = pair.estimate;
     const std::vector<std::string> cells = {base.compiler,
                                             base.experiment,
                                             base.model,
@@ -310,16 +192,17 @@ std::string FormatCompareCsv(const std::vector<ComparedPair>& pairs) {
                                             next.device,
                                             base.run_id,
                                             next.run_id,
-                                            std::to_string(pair.base_n),
-                                            std::to_string(pair.new_n),
+                                            Count(base.repeats),
+                                            Count(next.repeats),
                                             Exact(pair.base_median_ms),
                                             Exact(pair.new_median_ms),
                                             Exact(pair.ratio),
-                                            Exact(pair.interval.low),
-                                            Exact(pair.interval.high),
-                                            Exact(pair.test.u),
-                                            Exact(pair.test.z),
-                                            Exact(pair.test.p),
+                                            estimate ? Exact(estimate->low) : "",
+                                            estimate ? Exact(estimate->high) : "",
+                                            std::to_string(pair.base_processes),
+                                            std::to_string(pair.new_processes),
+                                            estimate ? Exact(estimate->df) : "",
+                                            estimate ? Exact(estimate->p_value) : "",
                                             pair.significant ? "true" : "false",
                                             ChangeName(pair.change),
                                             pair.invalid_reason.empty() ? "false" : "true",
@@ -336,9 +219,19 @@ std::string FormatCompareCsv(const std::vector<ComparedPair>& pairs) {
 // The change column of the Markdown table: a difference that is not significant is never
 // reported as a change (pyperf's "Not significant!").
 std::string ChangeText(const ComparedPair& pair, double threshold) {
-  if (pair.change != Change::kSame) return ChangeName(pair.change);
+  if (pair.change != Change::kSame) return ChangeName(pair.change);  // undecided: the note says why
   if (!pair.significant) return "same (not significant)";
   return "same (within ±" + Percent(threshold) + ")";
+}
+
+std::string IntervalText(const std::optional<RatioEstimate>& estimate) {
+  if (!estimate) return "";
+  return Printf("%.3f", estimate->low) + " – " + Printf("%.3f", estimate->high);
+}
+
+std::string PText(const std::optional<RatioEstimate>& estimate) {
+  if (!estimate) return "";
+  return estimate->p_value < 0.001 ? "<0.001" : Printf("%.2g", estimate->p_value);
 }
 
 std::string RunLine(const ResultRow& row) {
@@ -348,7 +241,7 @@ std::string RunLine(const ResultRow& row) {
 
 struct Group {
   double log_sum = 0;
-  int pairs = 0, slower = 0, faster = 0, same = 0, left_out = 0;
+  int pairs = 0, slower = 0, faster = 0, same = 0, undecided = 0, left_out = 0;
 };
 
 void PrintSummary(const std::vector<ComparedPair>& pairs, const CompareOptions& options,
@@ -364,22 +257,29 @@ void PrintSummary(const std::vector<ComparedPair>& pairs, const CompareOptions& 
       }
       ++g->pairs;
       g->log_sum += std::log(pair.ratio);
-      ++(pair.change == Change::kSlower   ? g->slower
-         : pair.change == Change::kFaster ? g->faster
-                                          : g->same);
+      ++(pair.change == Change::kSlower      ? g->slower
+         : pair.change == Change::kFaster    ? g->faster
+         : pair.change == Change::kUndecided ? g->undecided
+                                             : g->same);
     }
   }
   out << "\n## Summary\n\n";
   out << TableHeader({"compiler", "experiment", "pairs", "geomean ratio", "slower", "faster",
-                      "same", "invalid, left out"});
+                      "same", "undecided", "invalid, left out"});
   auto row = [&](const std::string& compiler, const std::string& experiment, const Group& g) {
     out << TableRow({compiler, experiment, std::to_string(g.pairs),
                      g.pairs > 0 ? Printf("%.3f", std::exp(g.log_sum / g.pairs)) : "",
                      std::to_string(g.slower), std::to_string(g.faster), std::to_string(g.same),
-                     std::to_string(g.left_out)});
+                     std::to_string(g.undecided), std::to_string(g.left_out)});
   };
   for (const auto& [key, group] : groups) row(key.first, key.second, group);
   row("all", "", all);
+  if (all.undecided > 0) {
+    out << "\n"
+        << all.undecided << " pair(s) undecided: a side has fewer than " << kMinProcessesToJudge
+        << " processes, so there is no spread to judge a change by (neither same nor a change, "
+           "and never a regression for --fail-on-regression); the geomean includes their ratios.\n";
+  }
   if (all.left_out > 0) {
     out << "\n"
         << all.left_out
@@ -430,16 +330,16 @@ int RunCompare(const std::string& base, const std::string& new_input, const Comp
     std::string reason;
     if (base_run.row.status != kStatusOk) Append(reason, "base status " + base_run.row.status);
     if (new_run.row.status != kStatusOk) Append(reason, "new status " + new_run.row.status);
-    std::optional<std::vector<int64_t>> base_ns, new_ns;
+    std::optional<double> base_ms, new_ms;
     if (reason.empty()) {
-      base_ns = TraceOf(base_run, reason);
-      new_ns = TraceOf(new_run, reason);
+      base_ms = MedianOf(base_run.row, "base", reason);
+      new_ms = MedianOf(new_run.row, "new", reason);
     }
     if (!reason.empty()) {
       skipped.push_back({&base_run, reason});
       continue;
     }
-    compared.push_back(Compare(base_run, new_run, *base_ns, *new_ns, options));
+    compared.push_back(Compare(base_run, new_run, *base_ms, *new_ms, options));
   }
   for (const LoadedRun& run : new_runs) {
     if (paired.count(key_of(run.row)) == 0) only_new.push_back(&run);
@@ -464,22 +364,23 @@ int RunCompare(const std::string& base, const std::string& new_input, const Comp
     out << "- paired across device labels (each side holds one): base " << JoinLabels(base_labels)
         << " with new " << JoinLabels(new_labels) << "\n";
   }
-  out << "- ratio = median latency new / base (> 1: new is slower), from the raw latencies; "
-         "95% interval: percentile bootstrap, "
-      << options.resamples << " resamples of each side, seeded per pair; p: two-sided "
-      << "Mann-Whitney U\n";
+  out << "- ratio = latency_p50_ms new / base (> 1: new is slower), the rows' medians of their "
+         "pooled timed runs; 95% interval and p: Welch's t on the log medians of each side's "
+         "processes (process_p50s_ms)\n";
   out << "- a change is significant when p < " << Exact(options.alpha)
-      << ", the interval excludes 1 and |ratio - 1| > " << Percent(options.threshold) << "\n";
+      << ", the interval excludes 1 and |ratio - 1| > " << Percent(options.threshold)
+      << "; undecided when a side has fewer than " << kMinProcessesToJudge << " processes\n";
 
   const bool show_device = !across_labels;
   out << "\n## Pairs\n\n";
   if (compared.empty()) {
-    out << "No pair of ok runs with latencies on both sides.\n";
+    out << "No pair of ok runs with a median on both sides.\n";
   } else {
     std::vector<std::string> columns = {"compiler", "experiment", "model", "batch"};
     if (show_device) columns.push_back("device");
     for (const char* column :
-         {"base p50 ms", "new p50 ms", "ratio", "95% interval", "p", "change", "invalid", "note"}) {
+         {"base p50 ms", "new p50 ms", "ratio", "95% interval", "p", "processes", "change",
+          "invalid", "note"}) {
       columns.push_back(column);
     }
     out << TableHeader(columns);
@@ -490,9 +391,8 @@ int RunCompare(const std::string& base, const std::string& new_input, const Comp
       if (show_device) cells.push_back(row.device);
       for (const std::string& cell :
            {Printf("%.4g", pair.base_median_ms), Printf("%.4g", pair.new_median_ms),
-            Printf("%.3f", pair.ratio),
-            Printf("%.3f", pair.interval.low) + " – " + Printf("%.3f", pair.interval.high),
-            pair.test.p < 0.001 ? "<0.001" : Printf("%.2g", pair.test.p),
+            Printf("%.3f", pair.ratio), IntervalText(pair.estimate), PText(pair.estimate),
+            std::to_string(pair.base_processes) + " / " + std::to_string(pair.new_processes),
             ChangeText(pair, options.threshold), pair.invalid_reason, pair.note}) {
         cells.push_back(cell);
       }

@@ -46,30 +46,35 @@ void AppendNote(std::string& note, const std::string& reason) {
   note += reason;
 }
 
-// Looks up the baseline run of `run`; returns its throughput, or nullopt and the reason in `note`.
-std::optional<double> Baseline(const std::map<RunKey, const RunPoint*>& index, const RunKey& key,
-                               const RunPoint& run, InvalidRuns invalid_runs,
-                               const std::string& what, std::string& note) {
+// Looks up the baseline run of `run`; returns it, or nullptr and the reason in `note`. The caller
+// reads its throughput with OkThroughput.
+const RunPoint* Baseline(const std::map<RunKey, const RunPoint*>& index, const RunKey& key,
+                         const RunPoint& run, InvalidRuns invalid_runs, const std::string& what,
+                         std::string& note) {
   auto it = index.find(key);
   if (it == index.end()) {
     AppendNote(note, "no " + what);
-    return std::nullopt;
+    return nullptr;
   }
   const RunPoint& baseline = *it->second;
   if (!IsOk(baseline)) {
     AppendNote(note, what + " ended with status " + baseline.status);
-    return std::nullopt;
+    return nullptr;
   }
   if (!IsMeasured(baseline, invalid_runs)) {
     AppendNote(note, what + " is invalid (" + baseline.invalid_reason + ")");
-    return std::nullopt;
+    return nullptr;
   }
   const std::string differ = SettingsDiffer(baseline, run);
   if (!differ.empty()) {
     AppendNote(note, what + " differs: " + differ);
-    return std::nullopt;
+    return nullptr;
   }
-  return OkThroughput(baseline);
+  return &baseline;
+}
+
+Interval Scaled(const Interval& interval, double factor) {
+  return {interval.low * factor, interval.high * factor};
 }
 
 void AppendDiffer(std::string& differ, const char* setting, const std::string& baseline,
@@ -129,7 +134,13 @@ RunPoint ToRunPoint(const ResultRow& row) {
   run.timing_boundary = row.timing_boundary;
   run.compute_device = row.compute_device;
   run.status = row.status;
-  if (row.status == kStatusOk) run.throughput_sps = row.throughput_median_sps;
+  if (row.status == kStatusOk) {
+    run.throughput_sps = row.throughput_median_sps;
+    run.latency_p50_ms = row.latency_p50_ms;
+    run.process_p50s_ms = row.process_p50s_ms;
+    run.latency_p50_ci_low_ms = row.latency_p50_ci_low_ms;
+    run.latency_p50_ci_high_ms = row.latency_p50_ci_high_ms;
+  }
   run.valid = row.valid;
   run.invalid_reason = row.invalid_reason;
   return run;
@@ -162,6 +173,36 @@ double Speedup(double throughput, double baseline_throughput) {
   return throughput / baseline_throughput;
 }
 
+std::optional<Interval> LatencyRatioInterval(const RunPoint& a, const std::string& a_name,
+                                             const RunPoint& b, const std::string& b_name,
+                                             std::string& note) {
+  if (&a == &b) return Interval{1, 1};  // a run against itself: 1 by definition
+  if (!a.latency_p50_ms || !b.latency_p50_ms) {
+    AppendNote(note, "interval: no latency_p50_ms in " + (a.latency_p50_ms ? b_name : a_name));
+    return std::nullopt;
+  }
+  const std::optional<RatioEstimate> estimate =
+      CompareProcessMedians(*a.latency_p50_ms, a.process_p50s_ms, *b.latency_p50_ms,
+                            b.process_p50s_ms);
+  if (!estimate) {
+    AppendNote(note, "interval: fewer than 2 processes (" + a_name + " " +
+                         std::to_string(a.process_p50s_ms.size()) + ", " + b_name + " " +
+                         std::to_string(b.process_p50s_ms.size()) + ")");
+    return std::nullopt;
+  }
+  return Interval{estimate->low, estimate->high};
+}
+
+std::optional<Interval> ThroughputInterval(const RunPoint& run) {
+  if (!run.latency_p50_ci_low_ms || !run.latency_p50_ci_high_ms ||
+      !(*run.latency_p50_ci_low_ms > 0)) {
+    return std::nullopt;
+  }
+  // b samples in L ms: b * 1e3 / L samples/s.
+  const double b_ms = static_cast<double>(run.batch_size) * 1e3;
+  return Interval{b_ms / *run.latency_p50_ci_high_ms, b_ms / *run.latency_p50_ci_low_ms};
+}
+
 std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs,
                                        InvalidRuns invalid_runs) {
   const auto index = IndexRuns(runs);
@@ -178,28 +219,37 @@ std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs,
     row.depth = run.depth;
     row.batch_size = run.batch_size;
     row.throughput_sps = OkThroughput(run);
+    row.throughput_ci = ThroughputInterval(run);
 
-    row.batch1_throughput_sps =
+    const RunPoint* batch1 =
         run.batch_size == 1
-            ? std::optional<double>(row.throughput_sps)
+            ? &run
             : Baseline(index, KeyOf(run.device, run.compiler, run.experiment, run.model, 1), run,
                        invalid_runs, "batch-1 run of " + run.compiler, row.scaling_note);
-    if (row.batch1_throughput_sps) {
+    if (batch1) {
+      row.batch1_throughput_sps = OkThroughput(*batch1);
       row.rtr = RelativeThroughputRate(row.throughput_sps, *row.batch1_throughput_sps);
       row.ase = AbsoluteScalingEfficiency(row.throughput_sps, *row.batch1_throughput_sps,
                                           run.batch_size);
+      // ASE = L(1) / L(b), RTR = b * ASE.
+      row.ase_ci = LatencyRatioInterval(*batch1, "batch-1 run", run, "this run", row.scaling_note);
+      if (row.ase_ci) row.rtr_ci = Scaled(*row.ase_ci, static_cast<double>(run.batch_size));
     }
 
-    row.identity_throughput_sps =
+    const RunPoint* identity =
         run.compiler == kBaselineCompiler
-            ? std::optional<double>(row.throughput_sps)
+            ? &run
             : Baseline(
                   index,
                   KeyOf(run.device, kBaselineCompiler, run.experiment, run.model, run.batch_size),
                   run, invalid_runs, std::string(kBaselineCompiler) + " run at this batch size",
                   row.speedup_note);
-    if (row.identity_throughput_sps) {
+    if (identity) {
+      row.identity_throughput_sps = OkThroughput(*identity);
       row.speedup_vs_identity = Speedup(row.throughput_sps, *row.identity_throughput_sps);
+      // T_c / T_identity = L_identity / L_c.
+      row.speedup_ci = LatencyRatioInterval(*identity, std::string(kBaselineCompiler) + " run",
+                                            run, "this run", row.speedup_note);
     }
     rows.push_back(std::move(row));
   }
@@ -265,6 +315,22 @@ std::vector<ReversedPair> FindReversedPairs(const std::vector<std::string>& mode
   return pairs;
 }
 
+void JudgeReversal(const RunPoint& identity_a, const RunPoint& identity_b,
+                   const RunPoint& compiler_a, const RunPoint& compiler_b, ReversedPair& pair) {
+  std::string identity_note, compiler_note;
+  pair.identity_ratio_ci =
+      LatencyRatioInterval(identity_a, pair.model_a, identity_b, pair.model_b, identity_note);
+  pair.compiler_ratio_ci =
+      LatencyRatioInterval(compiler_a, pair.model_a, compiler_b, pair.model_b, compiler_note);
+  pair.note.clear();
+  if (!identity_note.empty()) {
+    AppendNote(pair.note, std::string(kBaselineCompiler) + " " + identity_note);
+  }
+  if (!compiler_note.empty()) AppendNote(pair.note, "compiler " + compiler_note);
+  pair.significant = pair.identity_ratio_ci && pair.compiler_ratio_ci &&
+                     pair.identity_ratio_ci->high < 1 && pair.compiler_ratio_ci->low > 1;
+}
+
 std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
                                         InvalidRuns invalid_runs) {
   IndexRuns(runs);  // rejects duplicate runs, as ComputeScaling does
@@ -299,6 +365,7 @@ std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
       // Models left out, by why: no ok run of one side; an invalid run; other settings.
       std::vector<std::string> models, not_ok, invalid, differ;
       std::vector<double> identity_sps, compiler_sps;
+      std::map<std::string, std::pair<const RunPoint*, const RunPoint*>> ranked;  // identity, mine
       for (const std::string& model : all_models) {
         const RunPoint* mine = by_model.count(model) ? by_model.at(model) : nullptr;
         const RunPoint* base =
@@ -316,6 +383,7 @@ std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
           models.push_back(model);
           identity_sps.push_back(OkThroughput(*base));
           compiler_sps.push_back(OkThroughput(*mine));
+          ranked[model] = {base, mine};
         }
       }
 
@@ -323,6 +391,12 @@ std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
       row.pairs = row.models * (row.models - 1) / 2;
       row.kendall_tau_b = KendallTauB(identity_sps, compiler_sps);
       row.reversals = FindReversedPairs(models, identity_sps, compiler_sps);
+      for (ReversedPair& pair : row.reversals) {
+        const auto& [identity_a, compiler_a] = ranked.at(pair.model_a);
+        const auto& [identity_b, compiler_b] = ranked.at(pair.model_b);
+        JudgeReversal(*identity_a, *identity_b, *compiler_a, *compiler_b, pair);
+        ++(pair.significant ? row.significant_reversals : row.tied_reversals);
+      }
       row.reversed_pairs = static_cast<int64_t>(row.reversals.size());
       std::vector<std::pair<double, std::string>> mine_ranked, base_ranked;
       for (size_t i = 0; i < models.size(); ++i) {

@@ -6,6 +6,13 @@
 // end `ok` or is invalid) or was measured with other settings (threads, precision, timing
 // boundary, compute device) is left empty (std::nullopt) and the row's `note` says why; nothing is
 // extrapolated.
+//
+// Every derived ratio has a 95% interval from the process medians of the two runs it divides
+// (measure/repeat.h: Welch's t on log medians; a process's timed runs are not independent samples
+// of its setup, so its median is the unit). The point values are throughput ratios; with
+// T = b / L(b) for the median latency L (measure/stats.h), they equal the latency ratios the
+// intervals are built around. An interval is empty, with the reason in the note, when a run has
+// fewer than 2 processes.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "ngraphbench/measure/repeat.h"
 #include "ngraphbench/results/row.h"
 
 namespace ngraphbench {
@@ -33,6 +41,11 @@ struct RunPoint {
   std::string precision, timing_boundary, compute_device;
   std::string status;                    // kStatusOk, kStatusWrong, kStatusError, ...
   std::optional<double> throughput_sps;  // throughput_median_sps of an ok run
+  // An ok run's latency of one batch: the median of its pooled timed runs, each process's
+  // median (the sample the intervals are computed from), and the row's reproduction interval.
+  std::optional<double> latency_p50_ms;
+  std::vector<double> process_p50s_ms;
+  std::optional<double> latency_p50_ci_low_ms, latency_p50_ci_high_ms;
   std::optional<bool> valid;             // the row's verdict; empty counts as valid
   std::string invalid_reason;
 };
@@ -61,17 +74,34 @@ double AbsoluteScalingEfficiency(double throughput_b, double throughput_1, int64
 // T_c(b) / T_identity(b).
 double Speedup(double throughput, double baseline_throughput);
 
+// The 95% interval of L_a / L_b, the ratio of two runs' latencies: CompareProcessMedians over
+// their process medians, around the ratio of their latency_p50_ms. nullopt, with the reason
+// appended to `note` ("; "-joined), when a run has fewer than 2 processes ("interval: fewer than
+// 2 processes (<a_name> K_a, <b_name> K_b)") or no latency_p50_ms. A run against itself
+// (&a == &b) is exactly [1, 1].
+std::optional<Interval> LatencyRatioInterval(const RunPoint& a, const std::string& a_name,
+                                             const RunPoint& b, const std::string& b_name,
+                                             std::string& note);
+
+// The interval of an ok run's throughput, b / L: b over the row's reproduction interval of L
+// (its bounds swapped), in samples/s. nullopt when the row has none.
+std::optional<Interval> ThroughputInterval(const RunPoint& run);
+
 // One ok run with its batch-scaling metrics and its speedup over identity.
 struct ScalingRow {
   std::string device, compiler, experiment, model, family;
   std::optional<int64_t> width, depth;
   int64_t batch_size = 0;
   double throughput_sps = 0;
+  std::optional<Interval> throughput_ci;  // samples/s
   std::optional<double> batch1_throughput_sps, rtr, ase;
+  // RTR = b * L(1) / L(b), ASE = L(1) / L(b): from the batch-1 run and this one.
+  std::optional<Interval> rtr_ci, ase_ci;
   std::optional<double> identity_throughput_sps, speedup_vs_identity;
+  std::optional<Interval> speedup_ci;  // L_identity(b) / L_c(b): from identity's run and this one
   // Why the cells above are empty; "" when they are filled.
-  std::string scaling_note;  // batch1_throughput_sps, rtr, ase
-  std::string speedup_note;  // identity_throughput_sps, speedup_vs_identity
+  std::string scaling_note;  // batch1_throughput_sps, rtr, ase and their intervals
+  std::string speedup_note;  // identity_throughput_sps, speedup_vs_identity, speedup_ci
 };
 
 // One row per measured run in `runs` (IsMeasured), sorted by (device, experiment, compiler, width,
@@ -100,6 +130,13 @@ std::optional<double> KendallTauB(const std::vector<double>& x, const std::vecto
 struct ReversedPair {
   std::string model_a, model_b;
   double identity_a_sps = 0, identity_b_sps = 0, compiler_a_sps = 0, compiler_b_sps = 0;
+  // The 95% intervals of L_A / L_B (latency of A over B's, same batch size) under identity and
+  // under the compiler (LatencyRatioInterval); empty when a run has fewer than 2 processes.
+  std::optional<Interval> identity_ratio_ci, compiler_ratio_ci;
+  // Both orderings significant: identity's interval below 1 (A faster) and the compiler's above
+  // 1 (B faster). Otherwise the reversal is a tie: within what repeating the runs could change.
+  bool significant = false;
+  std::string note;  // why an interval is empty, e.g. "identity interval: fewer than 2 ..."
 };
 
 // Discordant pairs of (models, identity_sps, compiler_sps); ties on either side are no reversal.
@@ -108,13 +145,19 @@ std::vector<ReversedPair> FindReversedPairs(const std::vector<std::string>& mode
                                             const std::vector<double>& identity_sps,
                                             const std::vector<double>& compiler_sps);
 
+// Sets pair's intervals and verdict (ReversedPair::significant) from the four runs: identity's
+// and the compiler's of model_a and of model_b.
+void JudgeReversal(const RunPoint& identity_a, const RunPoint& identity_b,
+                   const RunPoint& compiler_a, const RunPoint& compiler_b, ReversedPair& pair);
+
 // A compiler's ranking of the architectures at one device and batch size against identity's.
 struct RankingRow {
   std::string device, compiler;
   int64_t batch_size = 0;
   int64_t models = 0;  // models with a measured run of both compilers, same settings: ranked
   std::optional<double> kendall_tau_b;
-  int64_t pairs = 0, reversed_pairs = 0;
+  // reversed_pairs = significant_reversals + tied_reversals (ReversedPair::significant).
+  int64_t pairs = 0, reversed_pairs = 0, significant_reversals = 0, tied_reversals = 0;
   std::string compiler_order, identity_order;  // ranked set, fastest first, joined by '>'
   std::vector<ReversedPair> reversals;
   std::string note;

@@ -154,8 +154,8 @@ int main(int argc, char** argv) {
   bool compare_include_invalid = false;
   CLI::App* compare_cmd = app.add_subcommand(
       "compare",
-      "compare two results trees run by run: ratio of medians, bootstrap interval, "
-      "Mann-Whitney U test");
+      "compare two results trees run by run: ratio of medians, its interval and Welch's test "
+      "on the process medians");
   compare_cmd->add_option("base", compare_base, "the baseline: a results directory or .zip")
       ->required();
   compare_cmd->add_option("new", compare_new, "the new results: a results directory or .zip")

@@ -1,0 +1,156 @@
+// Repetition across processes (measure/repeat.h): Student's t from Boost.Math, the log spread of
+// process medians, the reproduction interval and Welch's comparison, each against values computed
+// by hand from the formulas and checked with scipy.stats (ttest_ind(equal_var=False), t.ppf).
+#include "ngraphbench/measure/repeat.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace ngraphbench {
+namespace {
+
+TEST(StudentT, QuantilesAndTwoSidedP) {
+  // scipy.stats.t.ppf(0.975, 2), t.ppf(0.975, 1) (the K = 2 interval's 12.7)
+  EXPECT_NEAR(StudentTQuantile(0.975, 2), 4.302652729749462, 1e-9);
+  EXPECT_NEAR(StudentTQuantile(0.975, 1), 12.706204736174694, 1e-9);
+  EXPECT_NEAR(StudentTQuantile(0.5, 7), 0.0, 1e-12);
+  // 2 * scipy.stats.t.sf(2, 5); symmetric in t
+  EXPECT_NEAR(StudentTTwoSidedP(2.0, 5), 0.10193947882985835, 1e-12);
+  EXPECT_NEAR(StudentTTwoSidedP(-2.0, 5), 0.10193947882985835, 1e-12);
+  EXPECT_NEAR(StudentTTwoSidedP(0.0, 5), 1.0, 1e-12);
+}
+
+TEST(LogSpreadOf, MeanAndSampleSdOfLogs) {
+  // ln 1, ln e, ln e^2 = 0, 1, 2: mean 1, sd sqrt((1 + 0 + 1) / 2) = 1.
+  const std::optional<LogSpread> s = LogSpreadOf({1.0, std::exp(1.0), std::exp(2.0)});
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->k, 3);
+  EXPECT_NEAR(s->mean, 1.0, 1e-12);
+  EXPECT_NEAR(s->sd, 1.0, 1e-12);
+
+  const std::optional<LogSpread> one = LogSpreadOf({5.0});
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->k, 1);
+  EXPECT_DOUBLE_EQ(one->sd, 0.0);
+
+  EXPECT_FALSE(LogSpreadOf({}));
+  EXPECT_FALSE(LogSpreadOf({1.0, 0.0}));
+  EXPECT_FALSE(LogSpreadOf({1.0, -2.0}));
+  EXPECT_FALSE(LogSpreadOf({1.0, INFINITY}));
+}
+
+// m = 4.0, 4.4, 3.9, 4.2 around a pooled median of 4.1: h = t_{0.975,3} s sqrt(2/4), s the
+// sample sd of the log-medians.
+TEST(ReproductionInterval, ByHandAndScipy) {
+  const std::vector<double> m = {4.0, 4.4, 3.9, 4.2};
+  double mean = 0;
+  for (double v : m) mean += std::log(v) / 4;
+  double sq = 0;
+  for (double v : m) sq += (std::log(v) - mean) * (std::log(v) - mean);
+  const double s = std::sqrt(sq / 3);
+  EXPECT_NEAR(s, 0.05347329296362191, 1e-12);  // numpy.log(m).std(ddof=1)
+  const double h = 3.1824463052837078 * s * std::sqrt(0.5);  // scipy.stats.t.ppf(0.975, 3)
+
+  const std::optional<Interval> r = ReproductionInterval(4.1, m);
+  ASSERT_TRUE(r);
+  EXPECT_NEAR(r->low, 4.1 * std::exp(-h), 1e-9);
+  EXPECT_NEAR(r->high, 4.1 * std::exp(h), 1e-9);
+  EXPECT_NEAR(r->low, 3.6351648197991184, 1e-9);
+  EXPECT_NEAR(r->high, 4.624274505640965, 1e-9);
+
+  // Centered on the quoted median, not on the medians' geometric mean.
+  const std::optional<Interval> shifted = ReproductionInterval(8.2, m);
+  ASSERT_TRUE(shifted);
+  EXPECT_NEAR(shifted->low, 2 * r->low, 1e-9);
+
+  // A higher confidence is wider.
+  const std::optional<Interval> wide = ReproductionInterval(4.1, m, 0.99);
+  ASSERT_TRUE(wide);
+  EXPECT_LT(wide->low, r->low);
+  EXPECT_GT(wide->high, r->high);
+
+  EXPECT_FALSE(ReproductionInterval(4.1, {4.1}));  // one process: no spread to speak of
+  EXPECT_FALSE(ReproductionInterval(4.1, {}));
+  EXPECT_FALSE(ReproductionInterval(0.0, m));
+}
+
+// a = 10, 11, 12 (3 processes), b = 20, 22, 25, 21 (4): Welch on the logs.
+TEST(CompareProcessMedians, WelchByHandAndScipy) {
+  const std::vector<double> a = {10, 11, 12}, b = {20, 22, 25, 21};
+  auto spread = [](const std::vector<double>& x, double& mean, double& var) {
+    mean = 0;
+    for (double v : x) mean += std::log(v) / static_cast<double>(x.size());
+    var = 0;
+    for (double v : x) var += (std::log(v) - mean) * (std::log(v) - mean);
+    var /= static_cast<double>(x.size() - 1);
+  };
+  double mean_a, var_a, mean_b, var_b;
+  spread(a, mean_a, var_a);
+  spread(b, mean_b, var_b);
+  const double va = var_a / 3, vb = var_b / 4;
+  const double se = std::sqrt(va + vb);
+  const double df = (va + vb) * (va + vb) / (va * va / 2 + vb * vb / 3);
+  const double t = (mean_a - mean_b) / se;
+  // scipy.stats.ttest_ind(numpy.log(a), numpy.log(b), equal_var=False)
+  EXPECT_NEAR(t, -9.727208992825668, 1e-9);
+  EXPECT_NEAR(df, 4.586661740571367, 1e-9);
+
+  const std::optional<RatioEstimate> r = CompareProcessMedians(11.0, a, 21.5, b);
+  ASSERT_TRUE(r);
+  EXPECT_DOUBLE_EQ(r->ratio, 11.0 / 21.5);  // the quoted medians' ratio, not the geometric means'
+  EXPECT_NEAR(r->df, df, 1e-12);
+  EXPECT_NEAR(r->p_value, 0.00031127106005901663, 1e-12);
+  const double half = StudentTQuantile(0.975, df) * se;
+  EXPECT_NEAR(r->low, 11.0 / 21.5 * std::exp(-half), 1e-12);
+  EXPECT_NEAR(r->high, 11.0 / 21.5 * std::exp(half), 1e-12);
+  EXPECT_NEAR(r->low, 0.42391903251465884, 1e-9);  // with scipy.stats.t.ppf(0.975, df)
+  EXPECT_NEAR(r->high, 0.6174837530757774, 1e-9);
+
+  // Swapping the sides inverts the ratio and its interval; p and df stay.
+  const std::optional<RatioEstimate> back = CompareProcessMedians(21.5, b, 11.0, a);
+  ASSERT_TRUE(back);
+  EXPECT_NEAR(back->ratio, 1 / r->ratio, 1e-12);
+  EXPECT_NEAR(back->low, 1 / r->high, 1e-12);
+  EXPECT_NEAR(back->high, 1 / r->low, 1e-12);
+  EXPECT_NEAR(back->p_value, r->p_value, 1e-15);
+  EXPECT_NEAR(back->df, r->df, 1e-12);
+}
+
+TEST(CompareProcessMedians, OverlappingSidesAreNotSignificant) {
+  const std::optional<RatioEstimate> r =
+      CompareProcessMedians(10.1, {9.8, 10.3, 10.0, 10.4}, 10.0, {10.2, 9.7, 10.1, 9.9});
+  ASSERT_TRUE(r);
+  EXPECT_GT(r->p_value, 0.05);
+  EXPECT_LT(r->low, 1.0);
+  EXPECT_GT(r->high, 1.0);
+}
+
+// A side with no spread contributes no degrees of freedom; both without spread: the point.
+TEST(CompareProcessMedians, SidesWithoutSpread) {
+  const std::vector<double> a = {10, 11, 12}, flat = {20, 20, 20, 20};
+  const std::optional<RatioEstimate> r = CompareProcessMedians(11, a, 20, flat);
+  ASSERT_TRUE(r);
+  EXPECT_NEAR(r->df, 2.0, 1e-12);  // all from a's K - 1
+
+  const std::optional<RatioEstimate> point = CompareProcessMedians(5, {5, 5}, 4, {4, 4, 4});
+  ASSERT_TRUE(point);
+  EXPECT_DOUBLE_EQ(point->low, 1.25);
+  EXPECT_DOUBLE_EQ(point->high, 1.25);
+  EXPECT_DOUBLE_EQ(point->p_value, 0.0);
+  EXPECT_DOUBLE_EQ(point->df, 3.0);
+  const std::optional<RatioEstimate> equal = CompareProcessMedians(4, {4, 4}, 4, {4, 4});
+  ASSERT_TRUE(equal);
+  EXPECT_DOUBLE_EQ(equal->p_value, 1.0);
+}
+
+TEST(CompareProcessMedians, NeedsTwoProcessesPerSide) {
+  EXPECT_FALSE(CompareProcessMedians(10, {10}, 20, {20, 21}));
+  EXPECT_FALSE(CompareProcessMedians(10, {10, 11}, 20, {20}));
+  EXPECT_FALSE(CompareProcessMedians(10, {}, 20, {20, 21}));
+  EXPECT_FALSE(CompareProcessMedians(0, {10, 11}, 20, {20, 21}));  // no quoted median
+  EXPECT_TRUE(CompareProcessMedians(10, {10, 11}, 20, {20, 21}));
+}
+
+}  // namespace
+}  // namespace ngraphbench
