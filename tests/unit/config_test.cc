@@ -233,7 +233,10 @@ defaults:
   max_repeats: 500
   check: off
   check_tolerance: {fp32: 0.001, bf16: 0.1}
-  validity: {max_cv: 0.5, max_other_cpu_pct: 20, min_repeats: 30}
+  processes: 7
+  max_processes: 9
+  validity: {max_ci_rel: 0.1, min_processes: 4, max_cv: 0.5, max_other_cpu_pct: 20,
+             min_repeats: 30}
 experiments:
   one:
     family: linear
@@ -249,6 +252,10 @@ experiments:
   EXPECT_EQ(e.check.tolerance_fp32, 0.001);
   EXPECT_EQ(e.check.tolerance_bf16, 0.1);
   EXPECT_EQ(e.check.tolerance_fp16, CheckSettings{}.tolerance_fp16);  // unset keeps the default
+  EXPECT_EQ(e.processes, 7);
+  EXPECT_EQ(e.max_processes, 9);
+  EXPECT_EQ(e.validity.max_ci_rel, 0.1);
+  EXPECT_EQ(e.validity.min_processes, 4);
   EXPECT_EQ(e.validity.max_cv, 0.5);
   EXPECT_EQ(e.validity.max_other_cpu_pct, 20);
   EXPECT_EQ(e.validity.min_repeats, 30);
@@ -268,7 +275,13 @@ experiments:
             std::string::npos);
   EXPECT_NE(ExperimentsError(head + "    validity: {min_runs: 3}\n")
                 .find("'experiments.one.validity.min_runs' is not a known key here; allowed keys: "
-                      "max_cv, max_other_cpu_pct, min_repeats"),
+                      "max_ci_rel, min_processes, max_cv, max_other_cpu_pct, min_repeats"),
+            std::string::npos);
+  EXPECT_NE(ExperimentsError(head + "    processes: 0\n")
+                .find("'experiments.one.processes'"),
+            std::string::npos);
+  EXPECT_NE(ExperimentsError(head + "    processes: 1001\n")
+                .find("'experiments.one.processes'"),
             std::string::npos);
 }
 

@@ -32,6 +32,14 @@ std::vector<std::string> Listing(const std::string& dir) {
   return names;
 }
 
+bool IsVersion5(const std::string& column) {
+  for (const char* c : {"latency_p50_within_ci_low_ms", "latency_p50_within_ci_high_ms", "iqr_rel",
+                        "processes", "process_p50s_ms", "processes_reason"}) {
+    if (column == c) return true;
+  }
+  return false;
+}
+
 ResultRow SampleRow() {
   ResultRow r;
   r.run_id = "conv_blocks_w16_d2_b8";
@@ -90,7 +98,7 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
   EXPECT_EQ(out.error, "worker killed: \"SIGABRT\", at a, b second line");
   EXPECT_EQ(out.schema_version, kSchemaVersion);
   EXPECT_EQ(RowColumns().front(), "schema_version");
-  EXPECT_EQ(RowColumns().size(), 70u);
+  EXPECT_EQ(RowColumns().size(), 76u);
   EXPECT_EQ(out.quick, false);
   EXPECT_EQ(out.valid, false);
   EXPECT_EQ(out.invalid_reason, in.invalid_reason);
@@ -102,17 +110,17 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
 TEST(Csv, OtherSchemaVersionsAndBadBooleansAreRefusedByName) {
   std::string text = FormatRowCsv(SampleRow());
   std::string old = text;
-  old.replace(old.find("\n4,"), 3, "\n1,");
+  old.replace(old.find("\n5,"), 3, "\n1,");
   try {
     ParseRowCsv(old, "f.csv");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 4"),
+    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 5"),
               std::string::npos)
         << e.what();
   }
   std::string newer = text;
-  newer.replace(newer.find("\n4,"), 3, "\n5,");
+  newer.replace(newer.find("\n5,"), 3, "\n6,");
   try {
     ParseRowCsv(newer, "f.csv");
     FAIL();
@@ -138,14 +146,14 @@ TEST(Csv, VersionTwoRowsReadWithTheNewerColumnsEmpty) {
         header[i] == "latency_p50_ci_low_ms" || header[i] == "latency_p50_ci_high_ms" ||
         header[i] == "cpu_ms_per_inference" || header[i] == "power_w" ||
         header[i] == "affinity" || header[i] == "affinity_cpus" ||
-        header[i] == "gpu_power_w" || header[i] == "gpu_energy_j") {
+        header[i] == "gpu_power_w" || header[i] == "gpu_energy_j" || IsVersion5(header[i])) {
       continue;
     }
     h2 += (h2.empty() ? "" : ",") + header[i];
     v2 += (v2.empty() ? "" : ",") + CsvEscape(i == 0 ? "2" : values[i]);
   }
   const ResultRow out = ParseRowCsv(h2 + "\n" + v2 + "\n", "v2.csv");
-  EXPECT_EQ(out.schema_version, 2);
+  EXPECT_EQ(out.schema_version, kSchemaVersion);  // read as a row of this version
   EXPECT_EQ(out.run_id, in.run_id);
   EXPECT_FALSE(out.latency_p50_ci_low_ms.has_value());
   EXPECT_EQ(out.machine_id, "");
@@ -170,18 +178,55 @@ TEST(Csv, VersionThreeRowsReadWithTheGpuPowerColumnsEmpty) {
       CsvSplitLine(text.substr(text.find('\n') + 1, text.size() - text.find('\n') - 2));
   std::string h3, v3;
   for (size_t i = 0; i < header.size(); ++i) {
-    if (header[i] == "gpu_power_w" || header[i] == "gpu_energy_j") continue;
+    if (header[i] == "gpu_power_w" || header[i] == "gpu_energy_j" || IsVersion5(header[i])) {
+      continue;
+    }
     h3 += (h3.empty() ? "" : ",") + header[i];
     v3 += (v3.empty() ? "" : ",") + CsvEscape(i == 0 ? "3" : values[i]);
   }
   const ResultRow out = ParseRowCsv(h3 + "\n" + v3 + "\n", "v3.csv");
-  EXPECT_EQ(out.schema_version, 3);
+  EXPECT_EQ(out.schema_version, kSchemaVersion);
   EXPECT_DOUBLE_EQ(*out.gpu_util_pct, 87.5);
   EXPECT_DOUBLE_EQ(*out.gpu_mem_mb, 1234.0);
   EXPECT_FALSE(out.gpu_power_w.has_value());
   EXPECT_FALSE(out.gpu_energy_j.has_value());
   // A version-4 row must have them.
   EXPECT_THROW(ParseRowCsv(h3 + "\n4" + v3.substr(1) + "\n", "v4.csv"), InputError);
+}
+
+// A version-4 row was one process: read with processes 1, its median as that process's, and
+// its order-statistic interval as the within-process one (no between-process interval).
+TEST(Csv, VersionFourRowsReadAsOneProcess) {
+  ResultRow in = SampleRow();
+  in.latency_p50_ci_low_ms = 1.2;
+  in.latency_p50_ci_high_ms = 1.3;
+  const std::string text = FormatRowCsv(in);
+  std::vector<std::string> header = CsvSplitLine(text.substr(0, text.find('\n')));
+  std::vector<std::string> values =
+      CsvSplitLine(text.substr(text.find('\n') + 1, text.size() - text.find('\n') - 2));
+  std::string h4, v4;
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (IsVersion5(header[i])) continue;
+    h4 += (h4.empty() ? "" : ",") + header[i];
+    v4 += (v4.empty() ? "" : ",") + CsvEscape(i == 0 ? "4" : values[i]);
+  }
+  const ResultRow out = ParseRowCsv(h4 + "\n" + v4 + "\n", "v4.csv");
+  EXPECT_EQ(out.processes, 1);
+  EXPECT_EQ(out.process_p50s_ms, std::vector<double>{1.25});
+  EXPECT_DOUBLE_EQ(*out.latency_p50_within_ci_low_ms, 1.2);
+  EXPECT_DOUBLE_EQ(*out.latency_p50_within_ci_high_ms, 1.3);
+  EXPECT_FALSE(out.latency_p50_ci_low_ms.has_value());
+  EXPECT_FALSE(out.latency_p50_ci_high_ms.has_value());
+  // Written again, it reads back the same.
+  EXPECT_EQ(FormatRowCsv(ParseRowCsv(FormatRowCsv(out), "again.csv")), FormatRowCsv(out));
+  // A version-5 row must have the new columns; process medians must be positive numbers.
+  EXPECT_THROW(ParseRowCsv(h4 + "\n5" + v4.substr(1) + "\n", "v5.csv"), InputError);
+  ResultRow many = SampleRow();
+  many.process_p50s_ms = {1.5, 0.25, 3};
+  EXPECT_EQ(ParseRowCsv(FormatRowCsv(many), "m.csv").process_p50s_ms, many.process_p50s_ms);
+  std::string bad = FormatRowCsv(many);
+  bad.replace(bad.find("1.5;0.25;3"), 10, "1.5;-1;3");
+  EXPECT_THROW(ParseRowCsv(bad, "bad.csv"), InputError);
 }
 
 TEST(Csv, MalformedRowsNameTheProblem) {
@@ -253,6 +298,21 @@ TEST(Csv, MalformedTracesAreInputErrors) {
   for (const std::string bad : {"0,5\n1,8\"2\n", "0,5\n1,-3\n", "0,5\n1,12abc\n", "0,5\n3,7\n",
                                 "0,5,9\n"}) {
     EXPECT_THROW(ParseLatencies(head + bad, "t"), InputError) << bad;
+  }
+}
+
+// A run's trace of several processes: processes count up from 0, iterations from 0 in each.
+TEST(Csv, ProcessTracesRoundTripAndRefuseDisorder) {
+  const std::string dir = TempDir("ptrace");
+  const std::vector<std::vector<int64_t>> traces = {{5, 7}, {11}, {13, 17, 19}};
+  WriteProcessLatencies(dir + "/t.csv", traces);
+  EXPECT_EQ(ReadProcessLatencies(dir + "/t.csv"), traces);
+  EXPECT_EQ(ReadLatencies(dir + "/t.csv"), (std::vector<int64_t>{5, 7, 11, 13, 17, 19}));
+  EXPECT_EQ(ParseProcessLatencies("iteration,latency_ns\n0,5\n", "t").size(), 1u);
+  const std::string head = "process,iteration,latency_ns\n";
+  for (const std::string bad : {"1,0,5\n", "0,0,5\n2,0,7\n", "0,0,5\n1,1,7\n",
+                                "0,0,5\n0,1,7\n1,0,3\n0,2,9\n", "0,0\n", "0,0,-1\n"}) {
+    EXPECT_THROW(ParseProcessLatencies(head + bad, "t"), InputError) << bad;
   }
 }
 

@@ -118,6 +118,7 @@ TEST(Fingerprint, EverySettingThatChangesTheMeasurementChangesTheHash) {
              c.options = Options({{"execution_mode", "parallel"}, {"inter_op_threads", "1"}});
            }},
           {"sampler period", [](RunSpec&, CompilerConfig&, int& ms) { ms = 0; }},
+          {"processes", [](RunSpec& r, CompilerConfig&, int&) { r.processes = 1; }},
       };
   std::set<std::string> seen = {base};
   for (const auto& [what, change] : changes) {
@@ -146,6 +147,7 @@ TEST(Fingerprint, CiSettingsMatterOnlyUnderTheCiRule) {
   const std::string fixed = ConfigHash(run, BaseConfig(), 10);
   run.ci_rel_target = 0.2;
   run.ci_min_repeats = 99;
+  run.max_processes = 50;
   EXPECT_EQ(ConfigHash(run, BaseConfig(), 10), fixed);
 }
 
@@ -166,7 +168,8 @@ TEST(Fingerprint, CompilerDescriptionsKeepTheHashesOfExistingRows) {
   };
   for (const auto& [name, hashes] : expected) {
     const CompilerInfo& info = FindCompiler(name);
-    const RunSpec run = BaseRun();
+    RunSpec run = BaseRun();
+    run.processes = 1;  // how those rows were measured
     EXPECT_EQ(ConfigHash(run, DefaultCompilerConfig(info, 2), 10), hashes.first)
         << name << " defaults:\n" << FingerprintText(run, DefaultCompilerConfig(info, 2), 10);
     const CompilerConfig shipped =

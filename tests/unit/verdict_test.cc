@@ -16,11 +16,15 @@ VerdictInput Good() {
   in.repeats = 100;
   in.cv = 0.05;
   in.other_cpu_pct = 3;
+  in.processes = 5;
+  in.ci_rel = 0.01;
   return in;
 }
 
 ValiditySettings Settings() {
   ValiditySettings s;
+  s.max_ci_rel = 0.05;
+  s.min_processes = 3;
   s.max_cv = 0.25;
   s.max_other_cpu_pct = 50;
   s.min_repeats = 10;
@@ -46,10 +50,25 @@ TEST(Verdict, EachRuleNamesItsValueAndThreshold) {
   EXPECT_EQ(r[0], "9 timed runs < min_repeats 10");
 
   in = Good();
+  in.processes = 2;
+  r = InvalidReasons(in, Settings(), 0.5);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0], "2 process(es) < min_processes 3");
+
+  in = Good();
+  in.ci_rel = 0.072;
+  r = InvalidReasons(in, Settings(), 0.5);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0], "interval +-7.2% > max_ci_rel 5%");
+
+  in = Good();
   in.cv = 0.3;
   r = InvalidReasons(in, Settings(), 0.5);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0], "cv 0.3 > max_cv 0.25");
+  ValiditySettings no_cv = Settings();
+  no_cv.max_cv.reset();  // the default: jitter is a column, no verdict
+  EXPECT_TRUE(InvalidReasons(in, no_cv, 0.5).empty());
 
   in = Good();
   in.other_cpu_pct = 73;
@@ -70,9 +89,14 @@ TEST(Verdict, ThresholdsAreInclusiveAndUnmeasuredFiguresAreNoVerdict) {
   in.repeats = 10;
   in.cv = 0.25;
   in.other_cpu_pct = 50;
+  in.processes = 3;
+  in.ci_rel = 0.05;
   EXPECT_TRUE(InvalidReasons(in, Settings(), 0.5).empty());
   in.other_cpu_pct.reset();  // /proc/stat unreadable
   EXPECT_TRUE(InvalidReasons(in, Settings(), 0.5).empty());
+  in.ci_rel = std::numeric_limits<double>::quiet_NaN();  // a NaN interval is no pass
+  EXPECT_EQ(InvalidReasons(in, Settings(), 0.5).size(), 1u);
+  in.ci_rel = 0.05;
   in.cv = std::numeric_limits<double>::quiet_NaN();  // a NaN CV is no pass
   EXPECT_EQ(InvalidReasons(in, Settings(), 0.5).size(), 1u);
 }
@@ -82,16 +106,20 @@ TEST(Verdict, AllReasonsInAFixedOrder) {
   in.window_s = 0.01;
   in.repeats = 3;
   in.cv = 2;
+  in.processes = 1;
+  in.ci_rel = 0.5;
   in.other_cpu_pct = 120;
   in.degraded = {"a", "b"};
   const auto r = InvalidReasons(in, Settings(), 0.5);
-  ASSERT_EQ(r.size(), 6u);
+  ASSERT_EQ(r.size(), 8u);
   EXPECT_EQ(r[0].rfind("timed window", 0), 0u);
   EXPECT_EQ(r[1].rfind("3 timed runs", 0), 0u);
-  EXPECT_EQ(r[2].rfind("cv 2", 0), 0u);
-  EXPECT_EQ(r[3].rfind("other processes used 120%", 0), 0u);
-  EXPECT_EQ(r[4], "degraded build: a");
-  EXPECT_EQ(r[5], "degraded build: b");
+  EXPECT_EQ(r[2].rfind("1 process(es)", 0), 0u);
+  EXPECT_EQ(r[3].rfind("interval +-50%", 0), 0u);
+  EXPECT_EQ(r[4].rfind("cv 2", 0), 0u);
+  EXPECT_EQ(r[5].rfind("other processes used 120%", 0), 0u);
+  EXPECT_EQ(r[6], "degraded build: a");
+  EXPECT_EQ(r[7], "degraded build: b");
 }
 
 TEST(Verdict, ProcStatBusyTimeCountsStealButNotIdleOrIowait) {

@@ -28,6 +28,7 @@
 #include "ngraphbench/measure/harness.h"
 #include "ngraphbench/measure/heap.h"
 #include "ngraphbench/measure/machine.h"
+#include "ngraphbench/measure/sampler.h"
 #include "ngraphbench/measure/stats.h"
 #include "ngraphbench/measure/verdict.h"
 #include "ngraphbench/models/torch_export.h"
@@ -375,7 +376,13 @@ int CmdWorker(const WorkerArgs& args) {
     };
     options.repeats = shared(run.repeats);
     options.max_time = std::chrono::duration<double>(run.max_time_s / share);
-    options.min_time = std::chrono::duration<double>(run.min_time_s / share);
+    // Each process's window still holds enough sampler periods for its CPU figures (a fifth
+    // more than the fewest, so that timer slack does not drop them).
+    double min_time_s = run.min_time_s / share;
+    if (args.process >= 0 && run.min_time_s > 0 && args.run.sample_ms > 0) {
+      min_time_s = std::max(min_time_s, 1.2 * kMinSamplerPeriods * args.run.sample_ms / 1e3);
+    }
+    options.min_time = std::chrono::duration<double>(min_time_s);
     options.max_repeats = shared(run.max_repeats);
     // Under a time cap the run keeps at least kMinTimedRepeats timed runs in all, each process
     // at least 3 (a median of its own).

@@ -56,7 +56,9 @@ std::string FingerprintText(const RunSpec& run, const CompilerConfig& config, in
     add("ci_min_repeats", std::to_string(run.ci_min_repeats));
     add("max_processes", std::to_string(run.max_processes));
   }
-  add("processes", std::to_string(run.processes));
+  // One process is how every row before repetition across processes was measured: those rows
+  // keep their hash (and resume under `processes: 1`).
+  if (run.processes != 1) add("processes", std::to_string(run.processes));
   add("timing_boundary", run.timing_boundary);
   add("quick", run.quick ? "true" : "false");
   add("check", run.check.enabled ? "on" : "off");
