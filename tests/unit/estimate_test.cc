@@ -21,6 +21,7 @@ RunSpec Spec(const std::string& model, int64_t batch) {
   run.max_time_s = 60;
   run.min_time_s = 0.5;
   run.timeout_s = 600;
+  run.processes = 1;  // the figures below are one process's; Processes... tests more
   return run;
 }
 
@@ -50,6 +51,33 @@ TEST(Estimate, OwnRowGivesItsTimedWindowAndCompileTime) {
   // overhead 0.5 + build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 + warmup 10 x 0.01
   // + timed window 3.0
   EXPECT_NEAR(cost.seconds, 0.5 + 0.1 + 0.4 + 0.01 + 0.01 + 0.1 + 3.0, 1e-9);
+}
+
+// K processes each start, build, compile, run once and warm up (within their share of the
+// cap); their timed runs together are one process's.
+TEST(Estimate, ProcessesEachPayTheirStartAndShareTheTimedRuns) {
+  EstimateInputs in;
+  in.compiler = "onnxruntime";
+  ResultRow row = Row("m", 4, 10.0, 1e9);
+  row.timed_window_s = 3.0;
+  in.measured[row.run_id] = row;
+  RunSpec run = Spec("m", 4);
+  run.processes = 5;
+  // per process: overhead 0.5 + build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 +
+  // warmup 0.1 + a fifth of the timed window 0.6
+  EXPECT_NEAR(EstimateRun(run, in).seconds, 5 * (0.5 + 0.1 + 0.4 + 0.01 + 0.01 + 0.1 + 0.6),
+              1e-9);
+  // A slow model: the processes' timed runs share the 60 s cap (each keeps at least 3 timed
+  // runs, 2.4 s here), and each warms up within a fifth of it.
+  in.measured.clear();
+  in.macs = {{"m", 1e9}, {"big", 1e11}};
+  in.measured["m_b1"] = Row("m", 1, 2.0, 1e9);
+  run = Spec("big", 4);
+  run.processes = 5;
+  // 0.8 s a batch: warmup min(8, 12) = 8 s; timed min(max(80, 0.5), 60) = 60 s in all (more
+  // than 5 x 2.4 s): 12 s each
+  EXPECT_NEAR(EstimateRun(run, in).seconds, 5 * (0.5 + 0.1 + 0.4 + 0.002 + 0.8 + 8.0 + 12.0),
+              1e-6);
 }
 
 TEST(Estimate, OtherBatchOfTheSameModelScalesByBatch) {

@@ -103,20 +103,27 @@ RunCost EstimateRun(const RunSpec& run, const EstimateInputs& in) {
                                : 0.01;
     cost.source = "prior";
   }
+  // The run's processes each start, build, compile (or load the compile cache: counted as a
+  // compile here, an upper bound), run once and warm up within their share of the cap; their
+  // timed runs add up to about one process's (stop ci is estimated at its first `processes`).
+  const double k = static_cast<double>(std::max<int64_t>(1, run.processes));
   const double cap = run.max_time_s > 0 ? run.max_time_s : 1e30;
-  const double warmup_s = std::min(static_cast<double>(run.warmup) * parts.latency_s, cap);
+  const double warmup_s = std::min(static_cast<double>(run.warmup) * parts.latency_s, cap / k);
   double timed_s;
   if (parts.timed_s) {
     timed_s = *parts.timed_s;
   } else {
-    const int64_t wanted = run.stop == "ci" ? run.ci_min_repeats : run.repeats;
     const int64_t floor_runs = std::min<int64_t>(run.repeats, 10);
-    timed_s = std::min(std::max(static_cast<double>(wanted) * parts.latency_s, run.min_time_s),
+    timed_s = std::min(std::max(static_cast<double>(run.repeats) * parts.latency_s,
+                                run.min_time_s),
                        cap);
-    timed_s = std::max(timed_s, static_cast<double>(floor_runs) * parts.latency_s);
+    const double per_process_floor =
+        std::max(3.0, std::ceil(static_cast<double>(floor_runs) / k)) * parts.latency_s;
+    timed_s = std::max(timed_s, k * per_process_floor);
   }
-  cost.seconds = std::min(kRunOverheadS + parts.fixed_s + parts.latency_s + warmup_s + timed_s,
-                          run.timeout_s);
+  const double process_s = std::min(
+      kRunOverheadS + parts.fixed_s + parts.latency_s + warmup_s + timed_s / k, run.timeout_s);
+  cost.seconds = k * process_s;
   return cost;
 }
 
