@@ -61,7 +61,10 @@ shard=no
 
 # Two configs directories: tiny fast runs, and slow null runs (0.1 s per inference) for the drill.
 mkdir -p "$tmp/fast" "$tmp/slow"
-common='  warmup: 1
+# One process a run: the drill is about shards, claims and cancels of whole runs (the claims of
+# a run's processes are the Concurrent tests' job).
+common='  processes: 1
+  warmup: 1
   repeats: 3
   min_time_s: 0
   max_time_s: 2

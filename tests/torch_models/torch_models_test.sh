@@ -61,6 +61,7 @@ defaults:
   repeats: 10
   quick_max_time_s: 2
   min_time_s: 0
+  processes: 1   # exporting models and checking outputs, not timing: one process a run
 experiments:
   torch_models:
     family: torch

@@ -757,10 +757,24 @@ int CmdRun(const RunArgs& given) {
       if (!have.count(p)) missing[i].push_back(p);
     }
   }
+  // Within a round, the compilers alternate run by run (the same model's runs side by side).
+  std::vector<size_t> order(states.size());
+  {
+    std::map<const Plan*, size_t> seen_of_plan, plan_index;
+    std::vector<std::pair<size_t, size_t>> key(states.size());
+    for (size_t i = 0; i < states.size(); ++i) {
+      const Plan* plan = states[i].plan;
+      if (!plan_index.count(plan)) plan_index[plan] = plan_index.size();
+      key[i] = {seen_of_plan[plan]++, plan_index[plan]};
+      order[i] = i;
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return key[x] < key[y]; });
+  }
   std::deque<Task> queue;
   for (size_t round = 0;; ++round) {
     bool any = false;
-    for (size_t i = 0; i < states.size(); ++i) {
+    for (const size_t i : order) {
       if (round < missing[i].size()) {
         queue.push_back({&states[i], missing[i][round]});
         states[i].queued++;
