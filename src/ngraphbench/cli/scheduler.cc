@@ -477,6 +477,7 @@ struct RunState {
   int next_process = 0;              // the next process index this scheduler may hand out
   int queued = 0, running = 0;       // its processes waiting and running here
   bool failed = false;               // a process ended not ok: none is started after it
+  bool dropped = false;              // decided: its queued processes left the progress count
   bool left_to_others = false;       // a process of it is another scheduler's
   bool finished = false;             // its row is written, here or by another scheduler
 };
@@ -569,6 +570,18 @@ void Scan(Plan& plan, std::vector<Changed>& changed, std::deque<RunState>& state
           if (ok || !args.retry_failed) {
             (ok ? plan.kept_ok : plan.kept_failed)++;
             measure = false;
+            // Parts the row was merged from, left by a scheduler killed right after writing it:
+            // a later measurement of the run must not take them up again.
+            for (int process : PartIndices(plan.dir, run.run_id)) {
+              try {
+                if (ReadPart(plan.dir, run.run_id, process).row.config_hash != state.hash) continue;
+              } catch (const InputError&) {
+                continue;  // not the row's: a later scan reports it when the run is measured
+              }
+              std::error_code ec;
+              std::filesystem::remove(PartLatenciesPath(plan.dir, run.run_id, process), ec);
+              std::filesystem::remove(PartRowPath(plan.dir, run.run_id, process), ec);
+            }
           } else {
             RemoveParts(plan.dir, run.run_id);  // measured anew from its first process
           }
@@ -855,6 +868,13 @@ int CmdRun(const RunArgs& given) {
     const int width = static_cast<int>(std::to_string(total_tasks).size());
     return fmt::format("[{:>{}}/{}]", ++reported, width, total_tasks);
   };
+  // A run that is decided (its row written, here or elsewhere, or a process not ok) starts no
+  // more processes: those still queued leave the count now.
+  auto decide = [&](RunState& st) {
+    if (st.dropped) return;
+    total_tasks -= static_cast<size_t>(st.queued);
+    st.dropped = true;
+  };
   // For the ETA: the workers' wall time so far, and how many ran.
   double worker_s = 0;
   size_t workers_ran = 0;
@@ -896,6 +916,7 @@ int CmdRun(const RunArgs& given) {
                                           run.timeout_s + kClaimMarginS, &holder);
     if (!claim || VersionOf(path) != st.seen) {
       st.finished = true;
+      decide(st);
       ++done_by_others;
       std::cerr << fmt::format("{:<28} written by another scheduler, kept\n", run.run_id);
       return;
@@ -912,6 +933,7 @@ int CmdRun(const RunArgs& given) {
     RemoveParts(plan.dir, run.run_id);
     claim->Release();  // the row is on disk: others now see it and skip the run
     st.finished = true;
+    decide(st);
     ++done;
     if (row.status == kStatusSkipped) {
       ++skipped;
@@ -985,7 +1007,10 @@ int CmdRun(const RunArgs& given) {
     }
     a.claim->Release();  // the part is on disk
     st.running--;
-    if (row.status != kStatusOk) st.failed = true;
+    if (row.status != kStatusOk) {
+      st.failed = true;
+      decide(st);
+    }
     if (row.status == kStatusSkipped && unavailable_reasons.empty()) {
       unavailable_reasons = row.error;
     }
@@ -1021,8 +1046,7 @@ int CmdRun(const RunArgs& given) {
       Plan& plan = *st.plan;
       const RunSpec& run = *st.run;
       st.queued--;
-      if (st.finished || st.failed) {
-        --total_tasks;
+      if (st.finished || st.failed) {  // decided: this process left the count then
         settle(st);
         continue;
       }
@@ -1030,6 +1054,7 @@ int CmdRun(const RunArgs& given) {
       if (VersionOf(RowPath(plan.dir, run.run_id)) != st.seen) {
         st.finished = true;
         --total_tasks;
+        decide(st);
         ++done_by_others;
         std::cerr << fmt::format("{:<28} measured by another scheduler, kept\n", run.run_id);
         continue;
@@ -1044,8 +1069,8 @@ int CmdRun(const RunArgs& given) {
       if (!claim || Exists(PartRowPath(plan.dir, run.run_id, task.process))) {
         if (claim) claim->Release();
         --total_tasks;
+        st.left_to_others = true;  // being measured, or measured, by another scheduler
         if (!claim) {
-          st.left_to_others = true;
           std::cerr << fmt::format("{:<28} p{} claimed by {}, left to it\n", run.run_id,
                                    task.process, holder.Describe());
         }
@@ -1061,6 +1086,7 @@ int CmdRun(const RunArgs& given) {
         claim->Release();
         --total_tasks;
         st.failed = true;
+        decide(st);
         unavailable_reasons = plan.unavailable;
         settle(st);  // a part not ok: the run is decided, its row written now
         continue;
