@@ -1,11 +1,13 @@
 """The summary of bench/calibration.sh: coverage, false positives, power and run-to-run ratios.
 
-    python3 bench/calibration.py OUT
+    python3 bench/calibration.py OUT [EXPERIMENT,...]
 
 OUT is the bench's folder: settings.txt, wall.tsv, the results trees t<threads>/rep<i>/ and
 power/<test>/<base|new>/rep<i>/ (device label `cal`), and compare/ with the CSVs of `compare`
 (t<threads>/rep<i>-rep<j>.csv, power-<test>/rep<i>.csv). Columns are found by name in each CSV's
 header, so other schema versions read alike. Prints to stdout; stdlib only (bench/ratios.py).
+With a list of experiments, only their rows, pairs and invocations are counted (to compare a
+bench of a larger grid with one of a part of it).
 """
 import collections
 import csv
@@ -19,6 +21,11 @@ import ratios  # noqa: E402
 
 GOAL_COVERAGE, GOAL_FP, GOAL_POWER = 0.90, 0.05, 0.90
 DEVICE = "cal"
+ONLY = set()  # the experiments to count; empty: all
+
+
+def counted(row):
+    return not ONLY or row.get("experiment", "") in ONLY
 
 
 def read_settings(out):
@@ -39,7 +46,7 @@ def read_tree(tree):
             row = ratios.read_row(path)
         except (StopIteration, csv.Error, UnicodeDecodeError):
             continue
-        if os.path.basename(path) != row.get("run_id", "") + ".csv":
+        if os.path.basename(path) != row.get("run_id", "") + ".csv" or not counted(row):
             continue
         rows[(row.get("compiler", ""), row["run_id"])] = row
     return rows
@@ -50,7 +57,7 @@ def read_csv(path):
     if not os.path.exists(path):
         return None
     with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+        return [row for row in csv.DictReader(f) if counted(row)]
 
 
 def pct(num, den):
@@ -101,11 +108,17 @@ def main(out):
     with open(os.path.join(out, "wall.tsv")) as f:
         for line in f:
             phase, side, exp, comp, rep, start, end, seconds, rc = line.rstrip("\n").split("\t")
-            wall.append((phase, side, exp, comp, int(rep), float(seconds), int(rc)))
+            if not ONLY or exp in ONLY:
+                wall.append((phase, side, exp, comp, int(rep), float(seconds), int(rc)))
     sweep = float(s["sweep_end"]) - float(s["sweep_start"])
     power = float(s["power_end"]) - float(s["power_start"])
     grid = [w for w in wall if w[0] == "grid"]
     print()
+    if ONLY:
+        sweep = sum(w[5] for w in wall if w[0] == "grid")
+        power = sum(w[5] for w in wall if w[0] != "grid")
+        print(f"\nonly experiments {','.join(sorted(ONLY))}: wall times are the sums of their "
+              "invocations")
     print(f"wall time: grid sweep {sweep:.1f} s ({len(grid)} `run` invocations, "
           f"{sum(w[5] for w in grid):.1f} s inside them);")
     print(f"  power checks {power:.1f} s ({len(wall) - len(grid)} invocations); "
@@ -292,4 +305,6 @@ def main(out):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2:
+        ONLY.update(e for e in sys.argv[2].split(",") if e)
     main(sys.argv[1])
