@@ -101,5 +101,7 @@ PY
 leftover=$(find "$results" \( -path '*/.parts/*' -o -path '*/.claims/*' -o -name '*.tmp.*' \
   -o -path '*/.tmp/*' \) -type f 2>/dev/null | wc -l)
 echo "leftover parts, claims and temporary files: $leftover"
+find "$results" \( -path '*/.parts/*' -o -path '*/.claims/*' -o -name '*.tmp.*' -o -path '*/.tmp/*' \) \
+  -type f 2>/dev/null | sed "s|^$results/|  |" | head -20
 [ "$leftover" = 0 ] || bad=1
 exit $bad

@@ -918,7 +918,7 @@ int CmdRun(const RunArgs& given) {
       st.finished = true;
       decide(st);
       ++done_by_others;
-      std::cerr << fmt::format("{:<28} written by another scheduler, kept\n", run.run_id);
+      std::cerr << fmt::format("{:<28} measured by another scheduler, kept\n", run.run_id);
       return;
     }
     const PartsOnDisk on_disk = ReadParts(st);
@@ -931,6 +931,15 @@ int CmdRun(const RunArgs& given) {
     if (!traces.empty()) WriteProcessLatencies(LatenciesPath(plan.dir, run.run_id), traces);
     WriteRow(path, row);
     RemoveParts(plan.dir, run.run_id);
+    // The claims of its processes that a killed scheduler left (it wrote the part, or its
+    // worker did, and died before releasing): taken over as stale and released, which removes
+    // them. A live holder's claim stays.
+    for (int process = 0; process < st.next_process; ++process) {
+      if (std::optional<Claim> stale = TryClaim(PartClaimPath(plan.dir, run.run_id, process),
+                                                run.timeout_s + kClaimMarginS)) {
+        stale->Release();
+      }
+    }
     claim->Release();  // the row is on disk: others now see it and skip the run
     st.finished = true;
     decide(st);
@@ -963,6 +972,14 @@ int CmdRun(const RunArgs& given) {
   auto settle = [&](RunState& st) {
     if (st.finished || st.running > 0) return;
     const RunSpec& run = *st.run;
+    // Another scheduler sharing the run's processes wrote its row (and took the parts).
+    if (VersionOf(RowPath(st.plan->dir, run.run_id)) != st.seen) {
+      st.finished = true;
+      decide(st);
+      ++done_by_others;
+      std::cerr << fmt::format("{:<28} measured by another scheduler, kept\n", run.run_id);
+      return;
+    }
     const PartsOnDisk on_disk = ReadParts(st);
     // A process that did not end ok decides the run: its row now, no process after it.
     if (on_disk.failed) return write_row(st, run.stop == "ci" ? "ci" : "fixed");
@@ -987,8 +1004,14 @@ int CmdRun(const RunArgs& given) {
     const std::string path = PartRowPath(plan.dir, run.run_id, a.task.process);
     ResultRow row;
     const bool wrote_part = !outcome.timed_out && outcome.exit_code == 0 && Exists(path);
+    // A worker that wrote its part, which another scheduler then merged into the run's row
+    // (the part was the last one it waited for) and removed.
+    const bool merged_elsewhere = !outcome.timed_out && outcome.exit_code == 0 && !wrote_part &&
+                                  VersionOf(RowPath(plan.dir, run.run_id)) != st.seen;
     if (wrote_part) {
       row = ParseRowCsv(ReadFileCapped(path, kMaxRowBytes, "result file"), path);
+    } else if (merged_elsewhere) {
+      row.status = kStatusOk;
     } else {
       row = BaseRow(run, plan.args, plan.config);
       if (outcome.timed_out) {
@@ -1024,9 +1047,9 @@ int CmdRun(const RunArgs& given) {
     const double eta = static_cast<double>(total_tasks - reported) * worker_s /
                        static_cast<double>(workers_ran) / args.jobs;
     const std::string detail =
-        row.status == kStatusOk
-            ? fmt::format("p50 {:.4g} ms", row.latency_p50_ms.value_or(0))
-            : row.error.substr(0, 160);
+        merged_elsewhere ? "its part is in the row another scheduler wrote"
+        : row.status == kStatusOk ? fmt::format("p50 {:.4g} ms", row.latency_p50_ms.value_or(0))
+                                  : row.error.substr(0, 160);
     std::cerr << fmt::format("{} {:<28} {} p{} {:<8} {:5.1f}s  {}  (elapsed {}, ETA {})\n",
                              number, run.run_id, plan.info->name, a.task.process, row.status,
                              run_s, detail, FormatDuration(elapsed), FormatDuration(eta));
