@@ -578,9 +578,7 @@ void Scan(Plan& plan, std::vector<Changed>& changed, std::deque<RunState>& state
               } catch (const InputError&) {
                 continue;  // not the row's: a later scan reports it when the run is measured
               }
-              std::error_code ec;
-              std::filesystem::remove(PartLatenciesPath(plan.dir, run.run_id, process), ec);
-              std::filesystem::remove(PartRowPath(plan.dir, run.run_id, process), ec);
+              RemovePart(plan.dir, run.run_id, process);
             }
           } else {
             RemoveParts(plan.dir, run.run_id);  // measured anew from its first process
@@ -904,6 +902,15 @@ int CmdRun(const RunArgs& given) {
   } kill_on_exit{active};
   std::vector<bool> slot_busy(static_cast<size_t>(args.jobs), false);
 
+  // A run whose row another scheduler wrote since the scan (it may have measured some of the
+  // run's processes here too): theirs, kept as it is.
+  auto taken_by_others = [&](RunState& st) {
+    st.finished = true;
+    decide(st);
+    ++done_by_others;
+    std::cerr << fmt::format("{:<28} measured by another scheduler, kept\n", st.run->run_id);
+  };
+
   // The run's row from its parts, written under the run's claim (another scheduler that shares
   // a run's processes may finish its last part at the same moment): the trace first, the row
   // last, then the parts go.
@@ -914,13 +921,7 @@ int CmdRun(const RunArgs& given) {
     ClaimHolder holder;
     std::optional<Claim> claim = TryClaim(RunClaimPath(plan.dir, run.run_id),
                                           run.timeout_s + kClaimMarginS, &holder);
-    if (!claim || VersionOf(path) != st.seen) {
-      st.finished = true;
-      decide(st);
-      ++done_by_others;
-      std::cerr << fmt::format("{:<28} measured by another scheduler, kept\n", run.run_id);
-      return;
-    }
+    if (!claim || VersionOf(path) != st.seen) return taken_by_others(st);
     const PartsOnDisk on_disk = ReadParts(st);
     if (on_disk.parts.empty()) return;  // nothing of it measured here or elsewhere
     const ResultRow row = MergeParts(run, on_disk.parts, reason);
@@ -973,13 +974,7 @@ int CmdRun(const RunArgs& given) {
     if (st.finished || st.running > 0) return;
     const RunSpec& run = *st.run;
     // Another scheduler sharing the run's processes wrote its row (and took the parts).
-    if (VersionOf(RowPath(st.plan->dir, run.run_id)) != st.seen) {
-      st.finished = true;
-      decide(st);
-      ++done_by_others;
-      std::cerr << fmt::format("{:<28} measured by another scheduler, kept\n", run.run_id);
-      return;
-    }
+    if (VersionOf(RowPath(st.plan->dir, run.run_id)) != st.seen) return taken_by_others(st);
     const PartsOnDisk on_disk = ReadParts(st);
     // A process that did not end ok decides the run: its row now, no process after it.
     if (on_disk.failed) return write_row(st, run.stop == "ci" ? "ci" : "fixed");
@@ -1075,11 +1070,8 @@ int CmdRun(const RunArgs& given) {
       }
       // A row another scheduler wrote since the scan: the run is theirs.
       if (VersionOf(RowPath(plan.dir, run.run_id)) != st.seen) {
-        st.finished = true;
         --total_tasks;
-        decide(st);
-        ++done_by_others;
-        std::cerr << fmt::format("{:<28} measured by another scheduler, kept\n", run.run_id);
+        taken_by_others(st);
         continue;
       }
       // One measurement per process, however many schedulers share the tree: each process is
