@@ -5,13 +5,15 @@
 OUT is the bench's folder: settings.txt, wall.tsv, the results trees t<threads>/rep<i>/ and
 power/<test>/<base|new>/rep<i>/ (device label `cal`), and compare/ with the CSVs of `compare`
 (t<threads>/rep<i>-rep<j>.csv, power-<test>/rep<i>.csv). Columns are found by name in each CSV's
-header, so other schema versions read alike. Prints to stdout; stdlib only (bench/ratios.py).
+header, so other schema versions read alike. Prints to stdout; stdlib only (bench/ratios.py),
+but for (e), which needs scipy's Student t (in .venv from ./setup.sh).
 With a list of experiments, only their rows, pairs and invocations are counted (to compare a
 bench of a larger grid with one of a part of it).
 """
 import collections
 import csv
 import glob
+import math
 import os
 import statistics
 import sys
@@ -302,6 +304,86 @@ def main(out):
                         if pa and pb is not None:
                             rs.append(pb / pa)
         print(f"    {label(c, t):<18}{len(rs):>5} pairs  {spread(rs)}")
+
+
+    # ---- (e) fewer processes ----
+    print()
+    print("(e) the same rows cut to their first k processes (the pooled median of those processes'")
+    print("    timed runs, the interval from their medians): coverage as in (a) / median half-width")
+    t975 = student_t975()
+    if t975 is None:
+        print("    needs scipy (in .venv from ./setup.sh): not computed")
+        return
+    cut = {}  # (c, t, i, rid) -> {k: (p50, low, high)}
+    top = None
+    for (t, i), rows in trees.items():
+        for (c, rid), row in rows.items():
+            if row.get("status") != "ok":
+                continue
+            trace = read_process_trace(os.path.join(out, f"t{t}", f"rep{i}", DEVICE, c,
+                                                    rid + ".latencies.csv"))
+            if len(trace) < 2:
+                continue
+            top = len(trace) if top is None else min(top, len(trace))
+            cut[(c, t, i, rid)] = {k: cut_interval(trace, k, t975) for k in range(2, len(trace) + 1)}
+    if top is None:
+        print("    no row with a trace of 2 or more processes")
+        return
+    ks = list(range(2, top + 1))
+    lines = []
+    for c, t in keys + [("all", None)]:
+        cells = []
+        for k in ks:
+            pairs = covered = 0
+            widths = []
+            for (c2, t2, i, rid), by_k in cut.items():
+                if (c, t) != ("all", None) and (c2, t2) != (c, t):
+                    continue
+                m, lo, hi = by_k[k]
+                widths.append((hi - lo) / 2 / m)
+                for j in range(1, reps + 1):
+                    other = cut.get((c2, t2, j, rid))
+                    if j != i and other is not None:
+                        pairs += 1
+                        covered += lo <= other[k][0] <= hi
+            cells.append(f"{pct(covered, pairs)} / {100 * statistics.median(widths):.1f}%"
+                         if widths else "-")
+        lines.append([label(c, t) if t else "all"] + cells)
+    table(["k processes"] + [str(k) for k in ks], lines, [18] + [18] * len(ks))
+    print("    (the processes' medians as the trace gives them; a row's own K is the last column)")
+
+
+def student_t975():
+    """k -> Student's t 97.5 % quantile with k - 1 degrees of freedom, or None without scipy."""
+    try:
+        from scipy import stats
+    except ImportError:
+        return None
+    return lambda k: float(stats.t.ppf(0.975, k - 1))
+
+
+def read_process_trace(path):
+    """{process: [latency_ns, ...]} of a row's trace (columns process, iteration, latency_ns);
+    {} when it is missing or has no process column (one process a row)."""
+    if not os.path.exists(path):
+        return {}
+    by = collections.defaultdict(list)
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if "process" not in row:
+                return {}
+            by[int(row["process"])].append(int(row["latency_ns"]))
+    return by
+
+
+def cut_interval(trace, k, t975):
+    """(p50, low, high) in ms of the run cut to its first k processes: the pooled median, and
+    p50 * exp(+-t * s * sqrt(2 / k)), s the sd of the k processes' log-medians (as the rows)."""
+    procs = sorted(trace)[:k]
+    pooled = ratios.percentile([v for p in procs for v in trace[p]], 50) / 1e6
+    logs = [math.log(ratios.percentile(trace[p], 50)) for p in procs]
+    half = t975(k) * statistics.stdev(logs) * math.sqrt(2 / k)
+    return pooled, pooled * math.exp(-half), pooled * math.exp(half)
 
 
 if __name__ == "__main__":
