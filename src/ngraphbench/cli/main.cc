@@ -1,5 +1,5 @@
 // ngraphbench: benchmarks neural graph compilers under one interface. This file only parses the
-// command line; each subcommand lives in commands.h.
+// command line; the runner's subcommands live in runner/run.h, the others in commands.h.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -9,6 +9,7 @@
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/ops.h"
+#include "ngraphbench/runner/run.h"
 
 namespace {
 

@@ -18,11 +18,12 @@
 #include <optional>
 #include <sstream>
 
-#include "ngraphbench/cli/commands.h"
+#include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
 #include "ngraphbench/experiments/fingerprint.h"
+#include "ngraphbench/experiments/resolve.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/measure/check.h"
 #include "ngraphbench/measure/harness.h"
@@ -35,7 +36,9 @@
 #include "ngraphbench/models/zoo.h"
 #include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/csv.h"
+#include "ngraphbench/runner/launch.h"
 #include "ngraphbench/runner/parts.h"
+#include "ngraphbench/runner/worker.h"
 
 namespace ngraphbench {
 
@@ -251,17 +254,6 @@ ResultRow BaseRow(const RunSpec& run, const RunArgs& args, const CompilerConfig&
   row.machine_id = MachineId();
   row.ngraphbench_version = NGB_VERSION;
   return row;
-}
-
-int CmdProbe(const std::string& compiler, const std::string& configs_dir) {
-  std::unique_ptr<Compiler> loaded = LoadCompiler(compiler);
-  std::cout << loaded->Version() << "\n";
-  if (!configs_dir.empty()) {
-    const CompilerConfig config = ResolveCompilerConfig(configs_dir, FindCompiler(compiler));
-    const std::string why = loaded->Unavailable(config);
-    std::cout << (why.empty() ? std::string(kProbeAvailable) : kProbeUnavailable + why) << "\n";
-  }
-  return kExitOk;
 }
 
 // The reference child: the run's model and inputs through the reference compiler, outputs of

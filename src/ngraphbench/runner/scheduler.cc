@@ -27,15 +27,22 @@
 #include <sstream>
 #include <thread>
 
-#include "ngraphbench/cli/commands.h"
+#include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/experiments/estimate.h"
 #include "ngraphbench/experiments/fingerprint.h"
+#include "ngraphbench/experiments/resolve.h"
 #include "ngraphbench/measure/machine.h"
 #include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/csv.h"
-#include "ngraphbench/runner/parts.h"
 #include "ngraphbench/measure/repeat.h"
+#include "ngraphbench/runner/launch.h"
+#include "ngraphbench/runner/parts.h"
+#include "ngraphbench/runner/plan.h"
+#include "ngraphbench/runner/probe.h"
+#include "ngraphbench/runner/run.h"
+#include "ngraphbench/runner/worker.h"
 
 namespace ngraphbench {
 
