@@ -1,13 +1,74 @@
 #include "ngraphbench/runner/launch.h"
 
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/results/claim.h"
 
 namespace ngraphbench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Tail(const std::string& path, size_t max_chars) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
+}
+
+constexpr const char* kWorkerLogPrefix = "worker-";
+
+// The pid in `name`, when it reads `<prefix><pid>-XXXXXX<suffix>` (a name mkstemps or mkdtemp
+// made from a pid), or -1.
+long TempNamePid(const std::string& name, const std::string& prefix, const std::string& suffix) {
+  const size_t tail = 7 + suffix.size();  // "-XXXXXX" and the suffix
+  if (name.rfind(prefix, 0) != 0 || name.size() <= prefix.size() + tail ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return -1;
+  }
+  const std::string pid_text = name.substr(prefix.size(), name.size() - prefix.size() - tail);
+  if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos ||
+      pid_text.size() >= 10) {
+    return -1;
+  }
+  return std::stol(pid_text);
+}
+
+// The outcome of a reaped worker, from its wait status and its log (removed now).
+WorkerOutcome Reap(const StartedWorker& worker, int status, const std::string& results_dir) {
+  WorkerOutcome outcome;
+  outcome.pid = worker.pid;
+  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
+  outcome.log_tail = Tail(worker.log_path, 600);
+  ::unlink(worker.log_path.c_str());
+  // What the worker or its reference child could not remove because it was killed (the worker
+  // itself may have ended normally after its child was). Live workers' folders stay: their pids
+  // are alive.
+  RemoveStaleWorkerModels(results_dir);
+  return outcome;
+}
+
+}  // namespace
 
 std::string SelfExe() {
   char buf[PATH_MAX];
@@ -47,6 +108,153 @@ std::vector<std::string> WorkerCommand(const WorkerArgs& w) {
                {"--reference-compiler", w.reference_compiler, "--reference-out", w.reference_out});
   }
   return cmd;
+}
+
+std::vector<std::vector<int>> CpuSlices(const std::vector<int>& allowed, int jobs, int threads) {
+  std::vector<std::vector<int>> slices(static_cast<size_t>(jobs));
+  for (size_t k = 0; k < slices.size(); ++k) {
+    for (size_t j = 0; j < static_cast<size_t>(threads); ++j) {
+      slices[k].push_back(allowed[(k * static_cast<size_t>(threads) + j) % allowed.size()]);
+    }
+    std::sort(slices[k].begin(), slices[k].end());
+    slices[k].erase(std::unique(slices[k].begin(), slices[k].end()), slices[k].end());
+  }
+  return slices;
+}
+
+StartedWorker StartWorker(const std::vector<std::string>& argv, double timeout_s,
+                          const std::string& results_dir, const std::vector<int>& cpus) {
+  const std::string tmp_dir = results_dir + "/.tmp";
+  std::error_code ec;
+  std::filesystem::create_directories(tmp_dir, ec);  // mkstemps reports a failure
+  std::string log_template = tmp_dir + "/" + kWorkerLogPrefix + HostTag() + "-" +
+                             std::to_string(::getpid()) + "-XXXXXX.log";
+  const int log_fd = ::mkstemps(log_template.data(), 4);
+  if (log_fd < 0) {
+    throw EnvironmentError("cannot create a worker log in " + tmp_dir + ": " +
+                           std::strerror(errno));
+  }
+  // Made before the fork: the child only makes system calls until it execs.
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  for (int cpu : cpus) CPU_SET(cpu, &mask);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(log_fd);
+    ::unlink(log_template.c_str());
+    throw EnvironmentError(std::string("cannot start a worker: fork failed: ") +
+                           std::strerror(errno));
+  }
+  if (pid == 0) {
+    // The worker: its own process group (so a timeout kills all it started), and it dies with
+    // the scheduler, so a killed sweep leaves no worker writing behind it.
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    ::dup2(log_fd, STDOUT_FILENO);
+    ::dup2(log_fd, STDERR_FILENO);
+    if (!cpus.empty() && ::sched_setaffinity(0, sizeof(mask), &mask) != 0) {
+      std::fprintf(stderr, "cannot pin the worker to its CPUs: %s\n", std::strerror(errno));
+      ::_exit(127);
+    }
+    ExecOrExit(argv);
+  }
+  ::close(log_fd);
+  StartedWorker worker;
+  worker.pid = pid;
+  worker.log_path = log_template;
+  worker.start = Clock::now();
+  worker.deadline = worker.start + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(timeout_s));
+  return worker;
+}
+
+std::optional<WorkerOutcome> PollWorker(const StartedWorker& worker,
+                                        const std::string& results_dir) {
+  int status = 0;
+  const pid_t r = ::waitpid(worker.pid, &status, WNOHANG);
+  if (r < 0 && errno != EINTR) throw EnvironmentError("waitpid failed for a worker");
+  if (r == worker.pid) return Reap(worker, status, results_dir);
+  if (Clock::now() < worker.deadline) return std::nullopt;
+  ::kill(-worker.pid, SIGKILL);
+  ::kill(worker.pid, SIGKILL);
+  ::waitpid(worker.pid, &status, 0);
+  WorkerOutcome outcome = Reap(worker, status, results_dir);
+  outcome.timed_out = true;
+  return outcome;
+}
+
+std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers,
+                                       const std::string& results_dir) {
+  for (const auto& w : workers) ::kill(-w.pid, SIGTERM);
+  std::vector<std::optional<int>> statuses(workers.size());
+  const auto grace = Clock::now() + std::chrono::seconds(1);
+  for (bool all = false; !all && Clock::now() < grace;) {
+    all = true;
+    for (size_t i = 0; i < workers.size(); ++i) {
+      int status = 0;
+      if (!statuses[i] && ::waitpid(workers[i].pid, &status, WNOHANG) == workers[i].pid) {
+        statuses[i] = status;
+      }
+      all = all && statuses[i].has_value();
+    }
+    if (!all) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::vector<WorkerOutcome> outcomes;
+  for (size_t i = 0; i < workers.size(); ++i) {
+    if (!statuses[i]) {
+      ::kill(-workers[i].pid, SIGKILL);
+      ::kill(workers[i].pid, SIGKILL);  // in case it had not made its own group yet
+      int status = 0;
+      ::waitpid(workers[i].pid, &status, 0);
+      statuses[i] = status;
+    }
+    outcomes.push_back(Reap(workers[i], *statuses[i], results_dir));
+    outcomes.back().interrupted = true;
+  }
+  return outcomes;
+}
+
+int RemoveStaleWorkerLogs(const std::string& results_dir) {
+  namespace fs = std::filesystem;
+  const std::string this_host = HostTag();
+  const std::string prefix = std::string(kWorkerLogPrefix) + this_host + "-";
+  const auto now = fs::file_time_type::clock::now();
+  int removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(results_dir + "/.tmp", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    bool stale = false;
+    // worker-<host>-<pid>-XXXXXX.log: the pid sits between the host and the random part.
+    if (const long pid = TempNamePid(name, prefix, ".log"); pid >= 0) {
+      stale = !LocalProcessAlive(pid);
+    } else if (name.rfind("ngraphbench-worker-", 0) == 0) {
+      std::error_code time_ec;
+      const auto mtime = fs::last_write_time(it->path(), time_ec);
+      stale = !time_ec && now - mtime > std::chrono::hours(24);
+    }
+    std::error_code remove_ec;
+    if (stale && fs::remove(it->path(), remove_ec)) ++removed;
+  }
+  return removed;
+}
+
+int RemoveStaleWorkerModels(const std::string& results_dir) {
+  namespace fs = std::filesystem;
+  const std::string prefix = std::string(kWorkerModelPrefix) + HostTag() + "-";
+  int removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(results_dir + "/.tmp", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const long pid = TempNamePid(it->path().filename().string(), prefix, "");
+    std::error_code remove_ec;
+    if (pid > 0 && !LocalProcessAlive(pid) && fs::remove_all(it->path(), remove_ec) > 0) {
+      ++removed;
+    }
+  }
+  return removed;
 }
 
 }  // namespace ngraphbench

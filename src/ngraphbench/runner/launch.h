@@ -1,6 +1,13 @@
-// Starting the runner's processes: this binary again, as a worker or a reference child.
+// The launch stage: starting the runner's processes (this binary again, as a worker or a
+// reference child), each worker in its own process group and, with --jobs, on its own slice of
+// the CPUs; waiting for them under their deadlines; stopping them on an interrupt; and removing
+// what killed ones left in <results>/.tmp/.
 #pragma once
 
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,5 +30,52 @@ std::string SelfExe();
 
 // The command line that reruns one run in a worker, for messages and the scheduler.
 std::vector<std::string> WorkerCommand(const WorkerArgs& args);
+
+// The CPUs of each of `jobs` workers with `threads` each: slot k gets allowed[k*threads ..
+// (k+1)*threads), wrapping around (so overlapping) when jobs x threads exceeds what there is.
+std::vector<std::vector<int>> CpuSlices(const std::vector<int>& allowed, int jobs, int threads);
+
+// A worker that was started and not yet reaped.
+struct StartedWorker {
+  pid_t pid = 0;
+  std::string log_path;
+  std::chrono::steady_clock::time_point start, deadline;
+};
+
+// How a reaped worker ended.
+struct WorkerOutcome {
+  pid_t pid = 0;
+  bool interrupted = false;  // stopped because the scheduler was asked to stop
+  bool timed_out = false;
+  int exit_code = -1;  // when it exited
+  int signal = 0;      // when a signal killed it
+  std::string log_tail;
+};
+
+// Starts `argv` as a worker with `timeout_s` to run. Its log lives in <results_dir>/.tmp/, not
+// /tmp: a sweep killed before the unlink leaves it inside its own results tree instead of piling
+// up in the machine's /tmp. Its name holds the scheduler's host and pid,
+// `worker-<host>-<pid>-XXXXXX.log`, so that the next `run` on this host can tell a leftover from
+// the log of another scheduler's live worker. With `cpus`, the worker may run only there (its
+// slice with --jobs): set before exec, so every thread it and its SDK start inherits the mask.
+StartedWorker StartWorker(const std::vector<std::string>& argv, double timeout_s,
+                          const std::string& results_dir, const std::vector<int>& cpus);
+// The outcome once `worker` has ended, or killed (with its process group) past its deadline;
+// nullopt while it runs. Its log is read and removed then.
+std::optional<WorkerOutcome> PollWorker(const StartedWorker& worker,
+                                        const std::string& results_dir);
+// On an interrupt: every worker's process group (its reference child, a compile helper) gets
+// SIGTERM, and SIGKILL after one grace second shared by all.
+std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers,
+                                       const std::string& results_dir);
+
+// Removes the worker logs in <results_dir>/.tmp/ of schedulers of this host that are gone (a
+// SIGKILL leaves one behind); returns how many. Another host's logs are left to that host, and
+// logs named before names held a host (`ngraphbench-worker-*`) go once a day old.
+int RemoveStaleWorkerLogs(const std::string& results_dir);
+// Removes the model folders (kWorkerModelPrefix) in <results_dir>/.tmp/ of processes of this
+// host that are gone: a worker or reference child killed (timeout, signal, out of memory) before
+// it removed its .onnx file and the weights beside it, which may take gigabytes. Returns how many.
+int RemoveStaleWorkerModels(const std::string& results_dir);
 
 }  // namespace ngraphbench

@@ -1,0 +1,159 @@
+#include "ngraphbench/runner/collect.h"
+
+#include <fmt/core.h>
+
+#include <cstring>
+#include <iostream>
+
+#include "ngraphbench/core/file.h"
+#include "ngraphbench/results/csv.h"
+#include "ngraphbench/runner/claim.h"
+#include "ngraphbench/runner/parts.h"
+#include "ngraphbench/runner/worker.h"
+
+namespace ngraphbench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string FormatDuration(double seconds) {
+  const int s = static_cast<int>(seconds + 0.5);
+  return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+                   : fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+std::string Quote(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+}  // namespace
+
+Collector::Collector(std::deque<Task>& queue, int jobs)
+    : queue_(queue), jobs_(jobs), start_(Clock::now()), total_tasks_(queue.size()) {}
+
+std::string Collector::Counter() {
+  const int width = static_cast<int>(std::to_string(total_tasks_).size());
+  return fmt::format("[{:>{}}/{}]", ++reported_, width, total_tasks_);
+}
+
+void Collector::WriteRunRow(RunState& st, const std::string& reason) {
+  const Plan& plan = *st.plan;
+  const RunSpec& run = *st.run;
+  const std::string path = RowPath(plan.dir, run.run_id);
+  ClaimHolder holder;
+  std::optional<Claim> claim = ClaimRow(plan.dir, run, &holder);
+  if (!claim || VersionOf(path) != st.seen) {
+    st.finished = true;
+    ++tally_.done_by_others;
+    std::cerr << fmt::format("{:<28} written by another scheduler, kept\n", run.run_id);
+    return;
+  }
+  const PartsOnDisk on_disk = ReadParts(st);
+  if (on_disk.parts.empty()) return;  // nothing of it measured here or elsewhere
+  const ResultRow row = MergeParts(run, on_disk.parts, reason);
+  std::vector<std::vector<int64_t>> traces;
+  for (const Part& p : on_disk.parts) {
+    if (!p.latencies_ns.empty()) traces.push_back(p.latencies_ns);
+  }
+  if (!traces.empty()) WriteProcessLatencies(LatenciesPath(plan.dir, run.run_id), traces);
+  WriteRow(path, row);
+  RemoveParts(plan.dir, run.run_id);
+  claim->Release();  // the row is on disk: others now see it and skip the run
+  st.finished = true;
+  ++tally_.done;
+  if (row.status == kStatusSkipped) {
+    ++tally_.skipped;
+  } else if (row.status != kStatusOk) {
+    ++tally_.failed;
+  } else if (row.valid == false) {
+    ++tally_.invalid;
+  }
+  std::string detail = row.error.substr(0, 160);
+  if (row.status == kStatusOk) {
+    const std::optional<double> rel = IntervalRelHalfWidth(row);
+    detail = fmt::format("p50 {:.4g} ms {}  {:.1f} samples/s  ({} process{}{}){}",
+                         row.latency_p50_ms.value_or(0),
+                         rel ? fmt::format("+-{:.2g}%", *rel * 100) : "(no interval)",
+                         row.throughput_median_sps.value_or(0), row.processes.value_or(0),
+                         row.processes.value_or(0) == 1 ? "" : "es",
+                         reason == "fixed" ? "" : ", " + reason,
+                         row.valid == false ? "  INVALID: " + row.invalid_reason : "");
+  }
+  std::cerr << fmt::format("  = {:<28} {} {:<8} {}\n", run.run_id, plan.info->name, row.status,
+                           detail);
+}
+
+void Collector::Settle(RunState& st) {
+  if (st.finished || st.running > 0) return;
+  const RunSpec& run = *st.run;
+  const PartsOnDisk on_disk = ReadParts(st);
+  // A process that did not end ok decides the run: its row now, no process after it.
+  if (on_disk.failed) return WriteRunRow(st, run.stop == "ci" ? "ci" : "fixed");
+  if (st.queued > 0) return;
+  if (on_disk.ok < run.processes) return;  // the rest are another scheduler's, or stopped
+  if (run.stop != "ci") return WriteRunRow(st, "fixed");
+  const ResultRow merged = MergeParts(run, on_disk.parts, "ci");
+  const std::optional<double> rel = IntervalRelHalfWidth(merged);
+  if (rel && *rel <= run.ci_rel_target) return WriteRunRow(st, "ci");
+  if (on_disk.ok >= run.max_processes) return WriteRunRow(st, "max_processes");
+  queue_.push_back({&st, st.next_process++});
+  st.queued++;
+  total_tasks_++;
+}
+
+void Collector::Finish(RunningProcess& p, const WorkerOutcome& outcome) {
+  RunState& st = *p.task.state;
+  const Plan& plan = *st.plan;
+  const RunSpec& run = *st.run;
+  const std::string path = PartRowPath(plan.dir, run.run_id, p.task.process);
+  ResultRow row;
+  const bool wrote_part = !outcome.timed_out && outcome.exit_code == 0 && FileExists(path);
+  if (wrote_part) {
+    row = ParseRowCsv(ReadFileCapped(path, kMaxRowBytes, "result file"), path);
+  } else {
+    row = BaseRow(run, plan.args, plan.config);
+    if (outcome.timed_out) {
+      row.status = kStatusTimeout;
+      row.error =
+          fmt::format("worker ran past the timeout of {} s and was killed", run.timeout_s);
+    } else {
+      row.status = kStatusCrashed;
+      row.error = outcome.signal ? fmt::format("worker killed by signal {} ({})", outcome.signal,
+                                               ::strsignal(outcome.signal))
+                                 : fmt::format("worker exited with code {} without a row",
+                                               outcome.exit_code);
+    }
+    if (!outcome.log_tail.empty()) row.error += ": " + outcome.log_tail;
+    WriteRow(path, row);
+  }
+  p.claim->Release();  // the part is on disk
+  st.running--;
+  if (row.status != kStatusOk) st.failed = true;
+  if (row.status == kStatusSkipped && tally_.unavailable_reasons.empty()) {
+    tally_.unavailable_reasons = row.error;
+  }
+
+  const double run_s = std::chrono::duration<double>(Clock::now() - p.worker.start).count();
+  worker_s_ += run_s;
+  ++workers_ran_;
+  const std::string number = Counter();
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+  // The processes left, each taking the mean worker's time so far, jobs_ at once.
+  const double eta = static_cast<double>(total_tasks_ - reported_) * worker_s_ /
+                     static_cast<double>(workers_ran_) / jobs_;
+  const std::string detail = row.status == kStatusOk
+                                 ? fmt::format("p50 {:.4g} ms", row.latency_p50_ms.value_or(0))
+                                 : row.error.substr(0, 160);
+  std::cerr << fmt::format("{} {:<28} {} p{} {:<8} {:5.1f}s  {}  (elapsed {}, ETA {})\n", number,
+                           run.run_id, plan.info->name, p.task.process, row.status, run_s, detail,
+                           FormatDuration(elapsed), FormatDuration(eta));
+  if (row.status != kStatusOk && row.status != kStatusSkipped) {
+    std::cerr << "  reproduce: " << Quote(p.argv) << "\n";
+  }
+  Settle(st);
+}
+
+}  // namespace ngraphbench
