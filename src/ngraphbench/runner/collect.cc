@@ -87,6 +87,11 @@ void Collector::WriteRunRow(RunState& st, const std::string& reason) {
 }
 
 void Collector::Settle(RunState& st) {
+  Decide(st);
+  if (st.queued == 0 && st.running == 0) st.spec_file.reset();
+}
+
+void Collector::Decide(RunState& st) {
   if (st.finished || st.running > 0) return;
   const RunSpec& run = *st.run;
   const PartsOnDisk on_disk = ReadParts(st);
@@ -114,7 +119,7 @@ void Collector::Finish(RunningProcess& p, const WorkerOutcome& outcome) {
   if (wrote_part) {
     row = ParseRowCsv(ReadFileCapped(path, kMaxRowBytes, "result file"), path);
   } else {
-    row = BaseRow(run, plan.args, plan.config);
+    row = BaseRow(st.spec);
     if (outcome.timed_out) {
       row.status = kStatusTimeout;
       row.error =
@@ -151,7 +156,8 @@ void Collector::Finish(RunningProcess& p, const WorkerOutcome& outcome) {
                            run.run_id, plan.info->name, p.task.process, row.status, run_s, detail,
                            FormatDuration(elapsed), FormatDuration(eta));
   if (row.status != kStatusOk && row.status != kStatusSkipped) {
-    std::cerr << "  reproduce: " << Quote(p.argv) << "\n";
+    const auto reproduce = ReproduceCommand(plan.args, run.run_id, p.task.process);
+    std::cerr << "  reproduce: " << Quote(reproduce) << "\n";
   }
   Settle(st);
 }

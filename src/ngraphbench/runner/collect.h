@@ -22,7 +22,6 @@ struct RunningProcess {
   Task task;
   size_t slot = 0;
   std::optional<Claim> claim;  // held until its part is written
-  std::vector<std::string> argv;
   StartedWorker worker;
 };
 
@@ -46,6 +45,7 @@ class Collector {
   // After a process of the run ended (or at the start): once none of its processes is queued or
   // running here, the run is either complete (its row is written), or, with stop `ci`, given
   // another process, or waits for processes another scheduler measures (it writes the row).
+  // The run's spec file goes once no process of it is queued or running.
   void Settle(RunState& st);
   // A process whose worker has ended (or was killed past its timeout): its part, its line; then
   // Settle.
@@ -59,6 +59,8 @@ class Collector {
   Tally& tally() { return tally_; }
 
  private:
+  // What Settle decides for the run, its spec file aside.
+  void Decide(RunState& st);
   // The run's row from its parts, written under the run's claim: the trace first, the row last,
   // then the parts go.
   void WriteRunRow(RunState& st, const std::string& reason);

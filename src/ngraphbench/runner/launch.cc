@@ -19,6 +19,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/results/claim.h"
+#include "ngraphbench/runner/spec.h"
 
 namespace ngraphbench {
 
@@ -87,13 +88,24 @@ void ExecOrExit(const std::vector<std::string>& argv) {
   ::_exit(127);
 }
 
-std::vector<std::string> WorkerCommand(const WorkerArgs& w) {
-  const RunArgs& r = w.run;
-  std::vector<std::string> cmd = {SelfExe(), "worker", r.grid.experiment, r.compiler, w.run_id,
+std::vector<std::string> WorkerCommand(const std::string& spec_path, int process) {
+  return {SelfExe(), "worker", "--spec", spec_path, "--process", std::to_string(process)};
+}
+
+std::vector<std::string> ReferenceCommand(const std::string& spec_path,
+                                          const std::string& reference, const std::string& out) {
+  return {SelfExe(), "worker", "--spec", spec_path, "--reference-compiler", reference,
+          "--reference-out", out};
+}
+
+std::vector<std::string> ReproduceCommand(const RunArgs& r, const std::string& run_id,
+                                          int process) {
+  std::vector<std::string> cmd = {SelfExe(), "worker", r.grid.experiment, r.compiler, run_id,
                                   "--device", r.device, "--results", r.results_dir,
                                   "--configs", r.grid.configs_dir,
                                   "--sample-ms", std::to_string(r.sample_ms)};
-  if (r.cores > 0) cmd.insert(cmd.end(), {"--cores", std::to_string(r.cores)});
+  // `threads: 0` means a share of the CPUs with --jobs: the worker resolves the same share.
+  if (r.jobs > 1) cmd.insert(cmd.end(), {"--jobs", std::to_string(r.jobs)});
   if (r.grid.quick) cmd.push_back("--quick");
   if (!r.grid.input_shape.empty()) cmd.insert(cmd.end(), {"--input-shape", r.grid.input_shape});
   if (r.grid.warmup) cmd.insert(cmd.end(), {"--warmup", std::to_string(*r.grid.warmup)});
@@ -102,11 +114,7 @@ std::vector<std::string> WorkerCommand(const WorkerArgs& w) {
   if (r.grid.processes) {
     cmd.insert(cmd.end(), {"--processes", std::to_string(*r.grid.processes)});
   }
-  if (w.process >= 0) cmd.insert(cmd.end(), {"--process", std::to_string(w.process)});
-  if (!w.reference_out.empty()) {
-    cmd.insert(cmd.end(),
-               {"--reference-compiler", w.reference_compiler, "--reference-out", w.reference_out});
-  }
+  cmd.insert(cmd.end(), {"--process", std::to_string(process)});
   return cmd;
 }
 
@@ -237,6 +245,20 @@ int RemoveStaleWorkerLogs(const std::string& results_dir) {
     }
     std::error_code remove_ec;
     if (stale && fs::remove(it->path(), remove_ec)) ++removed;
+  }
+  return removed;
+}
+
+int RemoveStaleSpecFiles(const std::string& results_dir) {
+  namespace fs = std::filesystem;
+  const std::string prefix = std::string(kSpecFilePrefix) + HostTag() + "-";
+  int removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(results_dir + "/.tmp", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const long pid = TempNamePid(it->path().filename().string(), prefix, ".json");
+    std::error_code remove_ec;
+    if (pid > 0 && !LocalProcessAlive(pid) && fs::remove(it->path(), remove_ec)) ++removed;
   }
   return removed;
 }

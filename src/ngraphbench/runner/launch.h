@@ -28,8 +28,17 @@ std::string SelfExe();
 // stderr and exits 127.
 [[noreturn]] void ExecOrExit(const std::vector<std::string>& argv);
 
-// The command line that reruns one run in a worker, for messages and the scheduler.
-std::vector<std::string> WorkerCommand(const WorkerArgs& args);
+// The command line of process `process` of the run that `spec_path` specifies (spec.h).
+std::vector<std::string> WorkerCommand(const std::string& spec_path, int process);
+// The command line of a worker's reference child: the run of `spec_path` once through
+// `reference`, its outputs written to `out`.
+std::vector<std::string> ReferenceCommand(const std::string& spec_path,
+                                          const std::string& reference, const std::string& out);
+// The command line that reruns process `process` of run `run_id` of `args` by hand (the
+// `reproduce:` line): the worker then resolves the run from the YAML (ResolveRunFromYaml,
+// plan.h), as `run` did.
+std::vector<std::string> ReproduceCommand(const RunArgs& args, const std::string& run_id,
+                                          int process);
 
 // The CPUs of each of `jobs` workers with `threads` each: slot k gets allowed[k*threads ..
 // (k+1)*threads), wrapping around (so overlapping) when jobs x threads exceeds what there is.
@@ -73,6 +82,10 @@ std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers
 // SIGKILL leaves one behind); returns how many. Another host's logs are left to that host, and
 // logs named before names held a host (`ngraphbench-worker-*`) go once a day old.
 int RemoveStaleWorkerLogs(const std::string& results_dir);
+// Removes the run specifications (spec.h) in <results_dir>/.tmp/ of processes of this host that
+// are gone: a scheduler (or a worker started by hand) killed before it removed them. Returns how
+// many.
+int RemoveStaleSpecFiles(const std::string& results_dir);
 // Removes the model folders (kWorkerModelPrefix) in <results_dir>/.tmp/ of processes of this
 // host that are gone: a worker or reference child killed (timeout, signal, out of memory) before
 // it removed its .onnx file and the weights beside it, which may take gigabytes. Returns how many.

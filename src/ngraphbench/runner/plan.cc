@@ -39,6 +39,23 @@ void CheckDeviceLabel(const std::string& label) {
   }
 }
 
+// What `threads: 0` (every core) resolves to: with --jobs N the workers share the CPUs this
+// process may use, so an equal share of them; 0 (every available core) otherwise.
+int SliceCores(int jobs, const std::vector<int>& allowed) {
+  return jobs > 1 ? std::max(1, static_cast<int>(allowed.size()) / jobs) : 0;
+}
+
+ResolvedRun Resolved(const RunArgs& args, const RunSpec& run, const CompilerConfig& config) {
+  ResolvedRun spec;
+  spec.run = run;
+  spec.config = config;
+  spec.results_dir = args.results_dir;
+  spec.device = args.device;
+  spec.sample_ms = args.sample_ms;
+  spec.config_hash = ConfigHash(run, config, args.sample_ms);
+  return spec;
+}
+
 // A row on disk that the run's settings do not reproduce.
 struct Changed {
   const RunSpec* run;
@@ -112,14 +129,14 @@ void Scan(Plan& plan, std::vector<Changed>& changed, std::deque<RunState>& state
     RunState state;
     state.plan = &plan;
     state.run = &run;
-    state.hash = ConfigHash(run, plan.config, args.sample_ms);
+    state.spec = Resolved(args, run, plan.config);
     state.seen = VersionOf(path);
     if (FileExists(path)) {
       ResultRow row;
       bool measure = true;
       try {
         row = ReadRow(path);
-        if (row.config_hash != state.hash) {
+        if (row.config_hash != state.spec.config_hash) {
           changed.push_back({&run, Difference(row, run, plan.config)});
         } else if (row.status != kStatusSkipped) {
           // Skipped: the machine lacked something (a GPU, a provider); asked again every sweep.
@@ -139,7 +156,7 @@ void Scan(Plan& plan, std::vector<Changed>& changed, std::deque<RunState>& state
     for (int process : PartIndices(plan.dir, run.run_id)) {
       try {
         const Part part = ReadPart(plan.dir, run.run_id, process);
-        if (part.row.config_hash != state.hash) {
+        if (part.row.config_hash != state.spec.config_hash) {
           changed.push_back({&run,
                              fmt::format("process {}: {}", process,
                                          Difference(part.row, run, plan.config)),
@@ -150,15 +167,16 @@ void Scan(Plan& plan, std::vector<Changed>& changed, std::deque<RunState>& state
                            /*unreadable=*/true, process});
       }
     }
-    states.push_back(state);
+    states.push_back(std::move(state));
   }
 }
 
 }  // namespace
 
-std::string RunDirectory(const RunArgs& args) {
-  CheckDeviceLabel(args.device);
-  return args.results_dir + "/" + args.device + "/" + args.compiler;
+std::string RunDirectory(const std::string& results_dir, const std::string& device,
+                         const std::string& compiler) {
+  CheckDeviceLabel(device);
+  return results_dir + "/" + device + "/" + compiler;
 }
 
 Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vector<int>& allowed) {
@@ -168,11 +186,7 @@ Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vect
   RunArgs& args = plan.args;
   plan.info = &FindCompiler(compiler);
   const CompilerInfo& info = *plan.info;
-  // With --jobs N the workers share the CPUs this process may use, so `threads: 0` (every core)
-  // means an equal share of them; each worker is told the same (--cores), so that its config,
-  // and its row's config_hash, are the ones resume compares against.
-  if (args.jobs > 1) args.cores = std::max(1, static_cast<int>(allowed.size()) / args.jobs);
-  plan.config = ResolveCompilerConfig(args.grid.configs_dir, info, args.cores);
+  plan.config = ResolveCompilerConfig(args.grid.configs_dir, info, SliceCores(args.jobs, allowed));
   const CompilerConfig& config = plan.config;
   if (!IsBuilt(info.name)) {
     throw InputError("compiler '" + info.name + "' is not built (no " + ModulePath(info.name) +
@@ -216,6 +230,19 @@ Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vect
   return plan;
 }
 
+ResolvedRun ResolveRunFromYaml(const RunArgs& args, const std::string& run_id) {
+  const CompilerInfo& info = FindCompiler(args.compiler);
+  const CompilerConfig config =
+      ResolveCompilerConfig(args.grid.configs_dir, info, SliceCores(args.jobs, ProcessCpus()));
+  for (const RunSpec& run : ResolveGrid(args.grid)) {
+    if (run.run_id != run_id) continue;
+    RunDirectory(args);  // the device label checked
+    return Resolved(args, run, config);
+  }
+  throw InputError("run '" + run_id + "' is not in experiment '" + args.grid.experiment + "'" +
+                   (args.grid.quick ? " (--quick)" : ""));
+}
+
 PartsOnDisk ReadParts(const RunState& st) {
   PartsOnDisk out;
   for (int process : PartIndices(st.plan->dir, st.run->run_id)) {
@@ -225,7 +252,7 @@ PartsOnDisk ReadParts(const RunState& st) {
     } catch (const InputError&) {
       continue;  // being replaced by its writer, or damaged: the scan of a later sweep says so
     }
-    if (part.row.config_hash != st.hash) continue;
+    if (part.row.config_hash != st.spec.config_hash) continue;
     if (part.row.status == kStatusOk) {
       ++out.ok;
     } else {

@@ -17,6 +17,7 @@
 #include "ngraphbench/runner/claim.h"
 #include "ngraphbench/runner/parts.h"
 #include "ngraphbench/runner/run.h"
+#include "ngraphbench/runner/spec.h"
 
 namespace ngraphbench {
 
@@ -41,7 +42,10 @@ struct Plan {
 struct RunState {
   Plan* plan = nullptr;
   const RunSpec* run = nullptr;
-  std::string hash;                  // the run's config_hash
+  ResolvedRun spec;                  // what its workers read (its config_hash among it)
+  // The spec's file while processes of the run may start here (written at the first, removed
+  // once none is queued or running).
+  std::optional<SpecFile> spec_file;
   std::optional<FileVersion> seen;   // the row file as the scan saw it
   int next_process = 0;              // the next process index this scheduler may hand out
   int queued = 0, running = 0;       // its processes waiting and running here
@@ -84,6 +88,14 @@ struct Resumed {
 // processes of different runs, and of different compilers, alternate in time. Counts each run in
 // its plan's `todo`.
 std::deque<Task> QueueProcesses(std::deque<RunState>& states, Resumed* resumed);
+
+// The spec of run `run_id` of `args.experiment` for `args.compiler`, resolved from the YAML as
+// MakePlan resolves it: the form of a worker started by hand. The `reproduce:` line of a failed
+// process names the experiment, not the spec's file, because it must work after the sweep
+// ended, when the scheduler has removed the file; with the YAML unchanged it resolves the same
+// run, config and config_hash (`args.jobs` says what `threads: 0` meant), and with an edited
+// YAML what the user now asks for. Throws InputError when the run is not in the experiment.
+ResolvedRun ResolveRunFromYaml(const RunArgs& args, const std::string& run_id);
 
 // Multiply-accumulates of one sample of each model of `runs` (by model name), from
 // <results_dir>/.cache/macs/ or built once and kept there.

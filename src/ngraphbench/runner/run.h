@@ -26,13 +26,16 @@ struct RunArgs {
   // With jobs > 1: allow slices that together need more CPUs than the process may use (they
   // then overlap) instead of refusing.
   bool oversubscribe = false;
-  // What `threads: 0` (every core) means: the size of the worker's slice of the CPUs, which the
-  // scheduler hands each worker (--cores) so that both resolve the same config, and so the same
-  // config_hash. 0: AvailableCores(), as without --jobs.
-  int cores = 0;
 };
 
+// `ngraphbench worker`: one process of one run, in one of two forms.
 struct WorkerArgs {
+  // The run's resolved specification (runner/spec.h): how the scheduler starts its workers, and
+  // a worker its reference child.
+  std::string spec_path;
+  // Without one, by hand (the `reproduce:` line the scheduler prints for a process that
+  // failed): the run `run_id` of `run`'s experiment and compiler, resolved from the YAML as
+  // `run` resolves it (ResolveRunFromYaml, plan.h; `run.jobs` says what `threads: 0` means).
   RunArgs run;
   std::string run_id;
   // Set for the output check's reference child: run the model once with this compiler and
@@ -44,8 +47,13 @@ struct WorkerArgs {
   int process = -1;
 };
 
-// results/<device>/<compiler>
-std::string RunDirectory(const RunArgs& args);
+// <results_dir>/<device>/<compiler>, where a compiler's rows go. Throws InputError for a device
+// label that is not one plain path component.
+std::string RunDirectory(const std::string& results_dir, const std::string& device,
+                         const std::string& compiler);
+inline std::string RunDirectory(const RunArgs& args) {
+  return RunDirectory(args.results_dir, args.device, args.compiler);
+}
 
 int CmdRun(const RunArgs& args);
 int CmdWorker(const WorkerArgs& args);

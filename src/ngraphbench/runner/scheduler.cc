@@ -141,6 +141,10 @@ int CmdRun(const RunArgs& given) {
     std::cerr << fmt::format("removed {} worker log(s) a killed run left in {}/.tmp\n", removed,
                              args.results_dir);
   }
+  if (int removed = RemoveStaleSpecFiles(args.results_dir)) {
+    std::cerr << fmt::format("removed {} run specification(s) a killed run left in {}/.tmp\n",
+                             removed, args.results_dir);
+  }
   if (int removed = RemoveStaleWorkerModels(args.results_dir)) {
     std::cerr << fmt::format("removed {} ONNX model folder(s) a killed worker left in {}/.tmp\n",
                              removed, args.results_dir);
@@ -252,6 +256,7 @@ int CmdRun(const RunArgs& given) {
         collect.Drop();
         ++tally.done_by_others;
         std::cerr << fmt::format("{:<28} measured by another scheduler, kept\n", run.run_id);
+        collect.Settle(st);  // its spec file goes once none of its processes runs here
         continue;
       }
       // One measurement per process, however many schedulers share the tree: each process is
@@ -271,7 +276,7 @@ int CmdRun(const RunArgs& given) {
         continue;
       }
       if (!plan.unavailable.empty()) {
-        ResultRow row = BaseRow(run, plan.args, plan.config);
+        ResultRow row = BaseRow(st.spec);
         row.status = kStatusSkipped;
         row.error = plan.unavailable;
         row.compiler_version = plan.probed_version;
@@ -285,11 +290,12 @@ int CmdRun(const RunArgs& given) {
       }
       const size_t slot = static_cast<size_t>(
           std::find(slot_busy.begin(), slot_busy.end(), false) - slot_busy.begin());
-      WorkerArgs worker_args{plan.args, run.run_id};
-      worker_args.process = task.process;
-      RunningProcess a{task, slot, std::move(claim), WorkerCommand(worker_args), {}};
+      // The run's spec, written once for all its processes (and their reference children).
+      if (!st.spec_file) st.spec_file.emplace(st.spec);
+      RunningProcess a{task, slot, std::move(claim), {}};
       st.running++;
-      a.worker = StartWorker(a.argv, run.timeout_s, args.results_dir,
+      a.worker = StartWorker(WorkerCommand(st.spec_file->path(), task.process), run.timeout_s,
+                             args.results_dir,
                              plan.slices.empty() ? std::vector<int>{} : plan.slices[slot]);
       slot_busy[slot] = true;
       active.push_back(std::move(a));

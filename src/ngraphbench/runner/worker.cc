@@ -22,8 +22,6 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
-#include "ngraphbench/experiments/fingerprint.h"
-#include "ngraphbench/experiments/resolve.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/measure/check.h"
 #include "ngraphbench/measure/harness.h"
@@ -38,6 +36,9 @@
 #include "ngraphbench/results/csv.h"
 #include "ngraphbench/runner/launch.h"
 #include "ngraphbench/runner/parts.h"
+#include "ngraphbench/runner/plan.h"
+#include "ngraphbench/runner/run.h"
+#include "ngraphbench/runner/spec.h"
 #include "ngraphbench/runner/worker.h"
 
 namespace ngraphbench {
@@ -110,7 +111,7 @@ CompilerConfig ReferenceConfig(const CompilerInfo& info) {
 
 // The cache file of a run's reference outputs: keyed by the reference compiler, the model, the
 // batch size, the input seeds and this build (which fixes the model builder and generator).
-std::string ReferencePath(const RunArgs& args, const RunSpec& run, const Graph& graph,
+std::string ReferencePath(const std::string& results_dir, const RunSpec& run, const Graph& graph,
                           const std::string& reference) {
   std::string key = std::string("reference=1\n") + reference + "\n" + NGB_VERSION + "\n" +
                     run.model.family + "\n" + run.model.name + "\n" + run.model.variant + "\n" +
@@ -121,7 +122,7 @@ std::string ReferencePath(const RunArgs& args, const RunSpec& run, const Graph& 
   for (const auto& in : graph.inputs) {
     key += in.name + "=" + std::to_string(InputSeed(run.run_id, in.name)) + "\n";
   }
-  return args.results_dir + "/.cache/reference/" + run.model.name + "_b" +
+  return results_dir + "/.cache/reference/" + run.model.name + "_b" +
          std::to_string(run.batch_size) + "." + reference + "." + Fnv1a64Hex(key) + ".bin";
 }
 
@@ -144,24 +145,26 @@ int RunChild(const std::vector<std::string>& argv, const std::string& log) {
   return status;
 }
 
-// The reference outputs of `run`, from the cache or computed now by a child process that
-// loads only the reference compiler (SDKs never share a process). Throws std::runtime_error
-// saying why when there is none.
-std::vector<HostTensor> ReferenceOutputs(const WorkerArgs& args, const RunSpec& run,
-                                         const Graph& graph, const std::string& reference) {
-  const std::string path = ReferencePath(args.run, run, graph, reference);
-  if (::access(path.c_str(), F_OK) != 0) {
+// The reference outputs of `run` (the spec's run, its model prepared), from the cache or
+// computed now by a child process that loads only the reference compiler (SDKs never share a
+// process) and reads the spec at `spec_path`, or, for a worker started by hand, a spec file
+// written for it now. Throws std::runtime_error saying why when there is none.
+std::vector<HostTensor> ReferenceOutputs(const ResolvedRun& spec, const std::string& spec_path,
+                                         const RunSpec& run, const Graph& graph,
+                                         const std::string& reference) {
+  const std::string path = ReferencePath(spec.results_dir, run, graph, reference);
+  if (!FileExists(path)) {
     if (!IsBuilt(reference)) throw std::runtime_error(reference + " is not built");
-    WorkerArgs child = args;
-    child.reference_compiler = reference;
-    child.reference_out = path;
+    std::optional<SpecFile> own;
+    if (spec_path.empty()) own.emplace(spec);
     const std::string log = path + ".log." + std::to_string(::getpid());
-    const int status = RunChild(WorkerCommand(child), log);
+    const int status =
+        RunChild(ReferenceCommand(own ? own->path() : spec_path, reference, path), log);
     std::string tail = ReadText(log);
     ::unlink(log.c_str());
     while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
     if (tail.size() > 300) tail = "..." + tail.substr(tail.size() - 300);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || ::access(path.c_str(), F_OK) != 0) {
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !FileExists(path)) {
       throw std::runtime_error(reference + " failed on this model" +
                                (tail.empty() ? std::string() : ": " + tail));
     }
@@ -215,19 +218,11 @@ class OnnxForCompiler {
   std::string bytes_, dir_, path_;
 };
 
-const RunSpec& FindRun(const std::vector<RunSpec>& runs, const WorkerArgs& args) {
-  for (const auto& run : runs) {
-    if (run.run_id == args.run_id) return run;
-  }
-  throw InputError("run '" + args.run_id + "' is not in experiment '" +
-                   args.run.grid.experiment + "'" + (args.run.grid.quick ? " (--quick)" : ""));
-}
-
 }  // namespace
 
-// The identity columns of a run, filled before anything can fail. The scheduler uses the same
-// function for the rows of workers that crashed or timed out.
-ResultRow BaseRow(const RunSpec& run, const RunArgs& args, const CompilerConfig& config) {
+ResultRow BaseRow(const ResolvedRun& spec) {
+  const RunSpec& run = spec.run;
+  const CompilerConfig& config = spec.config;
   ResultRow row;
   row.run_id = run.run_id;
   row.experiment = run.experiment;
@@ -237,8 +232,8 @@ ResultRow BaseRow(const RunSpec& run, const RunArgs& args, const CompilerConfig&
   if (run.model.width > 0) row.width = run.model.width;
   if (run.model.depth > 0) row.depth = run.model.depth;
   row.batch_size = run.batch_size;
-  row.compiler = args.compiler;
-  row.device = args.device;
+  row.compiler = config.compiler;
+  row.device = spec.device;
   row.precision = config.precision;
   row.threads = config.threads;
   row.affinity = config.affinity;
@@ -246,7 +241,7 @@ ResultRow BaseRow(const RunSpec& run, const RunArgs& args, const CompilerConfig&
   row.timing_boundary = run.timing_boundary;
   row.compute_device = config.device;
   row.quick = run.quick;
-  row.config_hash = ConfigHash(run, config, args.sample_ms);
+  row.config_hash = spec.config_hash;  // the scheduler's, which resume compares against
   row.warmup = run.warmup;
   row.repeats = run.repeats;
   row.timestamp = UtcTimestamp();
@@ -256,22 +251,21 @@ ResultRow BaseRow(const RunSpec& run, const RunArgs& args, const CompilerConfig&
   return row;
 }
 
-// The reference child: the run's model and inputs through the reference compiler, outputs of
-// one run written atomically to args.reference_out.
-int CmdReference(const WorkerArgs& args) {
-  const CompilerInfo& info = FindCompiler(args.reference_compiler);
-  const std::vector<RunSpec> runs = ResolveGrid(args.run.grid);
-  RunSpec run = FindRun(runs, args);
-  PrepareModel(run.model, run.batch_size, args.run.results_dir + "/.cache");  // cached by now
+// The reference child: the spec's model and inputs through the compiler `reference`, outputs
+// of one run written atomically to `out`.
+int RunReference(const ResolvedRun& spec, const std::string& reference, const std::string& out) {
+  const CompilerInfo& info = FindCompiler(reference);
+  RunSpec run = spec.run;
+  PrepareModel(run.model, run.batch_size, spec.results_dir + "/.cache");  // cached by now
   const Graph graph = BuildModel(run.model, run.batch_size);
-  const OnnxForCompiler onnx(graph, info, args.run.results_dir);
+  const OnnxForCompiler onnx(graph, info, spec.results_dir);
   const CompilerConfig config = ReferenceConfig(info);
   std::unique_ptr<Compiler> compiler = LoadCompiler(info.name);
   std::unique_ptr<Executable> executable = compiler->Compile(
-      onnx.Request(graph, config, args.run.results_dir + "/.cache", /*quick=*/true));
+      onnx.Request(graph, config, spec.results_dir + "/.cache", /*quick=*/true));
   executable->SetInputs(RunInputs(graph, run));
   executable->Run();
-  WriteFileAtomic(args.reference_out, FormatTensorFile(executable->GetOutputs()));
+  WriteFileAtomic(out, FormatTensorFile(executable->GetOutputs()));
   return kExitOk;
 }
 
@@ -287,17 +281,15 @@ std::string ReferenceCompilerFor(const std::string& compiler, const CompilerConf
   return "onnxruntime";
 }
 
-int CmdWorker(const WorkerArgs& args) {
-  if (!args.reference_out.empty()) return CmdReference(args);
-  const CompilerInfo& info = FindCompiler(args.run.compiler);
-  // With the scheduler's core count (--cores): this process's own mask is its slice already.
-  const CompilerConfig config =
-      ResolveCompilerConfig(args.run.grid.configs_dir, info, args.run.cores);
-  const std::vector<RunSpec> runs = ResolveGrid(args.run.grid);
-  const RunSpec& run = FindRun(runs, args);
-  const std::string dir = RunDirectory(args.run);
+// One process of the run `spec` specifies (the whole run when `process` is -1); `spec_path` is
+// its file, empty for a worker started by hand.
+int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process) {
+  const RunSpec& run = spec.run;
+  const CompilerConfig& config = spec.config;
+  const CompilerInfo& info = FindCompiler(config.compiler);
+  const std::string dir = RunDirectory(spec.results_dir, spec.device, config.compiler);
 
-  ResultRow row = BaseRow(run, args.run, config);
+  ResultRow row = BaseRow(spec);
   // Before anything is allocated for the run: every run's heap behaves the same (heap.h).
   const std::string heap = PinHeapThresholds();
   std::vector<int64_t> latencies;
@@ -311,7 +303,7 @@ int CmdWorker(const WorkerArgs& args) {
     // A model given as PyTorch code is exported first (cached per batch size), as part of
     // building it; its rows carry the exact parameter count of the module.
     RunSpec ready = run;
-    PrepareModel(ready.model, ready.batch_size, args.run.results_dir + "/.cache");
+    PrepareModel(ready.model, ready.batch_size, spec.results_dir + "/.cache");
     const Graph graph = BuildModel(ready.model, ready.batch_size);
     row.build_s = SecondsSince(start);
     row.params = ready.model.exact_params > 0 ? ready.model.exact_params : graph.ParameterCount();
@@ -327,7 +319,7 @@ int CmdWorker(const WorkerArgs& args) {
       row.check_reference = ReferenceCompilerFor(info.name, config);
       row.check_tolerance = ToleranceFor(run.check, config.precision);
       try {
-        reference = ReferenceOutputs(args, ready, graph, row.check_reference);
+        reference = ReferenceOutputs(spec, spec_path, ready, graph, row.check_reference);
       } catch (const std::exception& e) {
         row.check_reference = "unavailable: " + std::string(e.what());
       }
@@ -338,7 +330,7 @@ int CmdWorker(const WorkerArgs& args) {
     // After the reference child has finished: a model written as a file with external data is
     // then on disk only once at a time. Its export counts as building the model.
     start = Clock::now();
-    const OnnxForCompiler onnx(graph, info, args.run.results_dir);
+    const OnnxForCompiler onnx(graph, info, spec.results_dir);
     *row.build_s += SecondsSince(start);
 
     std::unique_ptr<Compiler> compiler = LoadCompiler(info.name);
@@ -348,7 +340,7 @@ int CmdWorker(const WorkerArgs& args) {
     }
     start = Clock::now();
     CompileRequest request =
-        onnx.Request(graph, config, args.run.results_dir + "/.cache", args.run.grid.quick);
+        onnx.Request(graph, config, spec.results_dir + "/.cache", run.quick);
     request.torch_program = ready.model.torch_program;
     request.torch_program_error = ready.model.torch_program_error;
     std::unique_ptr<Executable> executable = compiler->Compile(request);
@@ -357,12 +349,12 @@ int CmdWorker(const WorkerArgs& args) {
     MeasureOptions options;
     options.warmup = run.warmup;
     options.boundary = ParseTimingBoundary(run.timing_boundary);
-    options.sample_period = std::chrono::milliseconds(args.run.sample_ms);
+    options.sample_period = std::chrono::milliseconds(spec.sample_ms);
     // One of the run's processes times its share of the timed runs and of the time caps, so
     // that the run's timed work stays what one process would do; each warms up in full (its
     // own caches, its own allocator), within its share of the warmup's cap. Whether to add
     // processes (stop `ci`) is the scheduler's call: each process times a fixed share.
-    const double share = args.process >= 0 ? static_cast<double>(run.processes) : 1.0;
+    const double share = process >= 0 ? static_cast<double>(run.processes) : 1.0;
     auto shared = [&](int64_t n) {
       return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(n) / share)));
     };
@@ -371,15 +363,15 @@ int CmdWorker(const WorkerArgs& args) {
     // Each process's window still holds enough sampler periods for its CPU figures (a fifth
     // more than the fewest, so that timer slack does not drop them).
     double min_time_s = run.min_time_s / share;
-    if (args.process >= 0 && run.min_time_s > 0 && args.run.sample_ms > 0) {
-      min_time_s = std::max(min_time_s, 1.2 * kMinSamplerPeriods * args.run.sample_ms / 1e3);
+    if (process >= 0 && run.min_time_s > 0 && spec.sample_ms > 0) {
+      min_time_s = std::max(min_time_s, 1.2 * kMinSamplerPeriods * spec.sample_ms / 1e3);
     }
     options.min_time = std::chrono::duration<double>(min_time_s);
     options.max_repeats = shared(run.max_repeats);
     // Under a time cap the run keeps at least kMinTimedRepeats timed runs in all, each process
     // at least 3 (a median of its own).
     options.min_timed_repeats = std::max<int64_t>(3, shared(kMinTimedRepeats));
-    options.stop = args.process >= 0 ? StopRule::kFixed : ParseStopRule(run.stop);
+    options.stop = process >= 0 ? StopRule::kFixed : ParseStopRule(run.stop);
     options.ci_rel_target = run.ci_rel_target;
     options.ci_min_repeats = run.ci_min_repeats;
     options.capture_first_outputs = reference.has_value();
@@ -482,11 +474,9 @@ int CmdWorker(const WorkerArgs& args) {
     row.error = e.what();
   }
   // The trace first, the row last: a row on disk means the run (or the part) is complete.
-  if (args.process >= 0) {
-    if (!latencies.empty()) {
-      WriteLatencies(PartLatenciesPath(dir, run.run_id, args.process), latencies);
-    }
-    WriteRow(PartRowPath(dir, run.run_id, args.process), row);
+  if (process >= 0) {
+    if (!latencies.empty()) WriteLatencies(PartLatenciesPath(dir, run.run_id, process), latencies);
+    WriteRow(PartRowPath(dir, run.run_id, process), row);
   } else {
     if (!latencies.empty()) WriteLatencies(LatenciesPath(dir, run.run_id), latencies);
     WriteRow(RowPath(dir, run.run_id), row);
@@ -497,6 +487,20 @@ int CmdWorker(const WorkerArgs& args) {
     std::cerr << "error: " << row.error << "\n";
   }
   return kExitOk;
+}
+
+int CmdWorker(const WorkerArgs& args) {
+  if (args.spec_path.empty() &&
+      (args.run.grid.experiment.empty() || args.run.compiler.empty() || args.run_id.empty())) {
+    throw InputError("worker needs --spec FILE (as `ngraphbench run` starts it), or "
+                     "<experiment> <compiler> <run_id> (as its reproduce: lines do)");
+  }
+  const ResolvedRun spec = args.spec_path.empty() ? ResolveRunFromYaml(args.run, args.run_id)
+                                                  : ReadResolvedRun(args.spec_path);
+  if (!args.reference_out.empty()) {
+    return RunReference(spec, args.reference_compiler, args.reference_out);
+  }
+  return RunWorker(spec, args.spec_path, args.process);
 }
 
 }  // namespace ngraphbench
