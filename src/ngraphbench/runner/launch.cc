@@ -54,6 +54,26 @@ long TempNamePid(const std::string& name, const std::string& prefix, const std::
   return std::stol(pid_text);
 }
 
+// Removes the entries of <results_dir>/.tmp/ (files, or folders with what they hold) named
+// `<prefix><host>-<pid>-XXXXXX<suffix>` (TempTemplate) of this host whose pid is gone. Returns
+// how many.
+int RemoveLeftByGone(const std::string& results_dir, const std::string& prefix,
+                     const std::string& suffix) {
+  namespace fs = std::filesystem;
+  const std::string named = prefix + HostTag() + "-";
+  int removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(results_dir + "/.tmp", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const long pid = TempNamePid(it->path().filename().string(), named, suffix);
+    std::error_code remove_ec;
+    if (pid > 0 && !LocalProcessAlive(pid) && fs::remove_all(it->path(), remove_ec) > 0) {
+      ++removed;
+    }
+  }
+  return removed;
+}
+
 // The outcome of a reaped worker, from its wait status and its log (removed now).
 WorkerOutcome Reap(const StartedWorker& worker, int status, const std::string& results_dir) {
   WorkerOutcome outcome;
@@ -70,6 +90,15 @@ WorkerOutcome Reap(const StartedWorker& worker, int status, const std::string& r
 }
 
 }  // namespace
+
+std::string TempTemplate(const std::string& results_dir, const std::string& prefix,
+                         const std::string& suffix) {
+  const std::string tmp_dir = results_dir + "/.tmp";
+  std::error_code ec;
+  std::filesystem::create_directories(tmp_dir, ec);  // mkstemps or mkdtemp reports a failure
+  return tmp_dir + "/" + prefix + HostTag() + "-" + std::to_string(::getpid()) + "-XXXXXX" +
+         suffix;
+}
 
 std::string SelfExe() {
   char buf[PATH_MAX];
@@ -132,14 +161,10 @@ std::vector<std::vector<int>> CpuSlices(const std::vector<int>& allowed, int job
 
 StartedWorker StartWorker(const std::vector<std::string>& argv, double timeout_s,
                           const std::string& results_dir, const std::vector<int>& cpus) {
-  const std::string tmp_dir = results_dir + "/.tmp";
-  std::error_code ec;
-  std::filesystem::create_directories(tmp_dir, ec);  // mkstemps reports a failure
-  std::string log_template = tmp_dir + "/" + kWorkerLogPrefix + HostTag() + "-" +
-                             std::to_string(::getpid()) + "-XXXXXX.log";
+  std::string log_template = TempTemplate(results_dir, kWorkerLogPrefix, ".log");
   const int log_fd = ::mkstemps(log_template.data(), 4);
   if (log_fd < 0) {
-    throw EnvironmentError("cannot create a worker log in " + tmp_dir + ": " +
+    throw EnvironmentError("cannot create a worker log in " + results_dir + "/.tmp: " +
                            std::strerror(errno));
   }
   // Made before the fork: the child only makes system calls until it execs.
@@ -250,33 +275,11 @@ int RemoveStaleWorkerLogs(const std::string& results_dir) {
 }
 
 int RemoveStaleSpecFiles(const std::string& results_dir) {
-  namespace fs = std::filesystem;
-  const std::string prefix = std::string(kSpecFilePrefix) + HostTag() + "-";
-  int removed = 0;
-  std::error_code ec;
-  for (fs::directory_iterator it(results_dir + "/.tmp", ec), end; !ec && it != end;
-       it.increment(ec)) {
-    const long pid = TempNamePid(it->path().filename().string(), prefix, ".json");
-    std::error_code remove_ec;
-    if (pid > 0 && !LocalProcessAlive(pid) && fs::remove(it->path(), remove_ec)) ++removed;
-  }
-  return removed;
+  return RemoveLeftByGone(results_dir, kSpecFilePrefix, ".json");
 }
 
 int RemoveStaleWorkerModels(const std::string& results_dir) {
-  namespace fs = std::filesystem;
-  const std::string prefix = std::string(kWorkerModelPrefix) + HostTag() + "-";
-  int removed = 0;
-  std::error_code ec;
-  for (fs::directory_iterator it(results_dir + "/.tmp", ec), end; !ec && it != end;
-       it.increment(ec)) {
-    const long pid = TempNamePid(it->path().filename().string(), prefix, "");
-    std::error_code remove_ec;
-    if (pid > 0 && !LocalProcessAlive(pid) && fs::remove_all(it->path(), remove_ec) > 0) {
-      ++removed;
-    }
-  }
-  return removed;
+  return RemoveLeftByGone(results_dir, kWorkerModelPrefix, "");
 }
 
 }  // namespace ngraphbench

@@ -15,6 +15,13 @@
 
 namespace ngraphbench {
 
+// What the runner's processes write in <results_dir>/.tmp/ is named
+// `<prefix><host>-<pid>-XXXXXX<suffix>`, `pid` the writing process's, so that the next `run` on
+// this host tells what a killed process left from what a live one uses. This returns the name to
+// hand to mkstemps or mkdtemp, with the folder made (they report a failure to make it).
+std::string TempTemplate(const std::string& results_dir, const std::string& prefix,
+                         const std::string& suffix);
+
 // The folder, under <results_dir>/.tmp/, where a worker (or its reference child) writes a model
 // too large for one protobuf as an .onnx file with external data for its compiler:
 // `onnx-<host>-<pid>-XXXXXX`, `pid` the writing process's. It removes the folder when done; one

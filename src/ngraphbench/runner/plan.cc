@@ -235,9 +235,7 @@ ResolvedRun ResolveRunFromYaml(const RunArgs& args, const std::string& run_id) {
   const CompilerConfig config =
       ResolveCompilerConfig(args.grid.configs_dir, info, SliceCores(args.jobs, ProcessCpus()));
   for (const RunSpec& run : ResolveGrid(args.grid)) {
-    if (run.run_id != run_id) continue;
-    RunDirectory(args);  // the device label checked
-    return Resolved(args, run, config);
+    if (run.run_id == run_id) return Resolved(args, run, config);
   }
   throw InputError("run '" + run_id + "' is not in experiment '" + args.grid.experiment + "'" +
                    (args.grid.quick ? " (--quick)" : ""));

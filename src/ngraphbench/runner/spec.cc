@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <utility>
@@ -15,7 +14,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
-#include "ngraphbench/results/claim.h"
+#include "ngraphbench/runner/launch.h"
 
 namespace ngraphbench {
 
@@ -231,15 +230,11 @@ ResolvedRun ReadResolvedRun(const std::string& path) {
 
 SpecFile::SpecFile(const ResolvedRun& spec) {
   const std::string text = FormatResolvedRun(spec);
-  const std::string tmp_dir = spec.results_dir + "/.tmp";
-  std::error_code ec;
-  std::filesystem::create_directories(tmp_dir, ec);  // mkstemps reports a failure
-  std::string name = tmp_dir + "/" + kSpecFilePrefix + HostTag() + "-" +
-                     std::to_string(::getpid()) + "-XXXXXX.json";
+  std::string name = TempTemplate(spec.results_dir, kSpecFilePrefix, ".json");
   const int fd = ::mkstemps(name.data(), 5);
   if (fd < 0) {
-    throw EnvironmentError("cannot create a run specification in " + tmp_dir + ": " +
-                           std::strerror(errno));
+    throw EnvironmentError("cannot create a run specification in " + spec.results_dir +
+                           "/.tmp: " + std::strerror(errno));
   }
   const UniqueFd closer(fd);
   path_ = name;

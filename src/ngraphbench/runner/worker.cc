@@ -35,7 +35,6 @@
 #include "ngraphbench/measure/verdict.h"
 #include "ngraphbench/models/torch_export.h"
 #include "ngraphbench/models/zoo.h"
-#include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/csv.h"
 #include "ngraphbench/runner/launch.h"
 #include "ngraphbench/runner/parts.h"
@@ -190,14 +189,10 @@ class OnnxForCompiler {
       bytes_ = ExportOnnx(graph);
       return;
     }
-    const std::string tmp = results_dir + "/.tmp";
-    std::error_code ec;
-    std::filesystem::create_directories(tmp, ec);  // mkdtemp reports a failure
-    std::string name = tmp + "/" + kWorkerModelPrefix + HostTag() + "-" +
-                       std::to_string(::getpid()) + "-XXXXXX";
+    std::string name = TempTemplate(results_dir, kWorkerModelPrefix, "");
     if (::mkdtemp(name.data()) == nullptr) {
-      throw EnvironmentError("cannot create a folder for the ONNX model in " + tmp + ": " +
-                             std::strerror(errno));
+      throw EnvironmentError("cannot create a folder for the ONNX model in " + results_dir +
+                             "/.tmp: " + std::strerror(errno));
     }
     dir_ = name;
     path_ = dir_ + "/model.onnx";
