@@ -11,6 +11,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/results/claim.h"
+#include "ngraphbench/runner/launch.h"
 
 namespace ngraphbench {
 namespace {

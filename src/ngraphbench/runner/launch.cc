@@ -18,8 +18,8 @@
 #include <thread>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/results/claim.h"
-#include "ngraphbench/runner/spec.h"
 
 namespace ngraphbench {
 
@@ -98,6 +98,36 @@ std::string TempTemplate(const std::string& results_dir, const std::string& pref
   std::filesystem::create_directories(tmp_dir, ec);  // mkstemps or mkdtemp reports a failure
   return tmp_dir + "/" + prefix + HostTag() + "-" + std::to_string(::getpid()) + "-XXXXXX" +
          suffix;
+}
+
+SpecFile::SpecFile(const ResolvedRun& spec) {
+  const std::string text = FormatResolvedRun(spec);
+  std::string name = TempTemplate(spec.results_dir, kSpecFilePrefix, ".json");
+  const int fd = ::mkstemps(name.data(), 5);
+  if (fd < 0) {
+    throw EnvironmentError("cannot create a run specification in " + spec.results_dir +
+                           "/.tmp: " + std::strerror(errno));
+  }
+  const UniqueFd closer(fd);
+  path_ = name;
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::unlink(path_.c_str());
+      throw EnvironmentError("cannot write the run specification " + path_ + ": " + why);
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+SpecFile::SpecFile(SpecFile&& other) noexcept : path_(std::move(other.path_)) {
+  other.path_.clear();
+}
+
+SpecFile::~SpecFile() {
+  if (!path_.empty()) ::unlink(path_.c_str());
 }
 
 std::string SelfExe() {

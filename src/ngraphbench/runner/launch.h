@@ -1,7 +1,7 @@
 // The launch stage: starting the runner's processes (this binary again, as a worker or a
-// reference child), each worker in its own process group and, with --jobs, on its own slice of
-// the CPUs; waiting for them under their deadlines; stopping them on an interrupt; and removing
-// what killed ones left in <results>/.tmp/.
+// reference child, with the run's spec file), each worker in its own process group and, with
+// --jobs, on its own slice of the CPUs; waiting for them under their deadlines; stopping them on
+// an interrupt; and removing what killed ones left in <results>/.tmp/.
 #pragma once
 
 #include <sys/types.h>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ngraphbench/runner/run.h"
+#include "ngraphbench/runner/spec.h"
 
 namespace ngraphbench {
 
@@ -27,6 +28,27 @@ std::string TempTemplate(const std::string& results_dir, const std::string& pref
 // `onnx-<host>-<pid>-XXXXXX`, `pid` the writing process's. It removes the folder when done; one
 // left by a killed process is removed by the scheduler (that of a dead pid of this host).
 constexpr const char* kWorkerModelPrefix = "onnx-";
+
+// A run's spec (spec.h) in a file of its own, <results_dir>/.tmp/spec-<host>-<pid>-XXXXXX.json,
+// removed when this goes: the scheduler keeps one per run while the run's processes may start,
+// a worker started by hand one for its reference child. One that a killed process left is
+// removed by RemoveStaleSpecFiles.
+constexpr const char* kSpecFilePrefix = "spec-";
+class SpecFile {
+ public:
+  // Throws EnvironmentError when the file cannot be written.
+  explicit SpecFile(const ResolvedRun& spec);
+  SpecFile(SpecFile&& other) noexcept;
+  SpecFile& operator=(SpecFile&& other) = delete;
+  SpecFile(const SpecFile&) = delete;
+  SpecFile& operator=(const SpecFile&) = delete;
+  ~SpecFile();
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;  // empty once moved from
+};
 
 // Path of the running binary.
 std::string SelfExe();

@@ -15,6 +15,7 @@
 #include "ngraphbench/experiments/estimate.h"
 #include "ngraphbench/experiments/grid.h"
 #include "ngraphbench/runner/claim.h"
+#include "ngraphbench/runner/launch.h"
 #include "ngraphbench/runner/parts.h"
 #include "ngraphbench/runner/run.h"
 #include "ngraphbench/runner/spec.h"

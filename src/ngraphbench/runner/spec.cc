@@ -1,10 +1,5 @@
 #include "ngraphbench/runner/spec.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <utility>
@@ -14,7 +9,6 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
-#include "ngraphbench/runner/launch.h"
 
 namespace ngraphbench {
 
@@ -226,36 +220,6 @@ ResolvedRun ParseResolvedRun(const std::string& text, const std::string& source)
 
 ResolvedRun ReadResolvedRun(const std::string& path) {
   return ParseResolvedRun(ReadFileCapped(path, kMaxConfigBytes, "run specification"), path);
-}
-
-SpecFile::SpecFile(const ResolvedRun& spec) {
-  const std::string text = FormatResolvedRun(spec);
-  std::string name = TempTemplate(spec.results_dir, kSpecFilePrefix, ".json");
-  const int fd = ::mkstemps(name.data(), 5);
-  if (fd < 0) {
-    throw EnvironmentError("cannot create a run specification in " + spec.results_dir +
-                           "/.tmp: " + std::strerror(errno));
-  }
-  const UniqueFd closer(fd);
-  path_ = name;
-  for (size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      ::unlink(path_.c_str());
-      throw EnvironmentError("cannot write the run specification " + path_ + ": " + why);
-    }
-    done += static_cast<size_t>(n);
-  }
-}
-
-SpecFile::SpecFile(SpecFile&& other) noexcept : path_(std::move(other.path_)) {
-  other.path_.clear();
-}
-
-SpecFile::~SpecFile() {
-  if (!path_.empty()) ::unlink(path_.c_str());
 }
 
 }  // namespace ngraphbench

@@ -1,10 +1,10 @@
 // The resolved specification of one run for one compiler: what the scheduler decided for it (the
 // run as its experiment expands in this sweep, with its model; the compiler's config with
 // `threads: 0` resolved, with --jobs to a worker's share of the CPUs; the run's config_hash) and
-// where its rows go. The scheduler writes it once per run as a JSON file (SpecFile) for the
-// run's worker processes and their reference children, which read it instead of the YAML: every
-// process of a run measures what the scheduler planned, and writes the config_hash that resume
-// compares against.
+// where its rows go. The scheduler writes it once per run as a JSON file (SpecFile, launch.h)
+// for the run's worker processes and their reference children, which read it instead of the
+// YAML: every process of a run measures what the scheduler planned, and writes the config_hash
+// that resume compares against.
 #pragma once
 
 #include <string>
@@ -30,28 +30,5 @@ std::string FormatResolvedRun(const ResolvedRun& spec);
 ResolvedRun ParseResolvedRun(const std::string& text, const std::string& source);
 // The spec in the file `path`; InputError naming the file when it cannot be read or parsed.
 ResolvedRun ReadResolvedRun(const std::string& path);
-
-// The spec file's name in <results_dir>/.tmp/: `spec-<host>-<pid>-XXXXXX.json`, `pid` the
-// writing process's, so that one left by a killed process is told from a live one's
-// (RemoveStaleSpecFiles, launch.h).
-constexpr const char* kSpecFilePrefix = "spec-";
-
-// A spec written to a file of its own in <results_dir>/.tmp/, removed when this goes (the
-// scheduler keeps one per run while the run's processes may start).
-class SpecFile {
- public:
-  // Throws EnvironmentError when the file cannot be written.
-  explicit SpecFile(const ResolvedRun& spec);
-  SpecFile(SpecFile&& other) noexcept;
-  SpecFile& operator=(SpecFile&& other) = delete;
-  SpecFile(const SpecFile&) = delete;
-  SpecFile& operator=(const SpecFile&) = delete;
-  ~SpecFile();
-
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;  // empty once moved from
-};
 
 }  // namespace ngraphbench
