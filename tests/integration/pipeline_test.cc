@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -36,6 +38,27 @@ Result Ngb(const std::string& args) {
   const int status = ::pclose(pipe);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// The processes a scheduler's output reports as measured, as "<run_id> p<i>": its
+// `[k/n] <run_id> <compiler> p<i> ok` lines.
+std::multiset<std::string> MeasuredProcesses(const std::string& output) {
+  static const std::regex kLine(R"((?:^|\n)\[\s*\d+/\d+\]\s+(\S+)\s+\S+\s+p(\d+)\s+ok\s)");
+  std::multiset<std::string> processes;
+  for (std::sregex_iterator it(output.begin(), output.end(), kLine), end; it != end; ++it) {
+    processes.insert((*it)[1].str() + " p" + (*it)[2].str());
+  }
+  return processes;
+}
+
+// The runs whose row a scheduler's output reports as written: its `  = <run_id> ...` lines.
+std::multiset<std::string> WrittenRows(const std::string& output) {
+  static const std::regex kLine(R"((?:^|\n)  = (\S+))");
+  std::multiset<std::string> rows;
+  for (std::sregex_iterator it(output.begin(), output.end(), kLine), end; it != end; ++it) {
+    rows.insert((*it)[1].str());
+  }
+  return rows;
 }
 
 // Every file under `dir` with its contents: what "nothing changed" compares.
@@ -93,6 +116,52 @@ class Pipeline : public ::testing::Test {
       }
     }
     return n;
+  }
+
+  // The runs with a row in RunDir().
+  std::set<std::string> Rows() const {
+    std::set<std::string> ids;
+    if (!fs::exists(RunDir())) return ids;
+    for (const auto& e : fs::directory_iterator(RunDir())) {
+      const std::string name = e.path().filename().string();
+      if (!e.is_regular_file() || name.size() <= 4 ||
+          name.compare(name.size() - 4, 4, ".csv") != 0 ||
+          name.find(".latencies.") != std::string::npos) {
+        continue;
+      }
+      ids.insert(name.substr(0, name.size() - 4));
+    }
+    return ids;
+  }
+  // A run's process's part, `<dir>/.parts/<run_id>.p<i>.csv`, and its trace.
+  fs::path PartPath(const std::string& run_id, int process) const {
+    return RunDir() / ".parts" / (run_id + ".p" + std::to_string(process) + ".csv");
+  }
+  fs::path PartLatenciesPath(const std::string& run_id, int process) const {
+    return RunDir() / ".parts" / (run_id + ".p" + std::to_string(process) + ".latencies.csv");
+  }
+  // The parts in RunDir()/.parts, as "<run_id> p<i>".
+  std::set<std::string> Parts() const {
+    static const std::regex kPart(R"((.+)\.p(\d+)\.csv)");
+    std::set<std::string> parts;
+    if (!fs::exists(RunDir() / ".parts")) return parts;
+    for (const auto& e : fs::directory_iterator(RunDir() / ".parts")) {
+      const std::string name = e.path().filename().string();
+      std::smatch m;
+      if (std::regex_match(name, m, kPart)) parts.insert(m[1].str() + " p" + m[2].str());
+    }
+    return parts;
+  }
+  // The run ids of `experiment`, as `expand` lists them.
+  std::vector<std::string> AllRunIds(const std::string& experiment) const {
+    const Result r = Ngb("expand " + experiment + " --configs " + (root_ / "configs").string());
+    EXPECT_EQ(r.code, 0) << r.output;
+    std::vector<std::string> ids;
+    std::stringstream lines(r.output);
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty()) ids.push_back(line);
+    }
+    return ids;
   }
 
   fs::path root_;
@@ -380,52 +449,115 @@ TEST_F(Pipeline, EveryMeasuredRowCarriesAVerdict) {
 }
 
 TEST_F(Pipeline, KilledSweepResumesToExactlyOneCompleteRowPerRun) {
-  WriteExperiments(20, 20);
-  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 15000\n";  // ~0.3 s a run
+  // 3 processes a run, each timing 2 of its 6 timed runs (~60 ms of work a process): the sweep
+  // of 72 processes, in rounds, writes its first rows in its third round.
+  constexpr int kK = 3;
+  extra_defaults_ = "  processes: 3\n";
+  WriteExperiments(20, 6);
+  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 15000\n";
+  const std::string log = (root_ / "killed.log").string();
   const pid_t pid = ::fork();
   if (pid == 0) {
     const std::string exe = std::string(NGB_BINARY_DIR) + "/ngraphbench";
     const std::string configs = (root_ / "configs").string();
     const std::string results = (root_ / "results").string();
-    ::freopen("/dev/null", "w", stderr);
+    ::freopen(log.c_str(), "w", stderr);
     ::execl(exe.c_str(), exe.c_str(), "run", "many", "null", "--configs", configs.c_str(),
             "--results", results.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
+  // A row on disk is a whole run: every process's timed runs, with its trace.
+  auto expect_complete = [&](const std::string& id) {
+    const ResultRow row = Row(id);
+    EXPECT_EQ(row.status, "ok") << id;
+    EXPECT_EQ(row.processes, kK) << id;
+    EXPECT_EQ(row.processes_reason, "fixed") << id;
+    EXPECT_EQ(row.repeats, 6) << id;
+    const auto trace = ReadProcessLatencies(LatenciesPath(RunDir(), id));
+    EXPECT_EQ(trace.size(), static_cast<size_t>(kK)) << id;
+    for (const auto& process : trace) EXPECT_EQ(process.size(), 2u) << id;
+  };
   // Kill the scheduler with SIGKILL once a few rows exist, while a worker is mid-run.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (CountFiles(".latencies.csv") < 4 && std::chrono::steady_clock::now() < deadline) {
+  while (Rows().size() < 4 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the worker dies with it
-  const size_t rows_at_kill = CountFiles(".csv") - CountFiles(".latencies.csv");
-  EXPECT_GE(rows_at_kill, 4u);
-  EXPECT_LT(rows_at_kill, 24u) << "the sweep finished before it was killed";
+  const std::set<std::string> rows_at_kill = Rows();
+  const std::set<std::string> parts_at_kill = Parts();
+  EXPECT_GE(rows_at_kill.size(), 4u);
+  ASSERT_LT(rows_at_kill.size(), 24u) << "the sweep finished before it was killed";
+  for (const std::string& id : rows_at_kill) expect_complete(id);
+  // The parts of the runs it had not finished survive, each whole; a run with a row has none.
+  EXPECT_FALSE(parts_at_kill.empty());
+  std::set<std::string> runs_with_parts;
+  for (const std::string& p : parts_at_kill) {
+    const std::string id = p.substr(0, p.rfind(" p"));
+    const int process = std::stoi(p.substr(p.rfind(" p") + 2));
+    runs_with_parts.insert(id);
+    EXPECT_EQ(rows_at_kill.count(id), 0u) << p << " of a run with a row";
+    const fs::path part = PartPath(id, process);
+    std::stringstream text;
+    text << std::ifstream(part).rdbuf();
+    const ResultRow row = ParseRowCsv(text.str(), part.string());
+    EXPECT_EQ(row.run_id, id);
+    EXPECT_EQ(row.status, "ok") << p;
+    EXPECT_EQ(ReadLatencies(PartLatenciesPath(id, process).string()).size(), 2u) << p;
+  }
+  // What the killed sweep reported as measured is on disk, as a part or in a row.
+  std::ifstream killed_in(log);
+  const std::string killed((std::istreambuf_iterator<char>(killed_in)),
+                           std::istreambuf_iterator<char>());
+  for (const std::string& p : MeasuredProcesses(killed)) {
+    EXPECT_TRUE(parts_at_kill.count(p) || rows_at_kill.count(p.substr(0, p.rfind(" p"))))
+        << p << "\n" << killed;
+  }
 
+  // Resume measures the missing processes only, each once, and writes each missing row once.
   const Result resume = Ngb("run many null " + Common());
   ASSERT_EQ(resume.code, 0) << resume.output;
-  EXPECT_NE(resume.output.find(std::to_string(24 - rows_at_kill) + " to run"), std::string::npos)
+  const size_t missing_runs = 24 - rows_at_kill.size();
+  const size_t missing = missing_runs * kK - parts_at_kill.size();
+  EXPECT_NE(resume.output.find("24 runs, " + std::to_string(missing_runs) + " to run, " +
+                               std::to_string(rows_at_kill.size()) + " kept"),
+            std::string::npos)
       << resume.output;
-  size_t rows = 0;
-  for (const auto& e : fs::directory_iterator(RunDir())) {
-    const std::string name = e.path().filename().string();
-    EXPECT_EQ(name.find(".tmp."), std::string::npos) << "temporary file left: " << name;
-    if (name == ".claims") {
-      // The killed scheduler's claim on its last run was recovered by the resume, and released.
-      EXPECT_TRUE(fs::is_empty(e.path())) << "claim left in " << e.path();
-      continue;
+  EXPECT_NE(resume.output.find("3 worker process(es) per run, " + std::to_string(missing) +
+                               " in all; " + std::to_string(parts_at_kill.size()) +
+                               " process(es) of " + std::to_string(runs_with_parts.size()) +
+                               " run(s) already measured are kept"),
+            std::string::npos)
+      << resume.output;
+  std::multiset<std::string> expected;
+  std::multiset<std::string> expected_rows;
+  for (const std::string& id : AllRunIds("many")) {
+    if (rows_at_kill.count(id)) continue;
+    expected_rows.insert(id);
+    for (int i = 0; i < kK; ++i) {
+      const std::string p = id + " p" + std::to_string(i);
+      if (!parts_at_kill.count(p)) expected.insert(p);
     }
-    if (name.find(".latencies.") != std::string::npos) continue;
-    const ResultRow row = ReadRow(e.path().string());
-    EXPECT_EQ(row.status, "ok") << name;
-    EXPECT_EQ(ReadLatencies(LatenciesPath(RunDir(), row.run_id)).size(), 20u);
-    ++rows;
   }
-  EXPECT_EQ(rows, 24u);
+  EXPECT_EQ(MeasuredProcesses(resume.output), expected) << resume.output;
+  EXPECT_EQ(WrittenRows(resume.output), expected_rows) << resume.output;
+
+  // Exactly one complete row per run, and nothing else left: no part, claim or temporary file.
+  EXPECT_EQ(Rows().size(), 24u);
+  for (const std::string& id : Rows()) expect_complete(id);
+  for (const auto& e : fs::recursive_directory_iterator(RunDir())) {
+    const std::string name = e.path().filename().string();
+    EXPECT_EQ(name.find(".tmp."), std::string::npos) << "temporary file left: " << e.path();
+    if (e.is_directory()) {
+      // The killed scheduler's claim on its last process was recovered by the resume, and
+      // released; the killed sweep's parts went into their rows.
+      EXPECT_TRUE(name == ".claims" || name == ".parts") << e.path();
+      EXPECT_TRUE(fs::is_empty(e.path())) << "left in " << e.path();
+    }
+  }
 }
 
 TEST_F(Pipeline, BadInputExitsTwoAndChangesNothing) {
@@ -459,24 +591,76 @@ TEST_F(Pipeline, BadInputExitsTwoAndChangesNothing) {
 }
 
 TEST_F(Pipeline, TheCiStoppingRuleIsRecordedAndFingerprinted) {
+  // 3 processes a run, each timing 2 of the 5 timed runs (ceil 5/3); `stop: ci` adds processes
+  // up to 8.
+  extra_defaults_ = "  processes: 3\n  max_processes: 8\n";
+  WriteExperiments(20, 5);
   std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 300\n";
   ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
   const ResultRow fixed = Row("tiny_w8_b1");
   EXPECT_EQ(fixed.stop_reason, "repeats");
-  EXPECT_EQ(fixed.repeats, 5);
-  EXPECT_FALSE(fixed.latency_p50_ci_low_ms.has_value());  // 5 runs: too few for a 95% interval
+  EXPECT_EQ(fixed.processes, 3);
+  EXPECT_EQ(fixed.processes_reason, "fixed");
+  EXPECT_EQ(fixed.repeats, 6);
+  // The between-process interval (3 processes) and the order-statistic one (6 timed runs, the
+  // fewest it needs) both hold the median.
+  ASSERT_TRUE(fixed.latency_p50_ci_low_ms.has_value());
+  EXPECT_LE(*fixed.latency_p50_ci_low_ms, *fixed.latency_p50_ms);
+  EXPECT_GE(*fixed.latency_p50_ci_high_ms, *fixed.latency_p50_ms);
+  ASSERT_TRUE(fixed.latency_p50_within_ci_low_ms.has_value());
+  EXPECT_LE(*fixed.latency_p50_within_ci_low_ms, *fixed.latency_p50_ms);
+  EXPECT_GE(*fixed.latency_p50_within_ci_high_ms, *fixed.latency_p50_ms);
   const Result ci = Ngb("run tiny null --quick --stop ci " + Common());
   EXPECT_EQ(ci.code, 2) << ci.output;  // another stopping rule: other settings
   EXPECT_NE(ci.output.find("other settings"), std::string::npos) << ci.output;
-  ASSERT_EQ(Ngb("run tiny null --quick --stop ci --replace-changed " + Common()).code, 0);
-  const ResultRow row = Row("tiny_w8_b1");
-  EXPECT_TRUE(row.stop_reason == "ci" || row.stop_reason == "max_repeats") << row.stop_reason;
-  EXPECT_GE(*row.repeats, 30);  // ci_min_repeats
-  EXPECT_LE(*row.latency_p50_ci_low_ms, *row.latency_p50_ms);
-  EXPECT_GE(*row.latency_p50_ci_high_ms, *row.latency_p50_ms);
-  EXPECT_TRUE(row.cpu_ms_per_inference.has_value() ||
-              row.notes.find("cpu_util") != std::string::npos)
-      << row.notes;
+  const Result replaced = Ngb("run tiny null --quick --stop ci --replace-changed " + Common());
+  ASSERT_EQ(replaced.code, 0) << replaced.output;
+  EXPECT_NE(replaced.output.find("3 worker process(es) per run (up to 8 until the interval is "
+                                 "within +-2%), 6 in all"),
+            std::string::npos)
+      << replaced.output;
+  const std::multiset<std::string> measured = MeasuredProcesses(replaced.output);
+  for (const std::string id : {"tiny_w8_b1", "tiny_w16_b1"}) {
+    const ResultRow row = Row(id);
+    EXPECT_EQ(row.status, "ok") << row.error;
+    // Processes were added until the interval met the target, or up to the cap.
+    ASSERT_TRUE(row.processes.has_value()) << id;
+    const int64_t k = *row.processes;
+    EXPECT_GE(k, 3) << id;
+    EXPECT_LE(k, 8) << id;
+    ASSERT_TRUE(row.latency_p50_ci_low_ms.has_value()) << id;
+    const double rel = (*row.latency_p50_ci_high_ms - *row.latency_p50_ci_low_ms) / 2 /
+                       *row.latency_p50_ms;
+    if (row.processes_reason == "ci") {
+      EXPECT_LE(rel, 0.02) << id;
+    } else {
+      EXPECT_EQ(row.processes_reason, "max_processes") << id;
+      EXPECT_EQ(k, 8) << id;
+      EXPECT_GT(rel, 0.02) << id;
+    }
+    EXPECT_LE(*row.latency_p50_ci_low_ms, *row.latency_p50_ms);
+    EXPECT_GE(*row.latency_p50_ci_high_ms, *row.latency_p50_ms);
+    // Each process timed the same share, the stopping rule's alone to decide how many ran; each
+    // was measured once, and the row pools them all.
+    EXPECT_EQ(row.stop_reason, "repeats") << id;
+    EXPECT_EQ(row.repeats, 2 * k) << id;
+    EXPECT_EQ(row.process_p50s_ms.size(), static_cast<size_t>(k)) << id;
+    EXPECT_EQ(ReadProcessLatencies(LatenciesPath(RunDir(), id)).size(), static_cast<size_t>(k));
+    for (int64_t i = 0; i < k; ++i) {
+      EXPECT_EQ(measured.count(id + " p" + std::to_string(i)), 1u) << id << " p" << i;
+    }
+    EXPECT_EQ(measured.count(id + " p" + std::to_string(k)), 0u) << id;
+    EXPECT_NE(replaced.output.find("(" + std::to_string(k) + " processes, " +
+                                   row.processes_reason + ")"),
+              std::string::npos)
+        << replaced.output;
+    EXPECT_TRUE(row.cpu_ms_per_inference.has_value() ||
+                row.notes.find("cpu_util") != std::string::npos)
+        << row.notes;
+  }
+  EXPECT_EQ(measured.size(), static_cast<size_t>(*Row("tiny_w8_b1").processes +
+                                                 *Row("tiny_w16_b1").processes))
+      << replaced.output;
 }
 
 TEST_F(Pipeline, PinningMachineContextAndEnergyAreRecorded) {
@@ -615,9 +799,11 @@ size_t AllowedCpus() {
 
 TEST_F(Pipeline, JobsRunWorkersAtOnceEachOnItsOwnCpus) {
   if (AllowedCpus() < 2) GTEST_SKIP() << "needs 2 CPUs";
+  // 2 processes a run (what is tested is the slots, not the interval), each timing 10 of its
+  // 20 timed runs: 0.75 s a process (10 x 75 ms, busy waiting on the clock: as long under load
+  // as without), well above a worker's start, its 2 warmup runs and its output check.
+  extra_defaults_ = "  processes: 2\n";
   WriteExperiments(20, 20);
-  // 1.5 s timed a run (20 x 75 ms, busy waiting on the clock: as long under load as without),
-  // far more than a worker's start and its output check.
   std::ofstream(root_ / "configs" / "null.yaml") << "threads: 1\noptions:\n  sleep_us: 75000\n";
   const auto start = std::chrono::steady_clock::now();
   const Result r = Ngb("run tiny null --jobs 2 " + Common());
@@ -626,7 +812,9 @@ TEST_F(Pipeline, JobsRunWorkersAtOnceEachOnItsOwnCpus) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("2 workers at once, 1 thread(s) each, on CPUs "), std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("[6/6] "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[12/12] "), std::string::npos) << r.output;
+  EXPECT_EQ(MeasuredProcesses(r.output).size(), 12u) << r.output;
+  EXPECT_EQ(WrittenRows(r.output).size(), 6u) << r.output;
   EXPECT_NE(r.output.find("done: 6 runs, 0 not ok"), std::string::npos) << r.output;
   std::set<std::string> cpus;
   double timed_s = 0;
@@ -635,6 +823,8 @@ TEST_F(Pipeline, JobsRunWorkersAtOnceEachOnItsOwnCpus) {
     const ResultRow row = Row(id);
     EXPECT_EQ(row.status, "ok") << row.error;
     EXPECT_EQ(row.threads, 1);
+    EXPECT_EQ(row.processes, 2);
+    EXPECT_EQ(row.repeats, 20);
     EXPECT_EQ(ReadLatencies(LatenciesPath(RunDir(), id)).size(), 20u);
     EXPECT_FALSE(row.affinity_cpus.empty());
     EXPECT_EQ(row.affinity_cpus.find_first_not_of("0123456789"), std::string::npos)

@@ -45,12 +45,7 @@ void Collector::WriteRunRow(RunState& st, const std::string& reason) {
   const std::string path = RowPath(plan.dir, run.run_id);
   ClaimHolder holder;
   std::optional<Claim> claim = ClaimRow(plan.dir, run, &holder);
-  if (!claim || VersionOf(path) != st.seen) {
-    st.finished = true;
-    ++tally_.done_by_others;
-    std::cerr << fmt::format("{:<28} written by another scheduler, kept\n", run.run_id);
-    return;
-  }
+  if (!claim || VersionOf(path) != st.seen) return TakenByOthers(st);
   const PartsOnDisk on_disk = ReadParts(st);
   if (on_disk.parts.empty()) return;  // nothing of it measured here or elsewhere
   const ResultRow row = MergeParts(run, on_disk.parts, reason);
@@ -61,8 +56,18 @@ void Collector::WriteRunRow(RunState& st, const std::string& reason) {
   if (!traces.empty()) WriteProcessLatencies(LatenciesPath(plan.dir, run.run_id), traces);
   WriteRow(path, row);
   RemoveParts(plan.dir, run.run_id);
+  // The claims of its processes that a killed scheduler left (it wrote the part, or its worker
+  // did, and died before releasing): taken over as stale and released, which removes them. A
+  // live holder's claim stays.
+  for (int process = 0; process < st.next_process; ++process) {
+    ClaimHolder stale_holder;
+    if (std::optional<Claim> stale = ClaimProcess(plan.dir, run, process, &stale_holder)) {
+      stale->Release();
+    }
+  }
   claim->Release();  // the row is on disk: others now see it and skip the run
   st.finished = true;
+  Decided(st);
   ++tally_.done;
   if (row.status == kStatusSkipped) {
     ++tally_.skipped;
@@ -86,6 +91,19 @@ void Collector::WriteRunRow(RunState& st, const std::string& reason) {
                            detail);
 }
 
+void Collector::Decided(RunState& st) {
+  if (st.dropped) return;
+  total_tasks_ -= static_cast<size_t>(st.queued);
+  st.dropped = true;
+}
+
+void Collector::TakenByOthers(RunState& st) {
+  st.finished = true;
+  Decided(st);
+  ++tally_.done_by_others;
+  std::cerr << fmt::format("{:<28} measured by another scheduler, kept\n", st.run->run_id);
+}
+
 void Collector::Settle(RunState& st) {
   Decide(st);
   if (st.queued == 0 && st.running == 0) st.spec_file.reset();
@@ -94,6 +112,8 @@ void Collector::Settle(RunState& st) {
 void Collector::Decide(RunState& st) {
   if (st.finished || st.running > 0) return;
   const RunSpec& run = *st.run;
+  // Another scheduler sharing the run's processes wrote its row (and took the parts).
+  if (VersionOf(RowPath(st.plan->dir, run.run_id)) != st.seen) return TakenByOthers(st);
   const PartsOnDisk on_disk = ReadParts(st);
   // A process that did not end ok decides the run: its row now, no process after it.
   if (on_disk.failed) return WriteRunRow(st, run.stop == "ci" ? "ci" : "fixed");
@@ -116,8 +136,14 @@ void Collector::Finish(RunningProcess& p, const WorkerOutcome& outcome) {
   const std::string path = PartRowPath(plan.dir, run.run_id, p.task.process);
   ResultRow row;
   const bool wrote_part = !outcome.timed_out && outcome.exit_code == 0 && FileExists(path);
+  // A worker that wrote its part, which another scheduler then merged into the run's row (the
+  // part was the last one it waited for) and removed.
+  const bool merged_elsewhere = !outcome.timed_out && outcome.exit_code == 0 && !wrote_part &&
+                                VersionOf(RowPath(plan.dir, run.run_id)) != st.seen;
   if (wrote_part) {
     row = ParseRowCsv(ReadFileCapped(path, kMaxRowBytes, "result file"), path);
+  } else if (merged_elsewhere) {
+    row.status = kStatusOk;
   } else {
     row = BaseRow(st.spec);
     if (outcome.timed_out) {
@@ -136,7 +162,10 @@ void Collector::Finish(RunningProcess& p, const WorkerOutcome& outcome) {
   }
   p.claim->Release();  // the part is on disk
   st.running--;
-  if (row.status != kStatusOk) st.failed = true;
+  if (row.status != kStatusOk) {
+    st.failed = true;
+    Decided(st);
+  }
   if (row.status == kStatusSkipped && tally_.unavailable_reasons.empty()) {
     tally_.unavailable_reasons = row.error;
   }
@@ -149,9 +178,10 @@ void Collector::Finish(RunningProcess& p, const WorkerOutcome& outcome) {
   // The processes left, each taking the mean worker's time so far, jobs_ at once.
   const double eta = static_cast<double>(total_tasks_ - reported_) * worker_s_ /
                      static_cast<double>(workers_ran_) / jobs_;
-  const std::string detail = row.status == kStatusOk
-                                 ? fmt::format("p50 {:.4g} ms", row.latency_p50_ms.value_or(0))
-                                 : row.error.substr(0, 160);
+  const std::string detail =
+      merged_elsewhere          ? "its part is in the row another scheduler wrote"
+      : row.status == kStatusOk ? fmt::format("p50 {:.4g} ms", row.latency_p50_ms.value_or(0))
+                                : row.error.substr(0, 160);
   std::cerr << fmt::format("{} {:<28} {} p{} {:<8} {:5.1f}s  {}  (elapsed {}, ETA {})\n", number,
                            run.run_id, plan.info->name, p.task.process, row.status, run_s, detail,
                            FormatDuration(elapsed), FormatDuration(eta));

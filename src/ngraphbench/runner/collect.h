@@ -51,8 +51,14 @@ class Collector {
   // Settle.
   void Finish(RunningProcess& p, const WorkerOutcome& outcome);
   // A queued process that needs no worker (claimed by another scheduler, measured since the
-  // scan, of a run that is decided): one fewer to count.
+  // scan): one fewer to count.
   void Drop() { --total_tasks_; }
+  // A run that is decided (its row written, here or elsewhere, or a process not ok) starts no
+  // more processes: those still queued leave the count now, once.
+  void Decided(RunState& st);
+  // A run whose row another scheduler wrote since the scan (it may have measured some of the
+  // run's processes here too): theirs, kept as it is.
+  void TakenByOthers(RunState& st);
   // "[ k/N]", the number of the next progress line.
   std::string Counter();
 

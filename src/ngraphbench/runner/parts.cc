@@ -125,12 +125,14 @@ Part ReadPart(const std::string& dir, const std::string& run_id, int process) {
   return part;
 }
 
+void RemovePart(const std::string& dir, const std::string& run_id, int process) {
+  std::error_code ec;
+  std::filesystem::remove(PartLatenciesPath(dir, run_id, process), ec);
+  std::filesystem::remove(PartRowPath(dir, run_id, process), ec);
+}
+
 void RemoveParts(const std::string& dir, const std::string& run_id) {
-  for (int process : PartIndices(dir, run_id)) {
-    std::error_code ec;
-    std::filesystem::remove(PartLatenciesPath(dir, run_id, process), ec);
-    std::filesystem::remove(PartRowPath(dir, run_id, process), ec);
-  }
+  for (int process : PartIndices(dir, run_id)) RemovePart(dir, run_id, process);
 }
 
 void FillLatencyColumns(ResultRow& row, const std::vector<int64_t>& latencies_ns,

@@ -34,6 +34,8 @@ std::vector<int> PartIndices(const std::string& dir, const std::string& run_id);
 // Part `process` of `run_id`, its trace when its row says it measured; throws InputError when
 // either cannot be read or does not belong to the run.
 Part ReadPart(const std::string& dir, const std::string& run_id, int process);
+// Removes part `process` of `run_id` (its row and its trace).
+void RemovePart(const std::string& dir, const std::string& run_id, int process);
 // Removes every part file of `run_id` (rows and traces).
 void RemoveParts(const std::string& dir, const std::string& run_id);
 

@@ -144,6 +144,19 @@ void Scan(Plan& plan, std::vector<Changed>& changed, std::deque<RunState>& state
           if (ok || !args.retry_failed) {
             (ok ? plan.kept_ok : plan.kept_failed)++;
             measure = false;
+            // Parts the row was merged from, left by a scheduler killed right after writing it:
+            // a later measurement of the run must not take them up again.
+            for (int process : PartIndices(plan.dir, run.run_id)) {
+              try {
+                if (ReadPart(plan.dir, run.run_id, process).row.config_hash !=
+                    state.spec.config_hash) {
+                  continue;
+                }
+              } catch (const InputError&) {
+                continue;  // not the row's: a later scan reports it when the run is measured
+              }
+              RemovePart(plan.dir, run.run_id, process);
+            }
           } else {
             RemoveParts(plan.dir, run.run_id);  // measured anew from its first process
           }

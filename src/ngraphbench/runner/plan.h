@@ -51,6 +51,7 @@ struct RunState {
   int next_process = 0;              // the next process index this scheduler may hand out
   int queued = 0, running = 0;       // its processes waiting and running here
   bool failed = false;               // a process ended not ok: none is started after it
+  bool dropped = false;              // decided: its queued processes left the progress count
   bool left_to_others = false;       // a process of it is another scheduler's
   bool finished = false;             // its row is written, here or by another scheduler
 };

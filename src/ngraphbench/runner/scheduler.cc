@@ -245,17 +245,14 @@ int CmdRun(const RunArgs& given) {
       Plan& plan = *st.plan;
       const RunSpec& run = *st.run;
       st.queued--;
-      if (st.finished || st.failed) {
-        collect.Drop();
+      if (st.finished || st.failed) {  // decided: this process left the count then
         collect.Settle(st);
         continue;
       }
       // A row another scheduler wrote since the scan: the run is theirs.
       if (VersionOf(RowPath(plan.dir, run.run_id)) != st.seen) {
-        st.finished = true;
         collect.Drop();
-        ++tally.done_by_others;
-        std::cerr << fmt::format("{:<28} measured by another scheduler, kept\n", run.run_id);
+        collect.TakenByOthers(st);
         collect.Settle(st);  // its spec file goes once none of its processes runs here
         continue;
       }
@@ -267,8 +264,8 @@ int CmdRun(const RunArgs& given) {
       if (!claim || FileExists(PartRowPath(plan.dir, run.run_id, task.process))) {
         if (claim) claim->Release();
         collect.Drop();
+        st.left_to_others = true;  // being measured, or measured, by another scheduler
         if (!claim) {
-          st.left_to_others = true;
           std::cerr << fmt::format("{:<28} p{} claimed by {}, left to it\n", run.run_id,
                                    task.process, holder.Describe());
         }
@@ -284,6 +281,7 @@ int CmdRun(const RunArgs& given) {
         claim->Release();
         collect.Drop();
         st.failed = true;
+        collect.Decided(st);
         tally.unavailable_reasons = plan.unavailable;
         collect.Settle(st);  // a part not ok: the run is decided, its row written now
         continue;

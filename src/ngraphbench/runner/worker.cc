@@ -3,12 +3,14 @@
 // check, verdict, write): loads exactly one compiler module, and writes its part (or, started
 // by hand without --process, the run's row) atomically.
 #include <fmt/core.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -131,9 +133,14 @@ std::string ReferencePath(const std::string& results_dir, const RunSpec& run, co
 // Runs `argv` with stdout and stderr into `log`; returns its wait status. The child stays in
 // the worker's process group, so a timeout of the worker kills it too.
 int RunChild(const std::vector<std::string>& argv, const std::string& log) {
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) {
+    // It dies with the worker, as the worker dies with the scheduler: a worker killed with its
+    // scheduler (SIGKILL, which reaches no process group) leaves no reference child behind.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     FILE* f = std::fopen(log.c_str(), "w");
     if (f) {
       ::dup2(::fileno(f), STDOUT_FILENO);

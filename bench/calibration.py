@@ -1,0 +1,310 @@
+"""The summary of bench/calibration.sh: coverage, false positives, power and run-to-run ratios.
+
+    python3 bench/calibration.py OUT [EXPERIMENT,...]
+
+OUT is the bench's folder: settings.txt, wall.tsv, the results trees t<threads>/rep<i>/ and
+power/<test>/<base|new>/rep<i>/ (device label `cal`), and compare/ with the CSVs of `compare`
+(t<threads>/rep<i>-rep<j>.csv, power-<test>/rep<i>.csv). Columns are found by name in each CSV's
+header, so other schema versions read alike. Prints to stdout; stdlib only (bench/ratios.py).
+With a list of experiments, only their rows, pairs and invocations are counted (to compare a
+bench of a larger grid with one of a part of it).
+"""
+import collections
+import csv
+import glob
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ratios  # noqa: E402
+
+GOAL_COVERAGE, GOAL_FP, GOAL_POWER = 0.90, 0.05, 0.90
+DEVICE = "cal"
+ONLY = set()  # the experiments to count; empty: all
+
+
+def counted(row):
+    return not ONLY or row.get("experiment", "") in ONLY
+
+
+def read_settings(out):
+    settings = {}
+    with open(os.path.join(out, "settings.txt")) as f:
+        for line in f:
+            key, _, value = line.rstrip("\n").partition("=")
+            settings[key] = value
+    return settings
+
+
+def read_tree(tree):
+    """{(compiler, run_id): row} of a results tree: the files <device>/<compiler>/<run_id>.csv
+    (a header and one data line); other CSVs there (latency traces) are not rows."""
+    rows = {}
+    for path in glob.glob(os.path.join(tree, DEVICE, "*", "*.csv")):
+        try:
+            row = ratios.read_row(path)
+        except (StopIteration, csv.Error, UnicodeDecodeError):
+            continue
+        if os.path.basename(path) != row.get("run_id", "") + ".csv" or not counted(row):
+            continue
+        rows[(row.get("compiler", ""), row["run_id"])] = row
+    return rows
+
+
+def read_csv(path):
+    """The rows of a CSV as dicts, or None when the file is missing (the compare failed)."""
+    if not os.path.exists(path):
+        return None
+    with open(path, newline="") as f:
+        return [row for row in csv.DictReader(f) if counted(row)]
+
+
+def pct(num, den):
+    return f"{100.0 * num / den:.1f}%" if den else "-"
+
+
+def goal(value, target, at_least):
+    if value is None:
+        return ""
+    met = value >= target if at_least else value <= target
+    return f"goal {'>=' if at_least else '<='} {100 * target:.0f}%: {'met' if met else 'NOT met'}"
+
+
+def spread(xs):
+    """median [IQR] [min, max] of a list of ratios."""
+    if not xs:
+        return "-"
+    return (f"{statistics.median(xs):.3f}  IQR [{ratios.percentile(xs, 25):.3f}, "
+            f"{ratios.percentile(xs, 75):.3f}]  min-max [{min(xs):.3f}, {max(xs):.3f}]")
+
+
+def table(header, lines, widths):
+    text = "".join(f"{h:<{w}}" if k == 0 else f"{h:>{w}}"
+                   for k, (h, w) in enumerate(zip(header, widths)))
+    print(text.rstrip())
+    for line in lines:
+        print("".join(f"{str(c):<{w}}" if k == 0 else f"{str(c):>{w}}"
+                      for k, (c, w) in enumerate(zip(line, widths))).rstrip())
+
+
+def main(out):
+    s = read_settings(out)
+    reps = int(s["reps"])
+    threads = s["threads"].split(",")
+    compilers = s["compilers"].split(",")
+    keys = [(c, t) for c in compilers for t in threads]
+    label = lambda c, t: f"{c} t{t}"  # noqa: E731
+
+    print("calibration bench: does a repeated measurement agree with ngraphbench's claims?")
+    print(f"  ngraphbench {s['ngraphbench']} ({s['version']})")
+    print(f"  extra run arguments: {s['extra'] or '(none)'}; results in {out}")
+    print(f"  {reps} repetitions, schedule {s['schedule']}; compilers {s['compilers']}; "
+          f"experiments {s['experiments']} --quick;")
+    print(f"  threads {s['threads']} ({s['nproc']} cores); device label {DEVICE}")
+
+    # ---- Wall times ----
+    wall = []
+    with open(os.path.join(out, "wall.tsv")) as f:
+        for line in f:
+            phase, side, exp, comp, rep, start, end, seconds, rc = line.rstrip("\n").split("\t")
+            if not ONLY or exp in ONLY:
+                wall.append((phase, side, exp, comp, int(rep), float(seconds), int(rc)))
+    sweep = float(s["sweep_end"]) - float(s["sweep_start"])
+    power = float(s["power_end"]) - float(s["power_start"])
+    grid = [w for w in wall if w[0] == "grid"]
+    print()
+    if ONLY:
+        sweep = sum(w[5] for w in wall if w[0] == "grid")
+        power = sum(w[5] for w in wall if w[0] != "grid")
+        print(f"\nonly experiments {','.join(sorted(ONLY))}: wall times are the sums of their "
+              "invocations")
+    print(f"wall time: grid sweep {sweep:.1f} s ({len(grid)} `run` invocations, "
+          f"{sum(w[5] for w in grid):.1f} s inside them);")
+    print(f"  power checks {power:.1f} s ({len(wall) - len(grid)} invocations); "
+          f"total {sweep + power:.1f} s")
+    failed = [w for w in wall if w[6] != 0]
+    if failed:
+        print(f"  {len(failed)} invocations exited 1 (some runs not ok): " +
+              ", ".join(f"{w[0]} {w[1]} {w[2]} {w[3]} rep {w[4]}" for w in failed[:8]) +
+              (" ..." if len(failed) > 8 else ""))
+    per = collections.defaultdict(list)
+    for w in grid:
+        per[(w[3], w[1][1:], w[2])].append(w[5])
+    lines = [("  " + label(c, t), e, len(xs), f"{sum(xs):.1f}", f"{statistics.median(xs):.1f}",
+              f"{min(xs):.1f}-{max(xs):.1f}") for (c, t, e), xs in sorted(per.items())]
+    table(["  per invocation", "experiment", "runs", "sum s", "median s", "min-max s"], lines,
+          [22, 18, 6, 9, 10, 14])
+
+    # ---- The grid's rows ----
+    trees = {(t, i): read_tree(os.path.join(out, f"t{t}", f"rep{i}"))
+             for t in threads for i in range(1, reps + 1)}
+    runs = collections.defaultdict(set)  # (compiler, threads) -> run ids
+    not_ok = collections.Counter()
+    invalid = collections.Counter()
+    rows_seen = collections.Counter()
+    for (t, i), rows in trees.items():
+        for (c, rid), row in rows.items():
+            runs[(c, t)].add(rid)
+            rows_seen[(c, t)] += 1
+            if row.get("status") != "ok":
+                not_ok[(c, t)] += 1
+            elif row.get("valid", "true") == "false":
+                invalid[(c, t)] += 1
+
+    def ok_row(c, t, i, rid):
+        row = trees[(t, i)].get((c, rid))
+        return row if row is not None and row.get("status") == "ok" else None
+
+    # ---- (a) coverage ----
+    print()
+    print("(a) coverage: rep j's latency_p50_ms inside rep i's [latency_p50_ci_low_ms, "
+          "latency_p50_ci_high_ms],")
+    print("    ordered pairs i != j of ok rows of one run; an empty interval is not covered "
+          "(no interval)")
+    cov = {}
+    lines = []
+    for c, t in keys:
+        pairs = covered = no_interval = 0
+        half = []
+        for rid in sorted(runs[(c, t)]):
+            for i in range(1, reps + 1):
+                a = ok_row(c, t, i, rid)
+                if a is None:
+                    continue
+                lo = ratios.cell(a, "latency_p50_ci_low_ms")
+                hi = ratios.cell(a, "latency_p50_ci_high_ms")
+                p50 = ratios.cell(a, "latency_p50_ms")
+                if lo is not None and hi is not None and p50:
+                    half.append((hi - lo) / 2 / p50)
+                for j in range(1, reps + 1):
+                    b = ok_row(c, t, j, rid) if j != i else None
+                    if b is None:
+                        continue
+                    pairs += 1
+                    if lo is None or hi is None:
+                        no_interval += 1
+                    elif lo <= ratios.cell(b, "latency_p50_ms") <= hi:
+                        covered += 1
+        cov[(c, t)] = (pairs, covered, no_interval)
+        lines.append((label(c, t), len(runs[(c, t)]), rows_seen[(c, t)], not_ok[(c, t)],
+                      invalid[(c, t)], pairs, covered, no_interval, pct(covered, pairs),
+                      f"{100 * statistics.median(half):.2f}%" if half else "-"))
+    pairs, covered, no_interval = (sum(v[k] for v in cov.values()) for k in range(3))
+    lines.append(("all", sum(len(runs[k]) for k in keys), sum(rows_seen.values()),
+                  sum(not_ok.values()), sum(invalid.values()), pairs, covered, no_interval,
+                  pct(covered, pairs), ""))
+    table(["", "runs", "rows", "not ok", "invalid", "pairs", "covered", "no interval",
+           "coverage", "half-width"], lines, [18, 6, 6, 8, 9, 7, 9, 13, 10, 12])
+    print(f"    overall coverage {pct(covered, pairs)}  "
+          f"{goal(covered / pairs if pairs else None, GOAL_COVERAGE, True)}")
+    print("    (rows: result rows over all reps; invalid: ok rows marked valid=false, kept;")
+    print("    half-width: (high - low) / 2 / p50, median over ok rows)")
+
+    # ---- (b) false positives ----
+    print()
+    print("(b) false positives: `compare rep<i> rep<j>` for i < j, one thread setting each;")
+    print("    flagged = change slower or faster, over all compared pairs")
+    fp = collections.defaultdict(collections.Counter)
+    missing = []
+    for t in threads:
+        for i in range(1, reps + 1):
+            for j in range(i + 1, reps + 1):
+                rows = read_csv(os.path.join(out, "compare", f"t{t}", f"rep{i}-rep{j}.csv"))
+                if rows is None:
+                    missing.append(f"t{t} rep{i}-rep{j}")
+                    continue
+                for row in rows:
+                    k = fp[(row.get("compiler", ""), t)]
+                    k["pairs"] += 1
+                    k[row.get("change", "")] += 1
+                    if row.get("in_summary", "true") == "false":
+                        k["out of summary"] += 1
+                        k["out " + row.get("change", "")] += 1
+
+    def fp_line(name, k):
+        flagged = k["slower"] + k["faster"]
+        other = k["pairs"] - flagged - k["undecided"] - k["same"]
+        return (name, k["pairs"], k["slower"], k["faster"], k["undecided"], k["same"], other,
+                pct(flagged, k["pairs"]), k["out of summary"],
+                k["out slower"] + k["out faster"])
+    total = collections.Counter()
+    lines = []
+    for c, t in keys:
+        total.update(fp[(c, t)])
+        lines.append(fp_line(label(c, t), fp[(c, t)]))
+    lines.append(fp_line("all", total))
+    table(["", "pairs", "slower", "faster", "undecided", "same", "other", "flagged",
+           "invalid", "inv flagged"], lines, [18, 7, 8, 8, 11, 7, 7, 9, 9, 13])
+    flagged = total["slower"] + total["faster"]
+    print(f"    overall false positives {pct(flagged, total['pairs'])}  "
+          f"{goal(flagged / total['pairs'] if total['pairs'] else None, GOAL_FP, False)}")
+    print("    (invalid: pairs with a side marked invalid, which compare's summary leaves out;")
+    print("    counted above all the same; inv flagged: those of them flagged)")
+    if missing:
+        print(f"    compare failed, no CSV: {', '.join(missing)}")
+
+    # ---- (c) power ----
+    print()
+    print("(c) power: compare BASE rep i vs NEW rep i, NEW really slower; "
+          "power = change slower / pairs")
+    lines = []
+    results = {}
+    for test in ("null", "threads"):
+        by = collections.defaultdict(lambda: (collections.Counter(), []))
+        for i in range(1, reps + 1):
+            rows = read_csv(os.path.join(out, "compare", f"power-{test}", f"rep{i}.csv"))
+            if rows is None:
+                missing.append(f"power-{test} rep{i}")
+                continue
+            for row in rows:
+                for key in (row.get("experiment", ""), "all"):
+                    k, rs = by[key]
+                    k["pairs"] += 1
+                    k[row.get("change", "")] += 1
+                    if row.get("ratio"):
+                        rs.append(float(row["ratio"]))
+        name = {"null": "null 1000->1100us", "threads": "onnxrt t2->t1"}[test]
+        for key in sorted(by, key=lambda e: (e == "all", e)):
+            if key == "all" and len(by) == 2:
+                continue  # one experiment: its line is the total
+            k, rs = by[key]
+            lines.append((name, key, k["pairs"], k["slower"], k["faster"], k["undecided"],
+                          k["same"], pct(k["slower"], k["pairs"]),
+                          f"{statistics.median(rs):.3f}" if rs else "-",
+                          f"{min(rs):.3f}-{max(rs):.3f}" if rs else "-"))
+        results[test] = by["all"][0]
+    table(["", "experiment", "pairs", "slower", "faster", "undecided", "same", "power",
+           "ratio", "min-max"], lines, [18, 17, 6, 7, 7, 10, 6, 8, 7, 13])
+    k = results["null"]
+    print(f"    power for a 10% change (null) {pct(k['slower'], k['pairs'])}  "
+          f"{goal(k['slower'] / k['pairs'] if k['pairs'] else None, GOAL_POWER, True)}")
+    k = results["threads"]
+    print(f"    power for threads 2 -> 1 (onnxruntime conv2d, a larger change) "
+          f"{pct(k['slower'], k['pairs'])}")
+    print("    (ratio: the median over pairs of compare's ratio, new / base median latency)")
+    power_missing = [m for m in missing if m.startswith("power")]
+    if power_missing:
+        print(f"    compare failed, no CSV: {', '.join(power_missing)}")
+
+    # ---- (d) run-to-run ratios ----
+    print()
+    print("(d) run-to-run p50 ratio rep j / rep i, i < j, ok rows of one run:")
+    print("    median, IQR and min-max over pairs")
+    for c, t in keys:
+        rs = []
+        for rid in runs[(c, t)]:
+            for i in range(1, reps + 1):
+                for j in range(i + 1, reps + 1):
+                    a, b = ok_row(c, t, i, rid), ok_row(c, t, j, rid)
+                    if a is not None and b is not None:
+                        pa, pb = ratios.cell(a, "latency_p50_ms"), ratios.cell(b, "latency_p50_ms")
+                        if pa and pb is not None:
+                            rs.append(pb / pa)
+        print(f"    {label(c, t):<18}{len(rs):>5} pairs  {spread(rs)}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2:
+        ONLY.update(e for e in sys.argv[2].split(",") if e)
+    main(sys.argv[1])
