@@ -1,84 +1,18 @@
 #include "ngraphbench/cli/commands.h"
 
-#include <unistd.h>
-
-#include <climits>
-#include <cstring>
-#include <cerrno>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include <fmt/core.h>
 
+#include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/torch_export.h"
 #include "ngraphbench/models/zoo.h"
+#include "ngraphbench/runner/launch.h"
 
 namespace ngraphbench {
-
-namespace {
-
-// The device label names a directory under --results: one path component that analyze finds,
-// never '..' or a hidden or nested directory.
-void CheckDeviceLabel(const std::string& label) {
-  const bool ok = !label.empty() && label[0] != '.' &&
-                  label.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                          "0123456789._-") == std::string::npos;
-  if (!ok) {
-    throw InputError("--device '" + label +
-                     "' is not a valid device label: use letters, digits, '.', '_' and '-' "
-                     "([A-Za-z0-9._-]+), not starting with '.'");
-  }
-}
-
-}  // namespace
-
-std::string SelfExe() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return "ngraphbench";
-  buf[n] = '\0';
-  return buf;
-}
-
-void ExecOrExit(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  ::execv(args[0], args.data());
-  std::fprintf(stderr, "cannot exec %s: %s\n", args[0], std::strerror(errno));
-  ::_exit(127);
-}
-
-std::string RunDirectory(const RunArgs& args) {
-  CheckDeviceLabel(args.device);
-  return args.results_dir + "/" + args.device + "/" + args.compiler;
-}
-
-std::vector<std::string> WorkerCommand(const WorkerArgs& w) {
-  const RunArgs& r = w.run;
-  std::vector<std::string> cmd = {SelfExe(), "worker", r.grid.experiment, r.compiler, w.run_id,
-                                  "--device", r.device, "--results", r.results_dir,
-                                  "--configs", r.grid.configs_dir,
-                                  "--sample-ms", std::to_string(r.sample_ms)};
-  if (r.cores > 0) cmd.insert(cmd.end(), {"--cores", std::to_string(r.cores)});
-  if (r.grid.quick) cmd.push_back("--quick");
-  if (!r.grid.input_shape.empty()) cmd.insert(cmd.end(), {"--input-shape", r.grid.input_shape});
-  if (r.grid.warmup) cmd.insert(cmd.end(), {"--warmup", std::to_string(*r.grid.warmup)});
-  if (r.grid.repeats) cmd.insert(cmd.end(), {"--repeats", std::to_string(*r.grid.repeats)});
-  if (r.grid.stop) cmd.insert(cmd.end(), {"--stop", *r.grid.stop});
-  if (r.grid.processes) {
-    cmd.insert(cmd.end(), {"--processes", std::to_string(*r.grid.processes)});
-  }
-  if (w.process >= 0) cmd.insert(cmd.end(), {"--process", std::to_string(w.process)});
-  if (!w.reference_out.empty()) {
-    cmd.insert(cmd.end(),
-               {"--reference-compiler", w.reference_compiler, "--reference-out", w.reference_out});
-  }
-  return cmd;
-}
 
 int CmdExpand(const GridArgs& args) {
   for (const auto& run : ResolveGrid(args)) std::cout << run.run_id << "\n";
@@ -131,38 +65,6 @@ int CmdList(bool experiments, bool models, bool compilers, const std::string& co
     }
   }
   return kExitOk;
-}
-
-namespace {
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-}  // namespace
-
-ProbeResult Probe(const std::string& compiler, const std::string& configs_dir) {
-  const std::string cmd = ShellQuote(SelfExe()) + " probe " + ShellQuote(compiler) +
-                          " --configs " + ShellQuote(configs_dir) + " 2>/dev/null";
-  std::string out;
-  if (FILE* pipe = ::popen(cmd.c_str(), "r")) {
-    char buf[1024];
-    while (std::fgets(buf, sizeof(buf), pipe)) out += buf;
-    if (::pclose(pipe) != 0) return {};
-  }
-  const size_t eol = out.find('\n');
-  if (eol == std::string::npos) return {};
-  ProbeResult result{out.substr(0, eol), ""};
-  const std::string rest = out.substr(eol + 1);
-  if (rest.rfind(kProbeUnavailable, 0) == 0) {
-    result.unavailable = rest.substr(std::string(kProbeUnavailable).size());
-    while (!result.unavailable.empty() && result.unavailable.back() == '\n') {
-      result.unavailable.pop_back();
-    }
-  }
-  return result;
 }
 
 int CmdListExperimentNames(const std::string& configs_dir) {

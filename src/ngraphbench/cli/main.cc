@@ -1,5 +1,5 @@
 // ngraphbench: benchmarks neural graph compilers under one interface. This file only parses the
-// command line; each subcommand lives in commands.h.
+// command line; the runner's subcommands live in runner/run.h, the others in commands.h.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -9,6 +9,7 @@
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/ops.h"
+#include "ngraphbench/runner/run.h"
 
 namespace {
 
@@ -72,14 +73,25 @@ int main(int argc, char** argv) {
                     "workers' CPUs then overlap)");
 
   WorkerArgs worker;
-  CLI::App* worker_cmd = app.add_subcommand("worker", "run one run in this process (internal)");
+  CLI::App* worker_cmd = app.add_subcommand(
+      "worker", "run one run in this process (internal): --spec FILE, or as a reproduce: line");
   worker_cmd->group("");
+  // By hand, the run is named as `run` names it; the scheduler hands its workers a spec instead.
   AddRunOptions(worker_cmd, worker.run);
-  worker_cmd->add_option("run_id", worker.run_id, "run id")->required();
+  worker_cmd->add_option("run_id", worker.run_id, "run id");
+  worker_cmd->add_option("--jobs", worker.run.jobs,
+                         "as `run --jobs`: threads 0 then means an equal share of the CPUs");
+  std::vector<CLI::Option*> by_hand = worker_cmd->get_options();
+  for (const char* positional : {"experiment", "compiler"}) {
+    worker_cmd->get_option(positional)->required(false);
+  }
+  CLI::Option* spec_option = worker_cmd->add_option(
+      "--spec", worker.spec_path, "the run's resolved specification, written by `run`");
+  for (CLI::Option* option : by_hand) {
+    if (option != worker_cmd->get_help_ptr()) spec_option->excludes(option);
+  }
   worker_cmd->add_option("--process", worker.process,
                          "this worker's index among the run's processes (its part)");
-  worker_cmd->add_option("--cores", worker.run.cores,
-                         "what threads 0 means: the cores of this worker's slice (--jobs)");
   worker_cmd->add_option("--reference-compiler", worker.reference_compiler,
                          "compute the output check's reference with this compiler");
   worker_cmd->add_option("--reference-out", worker.reference_out,

@@ -16,6 +16,8 @@
 
 namespace ngraphbench {
 
+bool FileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
 UniqueFd::~UniqueFd() {
   if (fd_ >= 0) ::close(fd_);
 }

@@ -17,6 +17,9 @@ constexpr uint64_t kMaxModelBytes = uint64_t{2} << 30;      // protobuf's own li
 // when it cannot be opened, is not a regular file, or holds more than `max_bytes`.
 std::string ReadFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what);
 
+// Whether `path` names something that exists (access(2) with F_OK).
+bool FileExists(const std::string& path);
+
 // 64-bit FNV-1a of the content of `path` as 16 hex digits (core/random.h), read in chunks; a
 // file of 64 MiB or more is remembered per path, size, inode and modification time for the life
 // of the process. "?" when the file cannot be read.

@@ -1,11 +1,11 @@
 #include "ngraphbench/experiments/resolve.h"
 
 #include <fmt/core.h>
-#include <unistd.h>
 
 #include <algorithm>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/torch_export.h"
 #include "ngraphbench/models/zoo.h"
@@ -17,8 +17,6 @@ namespace {
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
-
-bool FileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
 }  // namespace
 

@@ -1,6 +1,6 @@
 // From what the command line names (an experiment, overrides, a configs folder) to what runs: the
-// experiment validated, its grid of runs, and a compiler's config. Shared by run, worker, expand
-// and export (cli/), which only parse arguments and call these.
+// experiment validated, its grid of runs, and a compiler's config. Shared by the runner's plan
+// (runner/plan.h; its workers read the spec it resolved, runner/spec.h), expand and export.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,7 @@
 
 namespace ngraphbench {
 
-// What selects a grid of runs: shared by run, worker, expand and export.
+// What selects a grid of runs: shared by run, a worker started by hand, expand and export.
 struct GridArgs {
   std::string experiment;  // a name in experiments.yaml, a path to an .onnx file, or a PyTorch
                            // model: timm:<name> or <file>.py:<function>

@@ -1,0 +1,77 @@
+#include "ngraphbench/runner/claim.h"
+
+#include <fmt/core.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
+#include "ngraphbench/results/csv.h"
+#include "ngraphbench/runner/parts.h"
+
+namespace ngraphbench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// machine.json's lock is held for milliseconds, so a wait of seconds means a holder that died,
+// whose lock is recovered once stale (at once on this host).
+constexpr double kMachineLockStaleS = 8;
+constexpr double kMachineLockWaitS = 10;
+
+std::optional<std::string> ReadIfExists(const std::string& path) {
+  if (!FileExists(path)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace
+
+std::optional<FileVersion> VersionOf(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileVersion{st.st_dev, st.st_ino,
+                     int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec, st.st_size};
+}
+
+std::optional<Claim> ClaimProcess(const std::string& dir, const RunSpec& run, int process,
+                                  ClaimHolder* holder) {
+  return TryClaim(PartClaimPath(dir, run.run_id, process), run.timeout_s + kClaimMarginS, holder);
+}
+
+std::optional<Claim> ClaimRow(const std::string& dir, const RunSpec& run, ClaimHolder* holder) {
+  return TryClaim(RunClaimPath(dir, run.run_id), run.timeout_s + kClaimMarginS, holder);
+}
+
+void CheckMachineFile(const std::string& machine_path, const MachineInfo& machine) {
+  MergeMachineFile(ReadIfExists(machine_path), machine_path, machine);
+}
+
+void UpdateMachineFile(const std::string& machine_path, const MachineInfo& machine) {
+  const std::string lock_path =
+      std::filesystem::path(machine_path).parent_path().string() + "/.machine.json.lock";
+  const auto deadline = Clock::now() + std::chrono::duration<double>(kMachineLockWaitS);
+  ClaimHolder holder;
+  std::optional<Claim> lock = TryClaim(lock_path, kMachineLockStaleS, &holder);
+  while (!lock) {
+    if (Clock::now() >= deadline) {
+      throw EnvironmentError(fmt::format(
+          "{} has been locked by {} for over {} s ({}); if that process is gone, remove the lock",
+          machine_path, holder.Describe(), kMachineLockWaitS, lock_path));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    lock = TryClaim(lock_path, kMachineLockStaleS, &holder);
+  }
+  WriteFileAtomic(machine_path,
+                  MergeMachineFile(ReadIfExists(machine_path), machine_path, machine));
+}
+
+}  // namespace ngraphbench

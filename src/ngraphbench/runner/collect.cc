@@ -1,0 +1,195 @@
+#include "ngraphbench/runner/collect.h"
+
+#include <fmt/core.h>
+
+#include <cstring>
+#include <iostream>
+
+#include "ngraphbench/core/file.h"
+#include "ngraphbench/results/csv.h"
+#include "ngraphbench/runner/claim.h"
+#include "ngraphbench/runner/parts.h"
+#include "ngraphbench/runner/worker.h"
+
+namespace ngraphbench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string FormatDuration(double seconds) {
+  const int s = static_cast<int>(seconds + 0.5);
+  return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+                   : fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+std::string Quote(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+}  // namespace
+
+Collector::Collector(std::deque<Task>& queue, int jobs)
+    : queue_(queue), jobs_(jobs), start_(Clock::now()), total_tasks_(queue.size()) {}
+
+std::string Collector::Counter() {
+  const int width = static_cast<int>(std::to_string(total_tasks_).size());
+  return fmt::format("[{:>{}}/{}]", ++reported_, width, total_tasks_);
+}
+
+void Collector::WriteRunRow(RunState& st, const std::string& reason) {
+  const Plan& plan = *st.plan;
+  const RunSpec& run = *st.run;
+  const std::string path = RowPath(plan.dir, run.run_id);
+  ClaimHolder holder;
+  std::optional<Claim> claim = ClaimRow(plan.dir, run, &holder);
+  if (!claim || VersionOf(path) != st.seen) return TakenByOthers(st);
+  const PartsOnDisk on_disk = ReadParts(st);
+  if (on_disk.parts.empty()) return;  // nothing of it measured here or elsewhere
+  const ResultRow row = MergeParts(run, on_disk.parts, reason);
+  std::vector<std::vector<int64_t>> traces;
+  for (const Part& p : on_disk.parts) {
+    if (!p.latencies_ns.empty()) traces.push_back(p.latencies_ns);
+  }
+  if (!traces.empty()) WriteProcessLatencies(LatenciesPath(plan.dir, run.run_id), traces);
+  WriteRow(path, row);
+  RemoveParts(plan.dir, run.run_id);
+  // The claims of its processes that a killed scheduler left (it wrote the part, or its worker
+  // did, and died before releasing): taken over as stale and released, which removes them. A
+  // live holder's claim stays.
+  for (int process = 0; process < st.next_process; ++process) {
+    ClaimHolder stale_holder;
+    if (std::optional<Claim> stale = ClaimProcess(plan.dir, run, process, &stale_holder)) {
+      stale->Release();
+    }
+  }
+  claim->Release();  // the row is on disk: others now see it and skip the run
+  st.finished = true;
+  Decided(st);
+  ++tally_.done;
+  if (row.status == kStatusSkipped) {
+    ++tally_.skipped;
+  } else if (row.status != kStatusOk) {
+    ++tally_.failed;
+  } else if (row.valid == false) {
+    ++tally_.invalid;
+  }
+  std::string detail = row.error.substr(0, 160);
+  if (row.status == kStatusOk) {
+    const std::optional<double> rel = IntervalRelHalfWidth(row);
+    detail = fmt::format("p50 {:.4g} ms {}  {:.1f} samples/s  ({} process{}{}){}",
+                         row.latency_p50_ms.value_or(0),
+                         rel ? fmt::format("+-{:.2g}%", *rel * 100) : "(no interval)",
+                         row.throughput_median_sps.value_or(0), row.processes.value_or(0),
+                         row.processes.value_or(0) == 1 ? "" : "es",
+                         reason == "fixed" ? "" : ", " + reason,
+                         row.valid == false ? "  INVALID: " + row.invalid_reason : "");
+  }
+  std::cerr << fmt::format("  = {:<28} {} {:<8} {}\n", run.run_id, plan.info->name, row.status,
+                           detail);
+}
+
+void Collector::Decided(RunState& st) {
+  if (st.dropped) return;
+  total_tasks_ -= static_cast<size_t>(st.queued);
+  st.dropped = true;
+}
+
+void Collector::TakenByOthers(RunState& st) {
+  st.finished = true;
+  Decided(st);
+  ++tally_.done_by_others;
+  std::cerr << fmt::format("{:<28} measured by another scheduler, kept\n", st.run->run_id);
+}
+
+void Collector::Settle(RunState& st) {
+  Decide(st);
+  if (st.queued == 0 && st.running == 0) st.spec_file.reset();
+}
+
+void Collector::Decide(RunState& st) {
+  if (st.finished || st.running > 0) return;
+  const RunSpec& run = *st.run;
+  // Another scheduler sharing the run's processes wrote its row (and took the parts).
+  if (VersionOf(RowPath(st.plan->dir, run.run_id)) != st.seen) return TakenByOthers(st);
+  const PartsOnDisk on_disk = ReadParts(st);
+  // A process that did not end ok decides the run: its row now, no process after it.
+  if (on_disk.failed) return WriteRunRow(st, run.stop == "ci" ? "ci" : "fixed");
+  if (st.queued > 0) return;
+  if (on_disk.ok < run.processes) return;  // the rest are another scheduler's, or stopped
+  if (run.stop != "ci") return WriteRunRow(st, "fixed");
+  const ResultRow merged = MergeParts(run, on_disk.parts, "ci");
+  const std::optional<double> rel = IntervalRelHalfWidth(merged);
+  if (rel && *rel <= run.ci_rel_target) return WriteRunRow(st, "ci");
+  if (on_disk.ok >= run.max_processes) return WriteRunRow(st, "max_processes");
+  queue_.push_back({&st, st.next_process++});
+  st.queued++;
+  total_tasks_++;
+}
+
+void Collector::Finish(RunningProcess& p, const WorkerOutcome& outcome) {
+  RunState& st = *p.task.state;
+  const Plan& plan = *st.plan;
+  const RunSpec& run = *st.run;
+  const std::string path = PartRowPath(plan.dir, run.run_id, p.task.process);
+  ResultRow row;
+  const bool wrote_part = !outcome.timed_out && outcome.exit_code == 0 && FileExists(path);
+  // A worker that wrote its part, which another scheduler then merged into the run's row (the
+  // part was the last one it waited for) and removed.
+  const bool merged_elsewhere = !outcome.timed_out && outcome.exit_code == 0 && !wrote_part &&
+                                VersionOf(RowPath(plan.dir, run.run_id)) != st.seen;
+  if (wrote_part) {
+    row = ParseRowCsv(ReadFileCapped(path, kMaxRowBytes, "result file"), path);
+  } else if (merged_elsewhere) {
+    row.status = kStatusOk;
+  } else {
+    row = BaseRow(st.spec);
+    if (outcome.timed_out) {
+      row.status = kStatusTimeout;
+      row.error =
+          fmt::format("worker ran past the timeout of {} s and was killed", run.timeout_s);
+    } else {
+      row.status = kStatusCrashed;
+      row.error = outcome.signal ? fmt::format("worker killed by signal {} ({})", outcome.signal,
+                                               ::strsignal(outcome.signal))
+                                 : fmt::format("worker exited with code {} without a row",
+                                               outcome.exit_code);
+    }
+    if (!outcome.log_tail.empty()) row.error += ": " + outcome.log_tail;
+    WriteRow(path, row);
+  }
+  p.claim->Release();  // the part is on disk
+  st.running--;
+  if (row.status != kStatusOk) {
+    st.failed = true;
+    Decided(st);
+  }
+  if (row.status == kStatusSkipped && tally_.unavailable_reasons.empty()) {
+    tally_.unavailable_reasons = row.error;
+  }
+
+  const double run_s = std::chrono::duration<double>(Clock::now() - p.worker.start).count();
+  worker_s_ += run_s;
+  ++workers_ran_;
+  const std::string number = Counter();
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+  // The processes left, each taking the mean worker's time so far, jobs_ at once.
+  const double eta = static_cast<double>(total_tasks_ - reported_) * worker_s_ /
+                     static_cast<double>(workers_ran_) / jobs_;
+  const std::string detail =
+      merged_elsewhere          ? "its part is in the row another scheduler wrote"
+      : row.status == kStatusOk ? fmt::format("p50 {:.4g} ms", row.latency_p50_ms.value_or(0))
+                                : row.error.substr(0, 160);
+  std::cerr << fmt::format("{} {:<28} {} p{} {:<8} {:5.1f}s  {}  (elapsed {}, ETA {})\n", number,
+                           run.run_id, plan.info->name, p.task.process, row.status, run_s, detail,
+                           FormatDuration(elapsed), FormatDuration(eta));
+  if (row.status != kStatusOk && row.status != kStatusSkipped) {
+    const auto reproduce = ReproduceCommand(plan.args, run.run_id, p.task.process);
+    std::cerr << "  reproduce: " << Quote(reproduce) << "\n";
+  }
+  Settle(st);
+}
+
+}  // namespace ngraphbench

@@ -1,0 +1,315 @@
+#include "ngraphbench/runner/launch.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
+#include "ngraphbench/results/claim.h"
+
+namespace ngraphbench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Tail(const std::string& path, size_t max_chars) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
+}
+
+constexpr const char* kWorkerLogPrefix = "worker-";
+
+// The pid in `name`, when it reads `<prefix><pid>-XXXXXX<suffix>` (a name mkstemps or mkdtemp
+// made from a pid), or -1.
+long TempNamePid(const std::string& name, const std::string& prefix, const std::string& suffix) {
+  const size_t tail = 7 + suffix.size();  // "-XXXXXX" and the suffix
+  if (name.rfind(prefix, 0) != 0 || name.size() <= prefix.size() + tail ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return -1;
+  }
+  const std::string pid_text = name.substr(prefix.size(), name.size() - prefix.size() - tail);
+  if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos ||
+      pid_text.size() >= 10) {
+    return -1;
+  }
+  return std::stol(pid_text);
+}
+
+// Removes the entries of <results_dir>/.tmp/ (files, or folders with what they hold) named
+// `<prefix><host>-<pid>-XXXXXX<suffix>` (TempTemplate) of this host whose pid is gone. Returns
+// how many.
+int RemoveLeftByGone(const std::string& results_dir, const std::string& prefix,
+                     const std::string& suffix) {
+  namespace fs = std::filesystem;
+  const std::string named = prefix + HostTag() + "-";
+  int removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(results_dir + "/.tmp", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const long pid = TempNamePid(it->path().filename().string(), named, suffix);
+    std::error_code remove_ec;
+    if (pid > 0 && !LocalProcessAlive(pid) && fs::remove_all(it->path(), remove_ec) > 0) {
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+// The outcome of a reaped worker, from its wait status and its log (removed now).
+WorkerOutcome Reap(const StartedWorker& worker, int status, const std::string& results_dir) {
+  WorkerOutcome outcome;
+  outcome.pid = worker.pid;
+  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
+  outcome.log_tail = Tail(worker.log_path, 600);
+  ::unlink(worker.log_path.c_str());
+  // What the worker or its reference child could not remove because it was killed (the worker
+  // itself may have ended normally after its child was). Live workers' folders stay: their pids
+  // are alive.
+  RemoveStaleWorkerModels(results_dir);
+  return outcome;
+}
+
+}  // namespace
+
+std::string TempTemplate(const std::string& results_dir, const std::string& prefix,
+                         const std::string& suffix) {
+  const std::string tmp_dir = results_dir + "/.tmp";
+  std::error_code ec;
+  std::filesystem::create_directories(tmp_dir, ec);  // mkstemps or mkdtemp reports a failure
+  return tmp_dir + "/" + prefix + HostTag() + "-" + std::to_string(::getpid()) + "-XXXXXX" +
+         suffix;
+}
+
+SpecFile::SpecFile(const ResolvedRun& spec) {
+  const std::string text = FormatResolvedRun(spec);
+  std::string name = TempTemplate(spec.results_dir, kSpecFilePrefix, ".json");
+  const int fd = ::mkstemps(name.data(), 5);
+  if (fd < 0) {
+    throw EnvironmentError("cannot create a run specification in " + spec.results_dir +
+                           "/.tmp: " + std::strerror(errno));
+  }
+  const UniqueFd closer(fd);
+  path_ = name;
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::unlink(path_.c_str());
+      throw EnvironmentError("cannot write the run specification " + path_ + ": " + why);
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+SpecFile::SpecFile(SpecFile&& other) noexcept : path_(std::move(other.path_)) {
+  other.path_.clear();
+}
+
+SpecFile::~SpecFile() {
+  if (!path_.empty()) ::unlink(path_.c_str());
+}
+
+std::string SelfExe() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "ngraphbench";
+  buf[n] = '\0';
+  return buf;
+}
+
+void ExecOrExit(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  ::execv(args[0], args.data());
+  std::fprintf(stderr, "cannot exec %s: %s\n", args[0], std::strerror(errno));
+  ::_exit(127);
+}
+
+std::vector<std::string> WorkerCommand(const std::string& spec_path, int process) {
+  return {SelfExe(), "worker", "--spec", spec_path, "--process", std::to_string(process)};
+}
+
+std::vector<std::string> ReferenceCommand(const std::string& spec_path,
+                                          const std::string& reference, const std::string& out) {
+  return {SelfExe(), "worker", "--spec", spec_path, "--reference-compiler", reference,
+          "--reference-out", out};
+}
+
+std::vector<std::string> ReproduceCommand(const RunArgs& r, const std::string& run_id,
+                                          int process) {
+  std::vector<std::string> cmd = {SelfExe(), "worker", r.grid.experiment, r.compiler, run_id,
+                                  "--device", r.device, "--results", r.results_dir,
+                                  "--configs", r.grid.configs_dir,
+                                  "--sample-ms", std::to_string(r.sample_ms)};
+  // `threads: 0` means a share of the CPUs with --jobs: the worker resolves the same share.
+  if (r.jobs > 1) cmd.insert(cmd.end(), {"--jobs", std::to_string(r.jobs)});
+  if (r.grid.quick) cmd.push_back("--quick");
+  if (!r.grid.input_shape.empty()) cmd.insert(cmd.end(), {"--input-shape", r.grid.input_shape});
+  if (r.grid.warmup) cmd.insert(cmd.end(), {"--warmup", std::to_string(*r.grid.warmup)});
+  if (r.grid.repeats) cmd.insert(cmd.end(), {"--repeats", std::to_string(*r.grid.repeats)});
+  if (r.grid.stop) cmd.insert(cmd.end(), {"--stop", *r.grid.stop});
+  if (r.grid.processes) {
+    cmd.insert(cmd.end(), {"--processes", std::to_string(*r.grid.processes)});
+  }
+  cmd.insert(cmd.end(), {"--process", std::to_string(process)});
+  return cmd;
+}
+
+std::vector<std::vector<int>> CpuSlices(const std::vector<int>& allowed, int jobs, int threads) {
+  std::vector<std::vector<int>> slices(static_cast<size_t>(jobs));
+  for (size_t k = 0; k < slices.size(); ++k) {
+    for (size_t j = 0; j < static_cast<size_t>(threads); ++j) {
+      slices[k].push_back(allowed[(k * static_cast<size_t>(threads) + j) % allowed.size()]);
+    }
+    std::sort(slices[k].begin(), slices[k].end());
+    slices[k].erase(std::unique(slices[k].begin(), slices[k].end()), slices[k].end());
+  }
+  return slices;
+}
+
+StartedWorker StartWorker(const std::vector<std::string>& argv, double timeout_s,
+                          const std::string& results_dir, const std::vector<int>& cpus) {
+  std::string log_template = TempTemplate(results_dir, kWorkerLogPrefix, ".log");
+  const int log_fd = ::mkstemps(log_template.data(), 4);
+  if (log_fd < 0) {
+    throw EnvironmentError("cannot create a worker log in " + results_dir + "/.tmp: " +
+                           std::strerror(errno));
+  }
+  // Made before the fork: the child only makes system calls until it execs.
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  for (int cpu : cpus) CPU_SET(cpu, &mask);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(log_fd);
+    ::unlink(log_template.c_str());
+    throw EnvironmentError(std::string("cannot start a worker: fork failed: ") +
+                           std::strerror(errno));
+  }
+  if (pid == 0) {
+    // The worker: its own process group (so a timeout kills all it started), and it dies with
+    // the scheduler, so a killed sweep leaves no worker writing behind it.
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    ::dup2(log_fd, STDOUT_FILENO);
+    ::dup2(log_fd, STDERR_FILENO);
+    if (!cpus.empty() && ::sched_setaffinity(0, sizeof(mask), &mask) != 0) {
+      std::fprintf(stderr, "cannot pin the worker to its CPUs: %s\n", std::strerror(errno));
+      ::_exit(127);
+    }
+    ExecOrExit(argv);
+  }
+  ::close(log_fd);
+  StartedWorker worker;
+  worker.pid = pid;
+  worker.log_path = log_template;
+  worker.start = Clock::now();
+  worker.deadline = worker.start + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(timeout_s));
+  return worker;
+}
+
+std::optional<WorkerOutcome> PollWorker(const StartedWorker& worker,
+                                        const std::string& results_dir) {
+  int status = 0;
+  const pid_t r = ::waitpid(worker.pid, &status, WNOHANG);
+  if (r < 0 && errno != EINTR) throw EnvironmentError("waitpid failed for a worker");
+  if (r == worker.pid) return Reap(worker, status, results_dir);
+  if (Clock::now() < worker.deadline) return std::nullopt;
+  ::kill(-worker.pid, SIGKILL);
+  ::kill(worker.pid, SIGKILL);
+  ::waitpid(worker.pid, &status, 0);
+  WorkerOutcome outcome = Reap(worker, status, results_dir);
+  outcome.timed_out = true;
+  return outcome;
+}
+
+std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers,
+                                       const std::string& results_dir) {
+  for (const auto& w : workers) ::kill(-w.pid, SIGTERM);
+  std::vector<std::optional<int>> statuses(workers.size());
+  const auto grace = Clock::now() + std::chrono::seconds(1);
+  for (bool all = false; !all && Clock::now() < grace;) {
+    all = true;
+    for (size_t i = 0; i < workers.size(); ++i) {
+      int status = 0;
+      if (!statuses[i] && ::waitpid(workers[i].pid, &status, WNOHANG) == workers[i].pid) {
+        statuses[i] = status;
+      }
+      all = all && statuses[i].has_value();
+    }
+    if (!all) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::vector<WorkerOutcome> outcomes;
+  for (size_t i = 0; i < workers.size(); ++i) {
+    if (!statuses[i]) {
+      ::kill(-workers[i].pid, SIGKILL);
+      ::kill(workers[i].pid, SIGKILL);  // in case it had not made its own group yet
+      int status = 0;
+      ::waitpid(workers[i].pid, &status, 0);
+      statuses[i] = status;
+    }
+    outcomes.push_back(Reap(workers[i], *statuses[i], results_dir));
+    outcomes.back().interrupted = true;
+  }
+  return outcomes;
+}
+
+int RemoveStaleWorkerLogs(const std::string& results_dir) {
+  namespace fs = std::filesystem;
+  const std::string this_host = HostTag();
+  const std::string prefix = std::string(kWorkerLogPrefix) + this_host + "-";
+  const auto now = fs::file_time_type::clock::now();
+  int removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(results_dir + "/.tmp", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    bool stale = false;
+    // worker-<host>-<pid>-XXXXXX.log: the pid sits between the host and the random part.
+    if (const long pid = TempNamePid(name, prefix, ".log"); pid >= 0) {
+      stale = !LocalProcessAlive(pid);
+    } else if (name.rfind("ngraphbench-worker-", 0) == 0) {
+      std::error_code time_ec;
+      const auto mtime = fs::last_write_time(it->path(), time_ec);
+      stale = !time_ec && now - mtime > std::chrono::hours(24);
+    }
+    std::error_code remove_ec;
+    if (stale && fs::remove(it->path(), remove_ec)) ++removed;
+  }
+  return removed;
+}
+
+int RemoveStaleSpecFiles(const std::string& results_dir) {
+  return RemoveLeftByGone(results_dir, kSpecFilePrefix, ".json");
+}
+
+int RemoveStaleWorkerModels(const std::string& results_dir) {
+  return RemoveLeftByGone(results_dir, kWorkerModelPrefix, "");
+}
+
+}  // namespace ngraphbench

@@ -1,0 +1,441 @@
+#include "ngraphbench/runner/plan.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <utility>
+
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
+#include "ngraphbench/core/random.h"
+#include "ngraphbench/experiments/fingerprint.h"
+#include "ngraphbench/experiments/resolve.h"
+#include "ngraphbench/measure/machine.h"
+#include "ngraphbench/models/zoo.h"
+#include "ngraphbench/results/csv.h"
+#include "ngraphbench/runner/launch.h"
+
+namespace ngraphbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The device label names a directory under --results: one path component that analyze finds,
+// never '..' or a hidden or nested directory.
+void CheckDeviceLabel(const std::string& label) {
+  const bool ok = !label.empty() && label[0] != '.' &&
+                  label.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                          "0123456789._-") == std::string::npos;
+  if (!ok) {
+    throw InputError("--device '" + label +
+                     "' is not a valid device label: use letters, digits, '.', '_' and '-' "
+                     "([A-Za-z0-9._-]+), not starting with '.'");
+  }
+}
+
+// What `threads: 0` (every core) resolves to: with --jobs N the workers share the CPUs this
+// process may use, so an equal share of them; 0 (every available core) otherwise.
+int SliceCores(int jobs, const std::vector<int>& allowed) {
+  return jobs > 1 ? std::max(1, static_cast<int>(allowed.size()) / jobs) : 0;
+}
+
+ResolvedRun Resolved(const RunArgs& args, const RunSpec& run, const CompilerConfig& config) {
+  ResolvedRun spec;
+  spec.run = run;
+  spec.config = config;
+  spec.results_dir = args.results_dir;
+  spec.device = args.device;
+  spec.sample_ms = args.sample_ms;
+  spec.config_hash = ConfigHash(run, config, args.sample_ms);
+  return spec;
+}
+
+// A row on disk that the run's settings do not reproduce.
+struct Changed {
+  const RunSpec* run;
+  std::string why;
+  bool unreadable = false;  // the row could not be read at all (why says how)
+  int process = -1;         // a part of the run (runner/parts.h) rather than its row
+};
+
+// What differs between an existing row and the run's settings, in the settings a user edits.
+std::string Difference(const ResultRow& row, const RunSpec& run, const CompilerConfig& config) {
+  std::vector<std::string> diffs;
+  auto differs = [&](const std::string& what, const std::string& was, const std::string& now) {
+    if (was != now) diffs.push_back(what + " " + (was.empty() ? "(empty)" : was) + " -> " + now);
+  };
+  differs("quick", row.quick ? (*row.quick ? "true" : "false") : "", run.quick ? "true" : "false");
+  differs("precision", row.precision, config.precision);
+  differs("threads", row.threads ? std::to_string(*row.threads) : "",
+          std::to_string(config.threads));
+  differs("affinity", row.affinity, config.affinity);
+  differs("opt_level", row.opt_level, config.opt_level);
+  differs("timing_boundary", row.timing_boundary, run.timing_boundary);
+  if (diffs.empty()) diffs.push_back("other settings");
+  std::string out;
+  for (const auto& d : diffs) out += (out.empty() ? "" : ", ") + d;
+  return out + " (config_hash " + row.config_hash + ")";
+}
+
+// "2 measured with other settings, 1 unreadable", for the rows in `changed`.
+std::string Kinds(const std::vector<Changed>& changed) {
+  size_t unreadable = 0;
+  for (const auto& c : changed) unreadable += c.unreadable;
+  std::vector<std::string> kinds;
+  if (changed.size() > unreadable) {
+    kinds.push_back(std::to_string(changed.size() - unreadable) + " measured with other settings");
+  }
+  if (unreadable) kinds.push_back(std::to_string(unreadable) + " unreadable");
+  return kinds.size() == 2 ? kinds[0] + ", " + kinds[1] : kinds[0];
+}
+
+std::string UtcStamp() {
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y%m%dT%H%M%SZ", std::gmtime(&now));
+  return buf;
+}
+
+// Moves the rows and traces of `changed` into <dir>/.replaced/<UTC time>/; nothing is deleted.
+std::string MoveAside(const std::string& dir, const std::vector<Changed>& changed) {
+  const fs::path to = fs::path(dir) / ".replaced" / UtcStamp();
+  fs::create_directories(to);
+  for (const auto& c : changed) {
+    const std::vector<std::string> paths =
+        c.process < 0 ? std::vector<std::string>{RowPath(dir, c.run->run_id),
+                                                 LatenciesPath(dir, c.run->run_id)}
+                      : std::vector<std::string>{PartRowPath(dir, c.run->run_id, c.process),
+                                                 PartLatenciesPath(dir, c.run->run_id, c.process)};
+    for (const std::string& path : paths) {
+      if (fs::exists(path)) fs::rename(path, to / fs::path(path).filename());
+    }
+  }
+  return to.string();
+}
+
+// Resume: a row whose config_hash is the run's is kept (rerun with --retry-failed when not ok);
+// a row or a part with another config_hash, or unreadable, goes to `changed`. Every other run
+// gets a RunState; the ok parts of an interrupted sweep stay and count as measured.
+void Scan(Plan& plan, std::vector<Changed>& changed, std::deque<RunState>& states) {
+  const RunArgs& args = plan.args;
+  for (const RunSpec& run : plan.runs) {
+    const std::string path = RowPath(plan.dir, run.run_id);
+    RunState state;
+    state.plan = &plan;
+    state.run = &run;
+    state.spec = Resolved(args, run, plan.config);
+    state.seen = VersionOf(path);
+    if (FileExists(path)) {
+      ResultRow row;
+      bool measure = true;
+      try {
+        row = ReadRow(path);
+        if (row.config_hash != state.spec.config_hash) {
+          changed.push_back({&run, Difference(row, run, plan.config)});
+        } else if (row.status != kStatusSkipped) {
+          // Skipped: the machine lacked something (a GPU, a provider); asked again every sweep.
+          const bool ok = row.status == kStatusOk;
+          if (ok || !args.retry_failed) {
+            (ok ? plan.kept_ok : plan.kept_failed)++;
+            measure = false;
+            // Parts the row was merged from, left by a scheduler killed right after writing it:
+            // a later measurement of the run must not take them up again.
+            for (int process : PartIndices(plan.dir, run.run_id)) {
+              try {
+                if (ReadPart(plan.dir, run.run_id, process).row.config_hash !=
+                    state.spec.config_hash) {
+                  continue;
+                }
+              } catch (const InputError&) {
+                continue;  // not the row's: a later scan reports it when the run is measured
+              }
+              RemovePart(plan.dir, run.run_id, process);
+            }
+          } else {
+            RemoveParts(plan.dir, run.run_id);  // measured anew from its first process
+          }
+        }
+      } catch (const InputError& e) {
+        changed.push_back({&run, std::string("unreadable: ") + e.what(), /*unreadable=*/true});
+      }
+      if (!measure) continue;
+    }
+    for (int process : PartIndices(plan.dir, run.run_id)) {
+      try {
+        const Part part = ReadPart(plan.dir, run.run_id, process);
+        if (part.row.config_hash != state.spec.config_hash) {
+          changed.push_back({&run,
+                             fmt::format("process {}: {}", process,
+                                         Difference(part.row, run, plan.config)),
+                             false, process});
+        }
+      } catch (const InputError& e) {
+        changed.push_back({&run, fmt::format("process {}: unreadable: {}", process, e.what()),
+                           /*unreadable=*/true, process});
+      }
+    }
+    states.push_back(std::move(state));
+  }
+}
+
+}  // namespace
+
+std::string RunDirectory(const std::string& results_dir, const std::string& device,
+                         const std::string& compiler) {
+  CheckDeviceLabel(device);
+  return results_dir + "/" + device + "/" + compiler;
+}
+
+Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vector<int>& allowed) {
+  Plan plan;
+  plan.args = given;
+  plan.args.compiler = compiler;
+  RunArgs& args = plan.args;
+  plan.info = &FindCompiler(compiler);
+  const CompilerInfo& info = *plan.info;
+  plan.config = ResolveCompilerConfig(args.grid.configs_dir, info, SliceCores(args.jobs, allowed));
+  const CompilerConfig& config = plan.config;
+  if (!IsBuilt(info.name)) {
+    throw InputError("compiler '" + info.name + "' is not built (no " + ModulePath(info.name) +
+                     "); " + info.enable_hint);
+  }
+  if (args.jobs > 1) {
+    if (config.affinity != "none" && config.affinity != "compact") {
+      // A CPU list pins every worker to the same CPUs: the workers would share them after all.
+      throw InputError(fmt::format(
+          "{} pins workers to CPUs {} (affinity), which cannot be split among --jobs {} "
+          "workers; remove `affinity` (or set it to compact or none) to let --jobs give each "
+          "worker its own CPUs, or run without --jobs",
+          config.source, config.affinity, args.jobs));
+    }
+    const int64_t needed = int64_t{args.jobs} * config.threads;
+    plan.overlapping = needed > static_cast<int64_t>(allowed.size());
+    if (plan.overlapping && !args.oversubscribe) {
+      throw InputError(fmt::format(
+          "--jobs {} with threads {} ({}) needs {} CPUs, but this process may use {} ({}); "
+          "lower --jobs or threads, or add --oversubscribe to run them anyway on overlapping "
+          "CPUs",
+          args.jobs, config.threads, config.source, needed, allowed.size(),
+          FormatCpuList(allowed)));
+    }
+    plan.slices = CpuSlices(allowed, args.jobs, config.threads);
+  }
+  plan.runs = ResolveGrid(args.grid);
+  if (!args.shard.empty()) {
+    const ShardSpec shard = ParseShard(args.shard);
+    const size_t grid_size = plan.runs.size();
+    double shard_s = 0, total_s = 0;
+    // The static estimate only (no measured rows): every shard of a sweep computes the same
+    // partition, whenever it starts.
+    plan.runs = SelectShard(plan.runs, shard, LoadEstimateInputs(plan.runs, args, config, false),
+                            &shard_s, &total_s);
+    plan.shard_note =
+        fmt::format(" (shard {}: {} of the grid's {} runs, about {} of {})", args.shard,
+                    plan.runs.size(), grid_size, FormatHours(shard_s), FormatHours(total_s));
+  }
+  plan.dir = RunDirectory(args);
+  return plan;
+}
+
+ResolvedRun ResolveRunFromYaml(const RunArgs& args, const std::string& run_id) {
+  const CompilerInfo& info = FindCompiler(args.compiler);
+  const CompilerConfig config =
+      ResolveCompilerConfig(args.grid.configs_dir, info, SliceCores(args.jobs, ProcessCpus()));
+  for (const RunSpec& run : ResolveGrid(args.grid)) {
+    if (run.run_id == run_id) return Resolved(args, run, config);
+  }
+  throw InputError("run '" + run_id + "' is not in experiment '" + args.grid.experiment + "'" +
+                   (args.grid.quick ? " (--quick)" : ""));
+}
+
+PartsOnDisk ReadParts(const RunState& st) {
+  PartsOnDisk out;
+  for (int process : PartIndices(st.plan->dir, st.run->run_id)) {
+    Part part;
+    try {
+      part = ReadPart(st.plan->dir, st.run->run_id, process);
+    } catch (const InputError&) {
+      continue;  // being replaced by its writer, or damaged: the scan of a later sweep says so
+    }
+    if (part.row.config_hash != st.spec.config_hash) continue;
+    if (part.row.status == kStatusOk) {
+      ++out.ok;
+    } else {
+      out.failed = true;
+    }
+    out.parts.push_back(std::move(part));
+  }
+  return out;
+}
+
+void Resume(std::deque<Plan>& plans, bool replace_changed, std::deque<RunState>& states) {
+  std::vector<Changed> changed;
+  std::map<const Plan*, std::vector<Changed>> changed_by_plan;
+  size_t grid_runs = 0;
+  for (Plan& plan : plans) {
+    std::vector<Changed> mine;
+    Scan(plan, mine, states);
+    grid_runs += plan.runs.size();
+    changed.insert(changed.end(), mine.begin(), mine.end());
+    changed_by_plan[&plan] = std::move(mine);
+  }
+  if (!changed.empty() && !replace_changed) {
+    std::string list;
+    for (size_t i = 0; i < changed.size() && i < 5; ++i) {
+      list += "\n  " + changed[i].run->run_id + ": " + changed[i].why;
+    }
+    if (changed.size() > 5) list += fmt::format("\n  ... and {} more", changed.size() - 5);
+    std::string where;
+    for (const Plan& plan : plans) {
+      if (!changed_by_plan[&plan].empty()) where += (where.empty() ? "" : " and ") + plan.dir;
+    }
+    std::set<const RunSpec*> runs_changed;
+    for (const auto& c : changed) runs_changed.insert(c.run);
+    throw InputError(fmt::format(
+        "{} of the {} runs already have rows in {} that cannot be resumed ({}):{}\n"
+        "Nothing was run. Add --replace-changed to move those rows (and their traces) to "
+        "<dir>/.replaced/<time>/ and measure them again with these settings, or write to "
+        "another --results or --device to keep both.{}",
+        runs_changed.size(), grid_runs, where, Kinds(changed), list,
+        list.find(": threads ") == std::string::npos
+            ? ""
+            : "\n`threads: 0` (or unset) means every core the run may use, and with --jobs N an "
+              "equal share of them: rows measured with another --jobs resume with that --jobs."));
+  }
+  for (Plan& plan : plans) {
+    const std::vector<Changed>& mine = changed_by_plan[&plan];
+    if (mine.empty()) continue;
+    const std::string to = MoveAside(plan.dir, mine);
+    for (RunState& st : states) {
+      for (const auto& c : mine) {
+        if (c.run == st.run && c.process < 0) st.seen.reset();
+      }
+    }
+    std::cerr << fmt::format("moved {} row(s) that could not be resumed ({}) to {}\n",
+                             mine.size(), Kinds(mine), to);
+  }
+}
+
+std::deque<Task> QueueProcesses(std::deque<RunState>& states, Resumed* resumed) {
+  std::vector<std::vector<int>> missing(states.size());
+  for (size_t i = 0; i < states.size(); ++i) {
+    RunState& st = states[i];
+    st.plan->todo++;
+    const PartsOnDisk on_disk = ReadParts(st);
+    std::set<int> have;
+    for (const Part& p : on_disk.parts) {
+      have.insert(p.process);
+      st.next_process = std::max(st.next_process, p.process + 1);
+    }
+    st.next_process = std::max<int>(st.next_process, static_cast<int>(st.run->processes));
+    if (!have.empty()) {
+      ++resumed->runs;
+      resumed->parts += have.size();
+    }
+    if (on_disk.failed) continue;  // decided already: merged once the sweep starts
+    for (int p = 0; p < st.run->processes; ++p) {
+      if (!have.count(p)) missing[i].push_back(p);
+    }
+  }
+  // Within a round, the compilers alternate run by run (the same model's runs side by side).
+  std::vector<size_t> order(states.size());
+  {
+    std::map<const Plan*, size_t> seen_of_plan, plan_index;
+    std::vector<std::pair<size_t, size_t>> key(states.size());
+    for (size_t i = 0; i < states.size(); ++i) {
+      const Plan* plan = states[i].plan;
+      if (!plan_index.count(plan)) plan_index[plan] = plan_index.size();
+      key[i] = {seen_of_plan[plan]++, plan_index[plan]};
+      order[i] = i;
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return key[x] < key[y]; });
+  }
+  std::deque<Task> queue;
+  for (size_t round = 0;; ++round) {
+    bool any = false;
+    for (const size_t i : order) {
+      if (round < missing[i].size()) {
+        queue.push_back({&states[i], missing[i][round]});
+        states[i].queued++;
+        any = true;
+      }
+    }
+    if (!any) break;
+  }
+  return queue;
+}
+
+std::map<std::string, double> ModelMacs(const std::vector<RunSpec>& runs,
+                                        const std::string& results_dir) {
+  std::map<std::string, double> macs;
+  const fs::path cache = fs::path(results_dir) / ".cache" / "macs";
+  for (const RunSpec& run : runs) {
+    const ModelSpec& m = run.model;
+    if (macs.count(m.name)) continue;
+    // A model given as PyTorch code is only built once exported, which is a worker's job (in
+    // Python, seconds to minutes): unknown here, so its estimate uses the priors.
+    if (m.family == "torch") continue;
+    // Building a large architecture takes seconds (its weights are generated): the count is kept
+    // per model and build, so every shard of a sweep pays it once per results tree.
+    const std::string key = fmt::format(
+        "macs=1\n{}\n{}\n{}\n{}\n{}x{}\n{}\n{}\n", NGB_VERSION, m.family, m.name, m.variant,
+        m.width, m.depth, m.onnx_path, m.onnx_path.empty() ? "" : FileDigest(m.onnx_path));
+    const fs::path file = cache / (m.name + "." + Fnv1a64Hex(key) + ".txt");
+    double value = 0;
+    std::ifstream in(file);
+    if (!(in >> value) || value < 0) {
+      value = static_cast<double>(CountMacs(BuildModel(m, 1)));
+      std::error_code error;
+      fs::create_directories(cache, error);
+      if (!error) {
+        try {
+          WriteFileAtomic(file.string(), fmt::format("{:.0f}\n", value));
+        } catch (const std::exception&) {
+          // A read-only results tree: the count is computed again next time.
+        }
+      }
+    }
+    macs[m.name] = value;
+  }
+  return macs;
+}
+
+EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArgs& args,
+                                  const CompilerConfig& config, bool use_measured) {
+  EstimateInputs in;
+  in.compiler = args.compiler;
+  in.threads = config.threads;
+  in.macs = ModelMacs(runs, args.results_dir);
+  if (!use_measured) return in;
+  std::error_code error;
+  for (fs::directory_iterator it(RunDirectory(args), error), end; !error && it != end;
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name[0] == '.' || name.size() < 5 ||
+        name.compare(name.size() - 4, 4, ".csv") != 0 ||
+        name.find(".latencies.") != std::string::npos) {
+      continue;
+    }
+    try {
+      ResultRow row = ReadRow(it->path().string());
+      in.measured.emplace(row.run_id, std::move(row));
+    } catch (const InputError&) {
+      // An unreadable row tells nothing about time; resume reports it.
+    }
+  }
+  return in;
+}
+
+std::string FormatHours(double seconds) {
+  const auto s = static_cast<int64_t>(seconds + 0.5);
+  return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+}
+
+}  // namespace ngraphbench

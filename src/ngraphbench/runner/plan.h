@@ -1,0 +1,114 @@
+// The plan stage of a sweep: every compiler's settings and runs validated before anything runs
+// (MakePlan), the runs set against the rows and parts already on disk (Resume), and the queue of
+// the processes to measure (QueueProcesses). Also what the runs cost, for shards and estimates.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/compilers/options.h"
+#include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/experiments/estimate.h"
+#include "ngraphbench/experiments/grid.h"
+#include "ngraphbench/runner/claim.h"
+#include "ngraphbench/runner/launch.h"
+#include "ngraphbench/runner/parts.h"
+#include "ngraphbench/runner/run.h"
+#include "ngraphbench/runner/spec.h"
+
+namespace ngraphbench {
+
+// One compiler of the sweep: its settings, where its rows go, its runs, what the probe said.
+struct Plan {
+  RunArgs args;  // args.compiler is this plan's one compiler
+  const CompilerInfo* info = nullptr;
+  CompilerConfig config;
+  std::string dir;
+  std::vector<RunSpec> runs;
+  // One slice of CPUs per worker slot with --jobs; empty with one job (the worker inherits this
+  // process's mask and pins itself by its config's `affinity`).
+  std::vector<std::vector<int>> slices;
+  bool overlapping = false;
+  std::string shard_note;
+  std::string unavailable, probed_version;
+  int kept_ok = 0, kept_failed = 0;
+  size_t todo = 0;
+};
+
+// A run to measure in this sweep, and where its processes stand.
+struct RunState {
+  Plan* plan = nullptr;
+  const RunSpec* run = nullptr;
+  ResolvedRun spec;                  // what its workers read (its config_hash among it)
+  // The spec's file while processes of the run may start here (written at the first, removed
+  // once none is queued or running).
+  std::optional<SpecFile> spec_file;
+  std::optional<FileVersion> seen;   // the row file as the scan saw it
+  int next_process = 0;              // the next process index this scheduler may hand out
+  int queued = 0, running = 0;       // its processes waiting and running here
+  bool failed = false;               // a process ended not ok: none is started after it
+  bool dropped = false;              // decided: its queued processes left the progress count
+  bool left_to_others = false;       // a process of it is another scheduler's
+  bool finished = false;             // its row is written, here or by another scheduler
+};
+
+// One process of one run.
+struct Task {
+  RunState* state = nullptr;
+  int process = 0;
+};
+
+// Validates everything about one compiler of the sweep before anything runs; `allowed` are the
+// CPUs this process may use.
+Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vector<int>& allowed);
+
+// Resume: a row whose config_hash is the run's is kept (rerun with --retry-failed when not ok);
+// every other run of `plans` gets a RunState in `states`, and the ok parts of an interrupted
+// sweep stay and count as measured. Rows and parts with another config_hash, or unreadable, stop
+// the sweep (InputError listing them) unless `replace_changed`: they are then moved to
+// <dir>/.replaced/<UTC time>/ and measured again.
+void Resume(std::deque<Plan>& plans, bool replace_changed, std::deque<RunState>& states);
+
+// The ok parts, and whether one is not ok, of a run's parts on disk with the run's settings.
+struct PartsOnDisk {
+  std::vector<Part> parts;  // in process order
+  int ok = 0;
+  bool failed = false;
+};
+PartsOnDisk ReadParts(const RunState& st);
+
+// How much of the sweep an interrupted one had measured already.
+struct Resumed {
+  size_t runs = 0, parts = 0;
+};
+// The processes to measure: each run's missing ones (0 .. processes - 1, less the parts on
+// disk), in rounds: the first missing process of every run, then the second, ... so that the
+// processes of different runs, and of different compilers, alternate in time. Counts each run in
+// its plan's `todo`.
+std::deque<Task> QueueProcesses(std::deque<RunState>& states, Resumed* resumed);
+
+// The spec of run `run_id` of `args.experiment` for `args.compiler`, resolved from the YAML as
+// MakePlan resolves it: the form of a worker started by hand. The `reproduce:` line of a failed
+// process names the experiment, not the spec's file, because it must work after the sweep
+// ended, when the scheduler has removed the file; with the YAML unchanged it resolves the same
+// run, config and config_hash (`args.jobs` says what `threads: 0` meant), and with an edited
+// YAML what the user now asks for. Throws InputError when the run is not in the experiment.
+ResolvedRun ResolveRunFromYaml(const RunArgs& args, const std::string& run_id);
+
+// Multiply-accumulates of one sample of each model of `runs` (by model name), from
+// <results_dir>/.cache/macs/ or built once and kept there.
+std::map<std::string, double> ModelMacs(const std::vector<RunSpec>& runs,
+                                        const std::string& results_dir);
+// What EstimateRun needs for `args.compiler` on `args.device`; with `use_measured`, the rows in
+// results/<device>/<compiler>/ too. Without them (shards) the estimate depends only on the grid
+// and the config, so every process of a sweep, started at any time, computes the same.
+EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArgs& args,
+                                  const CompilerConfig& config, bool use_measured);
+// "H:MM:SS".
+std::string FormatHours(double seconds);
+
+}  // namespace ngraphbench

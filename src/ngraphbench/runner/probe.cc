@@ -1,0 +1,57 @@
+#include "ngraphbench/runner/probe.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/experiments/resolve.h"
+#include "ngraphbench/runner/launch.h"
+#include "ngraphbench/runner/run.h"
+
+namespace ngraphbench {
+
+namespace {
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+ProbeResult Probe(const std::string& compiler, const std::string& configs_dir) {
+  const std::string cmd = ShellQuote(SelfExe()) + " probe " + ShellQuote(compiler) +
+                          " --configs " + ShellQuote(configs_dir) + " 2>/dev/null";
+  std::string out;
+  if (FILE* pipe = ::popen(cmd.c_str(), "r")) {
+    char buf[1024];
+    while (std::fgets(buf, sizeof(buf), pipe)) out += buf;
+    if (::pclose(pipe) != 0) return {};
+  }
+  const size_t eol = out.find('\n');
+  if (eol == std::string::npos) return {};
+  ProbeResult result{out.substr(0, eol), ""};
+  const std::string rest = out.substr(eol + 1);
+  if (rest.rfind(kProbeUnavailable, 0) == 0) {
+    result.unavailable = rest.substr(std::string(kProbeUnavailable).size());
+    while (!result.unavailable.empty() && result.unavailable.back() == '\n') {
+      result.unavailable.pop_back();
+    }
+  }
+  return result;
+}
+
+int CmdProbe(const std::string& compiler, const std::string& configs_dir) {
+  std::unique_ptr<Compiler> loaded = LoadCompiler(compiler);
+  std::cout << loaded->Version() << "\n";
+  if (!configs_dir.empty()) {
+    const CompilerConfig config = ResolveCompilerConfig(configs_dir, FindCompiler(compiler));
+    const std::string why = loaded->Unavailable(config);
+    std::cout << (why.empty() ? std::string(kProbeAvailable) : kProbeUnavailable + why) << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace ngraphbench

@@ -1,0 +1,602 @@
+// The worker: one process of one run, as its resolved spec (spec.h) says. It runs its phases in
+// order (pin, build the model, reference, export for the compiler, load and compile, measure,
+// check, verdict, write): loads exactly one compiler module, and writes its part (or, started
+// by hand without --process, the run's row) atomically.
+#include <fmt/core.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cerrno>
+#include <csignal>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+#include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
+#include "ngraphbench/core/random.h"
+#include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/measure/check.h"
+#include "ngraphbench/measure/harness.h"
+#include "ngraphbench/measure/heap.h"
+#include "ngraphbench/measure/machine.h"
+#include "ngraphbench/measure/sampler.h"
+#include "ngraphbench/measure/stats.h"
+#include "ngraphbench/measure/verdict.h"
+#include "ngraphbench/models/torch_export.h"
+#include "ngraphbench/models/zoo.h"
+#include "ngraphbench/results/csv.h"
+#include "ngraphbench/runner/launch.h"
+#include "ngraphbench/runner/parts.h"
+#include "ngraphbench/runner/plan.h"
+#include "ngraphbench/runner/run.h"
+#include "ngraphbench/runner/spec.h"
+#include "ngraphbench/runner/worker.h"
+
+namespace ngraphbench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string Hostname() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof(buf) - 1);
+  return buf;
+}
+
+// This machine's key in results/<device>/machine.json: handed down by the scheduler, computed
+// here when the worker runs on its own (a "reproduce" command line).
+std::string MachineId() {
+  const char* id = std::getenv(kMachineIdEnv);
+  return id && *id ? std::string(id) : DescribeMachine().machine_id;
+}
+
+std::string UtcTimestamp() {
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return buf;
+}
+
+std::string JoinSettings(const std::map<std::string, std::string>& settings) {
+  std::string out;
+  for (const auto& [k, v] : settings) out += (out.empty() ? "" : ";") + k + "=" + v;
+  return out;
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string Join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : sep) + item;
+  return out;
+}
+
+// The run's inputs: N(0, 1) from the portable generator, seeded by run id and input name, so a
+// reference process (or anyone with the documented algorithm) regenerates exactly them.
+std::vector<HostTensor> RunInputs(const Graph& graph, const RunSpec& run) {
+  std::vector<HostTensor> inputs;
+  for (const auto& in : graph.inputs) {
+    inputs.push_back(RandomNormal(in.shape, InputSeed(run.run_id, in.name)));
+  }
+  return inputs;
+}
+
+// The reference's settings: fp32, every default, and for ONNX Runtime no graph optimization,
+// so that the path shares as little as possible with the compilers it checks.
+CompilerConfig ReferenceConfig(const CompilerInfo& info) {
+  CompilerConfig c = DefaultCompilerConfig(info);
+  c.precision = "fp32";
+  if (info.name == "onnxruntime") c.opt_level = "disable";
+  return c;
+}
+
+// The cache file of a run's reference outputs: keyed by the reference compiler, the model, the
+// batch size, the input seeds and this build (which fixes the model builder and generator).
+std::string ReferencePath(const std::string& results_dir, const RunSpec& run, const Graph& graph,
+                          const std::string& reference) {
+  std::string key = std::string("reference=1\n") + reference + "\n" + NGB_VERSION + "\n" +
+                    run.model.family + "\n" + run.model.name + "\n" + run.model.variant + "\n" +
+                    std::to_string(run.model.width) + "x" + std::to_string(run.model.depth) + "\n" +
+                    run.model.onnx_path + "\n" +
+                    (run.model.onnx_path.empty() ? "" : FileDigest(run.model.onnx_path)) +
+                    "\nb" + std::to_string(run.batch_size) + "\n";
+  for (const auto& in : graph.inputs) {
+    key += in.name + "=" + std::to_string(InputSeed(run.run_id, in.name)) + "\n";
+  }
+  return results_dir + "/.cache/reference/" + run.model.name + "_b" +
+         std::to_string(run.batch_size) + "." + reference + "." + Fnv1a64Hex(key) + ".bin";
+}
+
+// Runs `argv` with stdout and stderr into `log`; returns its wait status. The child stays in
+// the worker's process group, so a timeout of the worker kills it too.
+int RunChild(const std::vector<std::string>& argv, const std::string& log) {
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    // It dies with the worker, as the worker dies with the scheduler: a worker killed with its
+    // scheduler (SIGKILL, which reaches no process group) leaves no reference child behind.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    FILE* f = std::fopen(log.c_str(), "w");
+    if (f) {
+      ::dup2(::fileno(f), STDOUT_FILENO);
+      ::dup2(::fileno(f), STDERR_FILENO);
+    }
+    ExecOrExit(argv);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+// The reference outputs of `run` (the spec's run, its model prepared), from the cache or
+// computed now by a child process that loads only the reference compiler (SDKs never share a
+// process) and reads the spec at `spec_path`, or, for a worker started by hand, a spec file
+// written for it now. Throws std::runtime_error saying why when there is none.
+std::vector<HostTensor> ReferenceOutputs(const ResolvedRun& spec, const std::string& spec_path,
+                                         const RunSpec& run, const Graph& graph,
+                                         const std::string& reference) {
+  const std::string path = ReferencePath(spec.results_dir, run, graph, reference);
+  if (!FileExists(path)) {
+    if (!IsBuilt(reference)) throw std::runtime_error(reference + " is not built");
+    std::optional<SpecFile> own;
+    if (spec_path.empty()) own.emplace(spec);
+    const std::string log = path + ".log." + std::to_string(::getpid());
+    const int status =
+        RunChild(ReferenceCommand(own ? own->path() : spec_path, reference, path), log);
+    std::string tail = ReadText(log);
+    ::unlink(log.c_str());
+    while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+    if (tail.size() > 300) tail = "..." + tail.substr(tail.size() - 300);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !FileExists(path)) {
+      throw std::runtime_error(reference + " failed on this model" +
+                               (tail.empty() ? std::string() : ": " + tail));
+    }
+  }
+  return ParseTensorFile(ReadText(path), path);
+}
+
+// The model in the form a compiler that consumes ONNX takes it (CompileRequest): bytes, or, when
+// its weights are more than one protobuf holds (OnnxNeedsExternalData), an .onnx file with its
+// weights as external data beside it. The file gets a folder of its own in the results tree's
+// .tmp/ (not the machine's /tmp, which may not have room for the weights), named after this host
+// and process (kWorkerModelPrefix) so that the scheduler can remove what a killed worker left;
+// the folder goes when this does, which the worker's handling of errors (a row, or an error
+// that main() catches) lets happen on failures too.
+class OnnxForCompiler {
+ public:
+  OnnxForCompiler(const Graph& graph, const CompilerInfo& info, const std::string& results_dir) {
+    if (!info.consumes_onnx) return;
+    if (!OnnxNeedsExternalData(graph)) {
+      bytes_ = ExportOnnx(graph);
+      return;
+    }
+    std::string name = TempTemplate(results_dir, kWorkerModelPrefix, "");
+    if (::mkdtemp(name.data()) == nullptr) {
+      throw EnvironmentError("cannot create a folder for the ONNX model in " + results_dir +
+                             "/.tmp: " + std::strerror(errno));
+    }
+    dir_ = name;
+    path_ = dir_ + "/model.onnx";
+    ExportOnnxFile(graph, path_);
+  }
+  ~OnnxForCompiler() {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+  OnnxForCompiler(OnnxForCompiler&& other) noexcept
+      : bytes_(std::move(other.bytes_)),
+        dir_(std::exchange(other.dir_, std::string())),
+        path_(std::move(other.path_)) {}
+  OnnxForCompiler(const OnnxForCompiler&) = delete;
+  OnnxForCompiler& operator=(const OnnxForCompiler&) = delete;
+  OnnxForCompiler& operator=(OnnxForCompiler&&) = delete;
+
+  CompileRequest Request(const Graph& graph, const CompilerConfig& config,
+                         const std::string& cache_dir, bool quick) const {
+    CompileRequest request{graph, bytes_, config, cache_dir, quick};
+    request.onnx_path = path_;
+    return request;
+  }
+
+ private:
+  std::string bytes_, dir_, path_;
+};
+
+// The compiler whose outputs are the output check's reference for `compiler` with `config`: a
+// path that shares as little as possible with the one it checks.
+std::string ReferenceCompilerFor(const std::string& compiler, const CompilerConfig& config) {
+  if (compiler == "null") return "null";  // the pipeline double checks against itself
+  if (compiler == "onnxruntime") return "identity";
+  // A build without onnxruntime (a GPU machine's, scripts/gpu_check.sh): eager PyTorch on the
+  // CPU in fp32 is still an independent path for runs on the GPU or of another compiler.
+  if (!IsBuilt("onnxruntime") && IsBuilt("identity") &&
+      (compiler != "identity" || config.device != "cpu")) {
+    return "identity";
+  }
+  return "onnxruntime";
+}
+
+// The worker's phases, in the order RunWorker runs them; each fills its columns of the row.
+
+// Pin: before the model is built and before any SDK starts a thread, so that the threads the
+// runtimes start later inherit the mask (README, Measurement: pinning). Returns the CPUs pinned
+// to, none without `affinity`.
+std::vector<int> Pin(const CompilerConfig& config, ResultRow& row) {
+  const std::vector<int> pinned = AffinityCpus(config.affinity, config.threads, ProcessCpus());
+  if (!pinned.empty()) PinCpus(pinned);
+  row.affinity_cpus = FormatCpuList(ProcessCpus());
+  return pinned;
+}
+
+// The run's model, built: the run with its model prepared, its graph and its inputs.
+struct BuiltModel {
+  RunSpec run;
+  Graph graph;
+  std::vector<HostTensor> inputs;
+};
+
+// Build the model. A model given as PyTorch code is exported first (cached per batch size), as
+// part of building it; its rows carry the exact parameter count of the module.
+BuiltModel Build(const ResolvedRun& spec, ResultRow& row) {
+  const auto start = Clock::now();
+  BuiltModel model{spec.run, {}, {}};
+  PrepareModel(model.run.model, model.run.batch_size, spec.results_dir + "/.cache");
+  model.graph = BuildModel(model.run.model, model.run.batch_size);
+  row.build_s = SecondsSince(start);
+  const Graph& graph = model.graph;
+  row.params =
+      model.run.model.exact_params > 0 ? model.run.model.exact_params : graph.ParameterCount();
+  row.macs = CountMacs(graph) / spec.run.batch_size;
+  model.inputs = RunInputs(graph, spec.run);
+  for (const auto& in : graph.inputs) {
+    row.input_shape += (row.input_shape.empty() ? "" : ";") + ShapeToString(in.shape);
+  }
+  return model;
+}
+
+// Reference: the output check's reference outputs, first, in their own process, before this
+// worker loads its compiler. None when the check is off or its reference is unavailable (the
+// row's check_reference says which).
+std::optional<std::vector<HostTensor>> Reference(const ResolvedRun& spec,
+                                                 const std::string& spec_path,
+                                                 const CompilerInfo& info,
+                                                 const BuiltModel& model, ResultRow& row) {
+  if (!spec.run.check.enabled) {
+    row.check_reference = "off";
+    return std::nullopt;
+  }
+  row.check_reference = ReferenceCompilerFor(info.name, spec.config);
+  row.check_tolerance = ToleranceFor(spec.run.check, spec.config.precision);
+  try {
+    return ReferenceOutputs(spec, spec_path, model.run, model.graph, row.check_reference);
+  } catch (const std::exception& e) {
+    row.check_reference = "unavailable: " + std::string(e.what());
+    return std::nullopt;
+  }
+}
+
+// Export for the compiler, after the reference child has finished: a model written as a file
+// with external data is then on disk only once at a time. Its export counts as building the
+// model.
+OnnxForCompiler ExportForCompiler(const ResolvedRun& spec, const CompilerInfo& info,
+                                  const BuiltModel& model, ResultRow& row) {
+  const auto start = Clock::now();
+  OnnxForCompiler onnx(model.graph, info, spec.results_dir);
+  *row.build_s += SecondsSince(start);
+  return onnx;
+}
+
+// The compiler's module and what it compiled; the module outlives the executable.
+struct Compiled {
+  std::unique_ptr<Compiler> compiler;
+  std::unique_ptr<Executable> executable;
+};
+
+// Load and compile: the one compiler module this process loads, asked first whether this
+// machine can run the config (UnavailableError: a skipped row).
+Compiled LoadAndCompile(const ResolvedRun& spec, const CompilerInfo& info,
+                        const BuiltModel& model, const OnnxForCompiler& onnx, ResultRow& row) {
+  Compiled compiled;
+  compiled.compiler = LoadCompiler(info.name);
+  row.compiler_version = compiled.compiler->Version();
+  if (const std::string why = compiled.compiler->Unavailable(spec.config); !why.empty()) {
+    throw UnavailableError(why);
+  }
+  const auto start = Clock::now();
+  CompileRequest request =
+      onnx.Request(model.graph, spec.config, spec.results_dir + "/.cache", spec.run.quick);
+  request.torch_program = model.run.model.torch_program;
+  request.torch_program_error = model.run.model.torch_program_error;
+  compiled.executable = compiled.compiler->Compile(request);
+  row.compile_s = SecondsSince(start);
+  return compiled;
+}
+
+// How process `process` of the run measures (-1: the whole run in one process).
+MeasureOptions OptionsFor(const ResolvedRun& spec, int process, bool capture_outputs) {
+  const RunSpec& run = spec.run;
+  MeasureOptions options;
+  options.warmup = run.warmup;
+  options.boundary = ParseTimingBoundary(run.timing_boundary);
+  options.sample_period = std::chrono::milliseconds(spec.sample_ms);
+  // One of the run's processes times its share of the timed runs and of the time caps, so
+  // that the run's timed work stays what one process would do; each warms up in full (its
+  // own caches, its own allocator), within its share of the warmup's cap. Whether to add
+  // processes (stop `ci`) is the scheduler's call: each process times a fixed share.
+  const double share = process >= 0 ? static_cast<double>(run.processes) : 1.0;
+  auto shared = [&](int64_t n) {
+    return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(n) / share)));
+  };
+  options.repeats = shared(run.repeats);
+  options.max_time = std::chrono::duration<double>(run.max_time_s / share);
+  // Each process's window still holds enough sampler periods for its CPU figures (a fifth
+  // more than the fewest, so that timer slack does not drop them).
+  double min_time_s = run.min_time_s / share;
+  if (process >= 0 && run.min_time_s > 0 && spec.sample_ms > 0) {
+    min_time_s = std::max(min_time_s, 1.2 * kMinSamplerPeriods * spec.sample_ms / 1e3);
+  }
+  options.min_time = std::chrono::duration<double>(min_time_s);
+  options.max_repeats = shared(run.max_repeats);
+  // Under a time cap the run keeps at least kMinTimedRepeats timed runs in all, each process
+  // at least 3 (a median of its own).
+  options.min_timed_repeats = std::max<int64_t>(3, shared(kMinTimedRepeats));
+  options.stop = process >= 0 ? StopRule::kFixed : ParseStopRule(run.stop);
+  options.ci_rel_target = run.ci_rel_target;
+  options.ci_min_repeats = run.ci_min_repeats;
+  options.capture_first_outputs = capture_outputs;
+  // The GPU only where the compiler computes on one: a CPU run's GPU columns stay empty.
+  if (spec.config.device == "cuda") options.gpu = GpuMonitorSettingsFromEnvironment();
+  return options;
+}
+
+// Measure: this process's timed runs (measure/harness.h) and what the sampler saw meanwhile.
+// The latencies are moved to `latencies`, the first run's outputs stay in the result.
+Measurement MeasureProcess(const ResolvedRun& spec, int process, Executable& executable,
+                           const BuiltModel& model, bool capture_outputs,
+                           std::vector<int64_t>& latencies, ResultRow& row) {
+  Measurement m =
+      Measure(executable, model.inputs, OptionsFor(spec, process, capture_outputs));
+  latencies = std::move(m.latencies_ns);
+
+  row.first_run_ms = m.first_run_ms;
+  row.warmup = m.warmup_runs;
+  FillLatencyColumns(row, latencies, spec.run.batch_size);
+  row.processes = 1;
+  row.process_p50s_ms = {*row.latency_p50_ms};
+  row.processes_reason = "fixed";
+  row.stop_reason = m.stop_reason;
+  row.timed_window_s = m.system.window_s;
+  row.other_cpu_pct = m.system.other_cpu_pct;
+  row.cpu_util_pct = m.system.cpu_util_pct;
+  row.cpu_util_norm_pct = m.system.cpu_util_norm_pct;
+  row.rss_start_mb = m.system.rss_start_mb;
+  row.rss_peak_mb = m.system.rss_peak_mb;
+  if (m.system.cpu_util_pct && *row.repeats > 0) {
+    row.cpu_ms_per_inference = *m.system.cpu_util_pct / 100.0 * m.system.window_s * 1e3 /
+                               static_cast<double>(*row.repeats);
+  }
+  row.notes = m.system.note;
+  if (m.system.energy_j_total && *row.repeats > 0 && m.system.window_s > 0) {
+    row.energy_j = *m.system.energy_j_total / static_cast<double>(*row.repeats);
+    row.power_w = *m.system.energy_j_total / m.system.window_s;
+  } else {
+    row.notes += (row.notes.empty() ? "" : "; ") + m.system.energy_note;
+  }
+  const GpuStats& gpu = m.system.gpu;
+  row.gpu_util_pct = gpu.gpu_util_pct;
+  row.gpu_mem_mb = gpu.gpu_mem_mb;
+  row.gpu_power_w = gpu.gpu_power_w;
+  if (gpu.gpu_energy_j_total && *row.repeats > 0) {
+    row.gpu_energy_j = *gpu.gpu_energy_j_total / static_cast<double>(*row.repeats);
+  }
+  if (!gpu.note.empty()) row.notes += (row.notes.empty() ? "" : "; ") + gpu.note;
+  if (spec.run.model.family == "onnx") {
+    row.notes += std::string(row.notes.empty() ? "" : "; ") + kOnnxParamsNote;
+  }
+  return m;
+}
+
+// Check: the first run's outputs against the reference (measure/check.h); beyond the
+// precision's tolerance the row is `wrong`.
+void Check(const std::vector<HostTensor>& outputs, const std::vector<HostTensor>& reference,
+           const std::string& precision, ResultRow& row) {
+  const CheckResult check = CompareOutputs(outputs, reference);
+  if (check.mismatch.empty()) {
+    row.check_max_abs_err = check.max_abs_err;
+    row.check_max_rel_err = check.max_rel_err;
+  }
+  if (!WithinTolerance(check, *row.check_tolerance)) {
+    row.status = kStatusWrong;
+    row.error = !check.mismatch.empty()
+                    ? "outputs do not match " + row.check_reference + "'s: " + check.mismatch
+                    : fmt::format(
+                          "outputs differ from {}'s: max abs err {:.3g}, max rel err "
+                          "{:.3g} > tolerance {:.3g} ({})",
+                          row.check_reference, check.max_abs_err, check.max_rel_err,
+                          *row.check_tolerance, precision);
+  }
+}
+
+// Verdict: what the SDK says it ran with (its settings, what it did less of than asked), the
+// CPUs its threads may run on, and the measurement against the run's validity thresholds
+// (measure/verdict.h). `heap` is PinHeapThresholds()'s setting.
+void Verdict(const RunSpec& run, const CompilerConfig& config, const Measurement& m,
+             const Executable& executable, const std::string& heap,
+             const std::vector<int>& pinned, ResultRow& row) {
+  auto settings = executable.EffectiveSettings();
+  settings["heap"] = heap;
+  row.compiler_settings = JoinSettings(settings);
+  VerdictInput verdict;
+  verdict.window_s = m.system.window_s;
+  verdict.repeats = row.repeats.value_or(0);
+  verdict.reached_max_repeats = verdict.repeats >= run.max_repeats;
+  verdict.cv = row.cv;
+  verdict.other_cpu_pct = m.system.other_cpu_pct;
+  verdict.processes = 1;  // a part's verdict is judged again once the run's parts are merged
+  verdict.degraded = executable.Degraded();
+  // Read back over every thread after the timed runs: a runtime may re-pin its own threads.
+  const std::vector<int> ran_on = ThreadsCpus();
+  row.affinity_cpus = FormatCpuList(ran_on);
+  if (!pinned.empty() &&
+      !std::includes(pinned.begin(), pinned.end(), ran_on.begin(), ran_on.end())) {
+    verdict.degraded.push_back("affinity: pinned to CPUs " + FormatCpuList(pinned) +
+                               ", but threads may run on " + row.affinity_cpus);
+  }
+  if (auto it = settings.find("threads"); it != settings.end()) {
+    row.threads = std::stoll(it->second);
+    if (*row.threads != config.threads) {
+      verdict.degraded.push_back(
+          fmt::format("threads: {} asked, the SDK runs {}", config.threads, *row.threads));
+    }
+  }
+  const std::vector<std::string> reasons = InvalidReasons(verdict, run.validity, run.min_time_s);
+  row.valid = reasons.empty();
+  row.invalid_reason = Join(reasons, "; ");
+}
+
+// Write: the trace first, the row last, so that a row on disk means the run (or the part) is
+// complete; then what went wrong, if anything, on stderr (the scheduler's log tail).
+void Write(const std::string& dir, const std::string& run_id, int process, const ResultRow& row,
+           const std::vector<int64_t>& latencies) {
+  if (process >= 0) {
+    if (!latencies.empty()) WriteLatencies(PartLatenciesPath(dir, run_id, process), latencies);
+    WriteRow(PartRowPath(dir, run_id, process), row);
+  } else {
+    if (!latencies.empty()) WriteLatencies(LatenciesPath(dir, run_id), latencies);
+    WriteRow(RowPath(dir, run_id), row);
+  }
+  if (row.status == kStatusSkipped) {
+    std::cerr << "skipped: " << row.error << "\n";
+  } else if (row.status != kStatusOk) {
+    std::cerr << "error: " << row.error << "\n";
+  }
+}
+
+// One process of the run `spec` specifies (the whole run when `process` is -1), phase by phase;
+// `spec_path` is its file, empty for a worker started by hand. What the compiler refuses, or this
+// machine cannot run, ends the phases early and is the row's status and error.
+int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process) {
+  const CompilerInfo& info = FindCompiler(spec.config.compiler);
+  const std::string dir = RunDirectory(spec.results_dir, spec.device, spec.config.compiler);
+  ResultRow row = BaseRow(spec);
+  // Before anything is allocated for the run: every run's heap behaves the same (heap.h).
+  const std::string heap = PinHeapThresholds();
+  std::vector<int64_t> latencies;
+  try {
+    const std::vector<int> pinned = Pin(spec.config, row);
+    const BuiltModel model = Build(spec, row);
+    const std::optional<std::vector<HostTensor>> reference =
+        Reference(spec, spec_path, info, model, row);
+    const OnnxForCompiler onnx = ExportForCompiler(spec, info, model, row);
+    const Compiled compiled = LoadAndCompile(spec, info, model, onnx, row);
+    const Measurement m = MeasureProcess(spec, process, *compiled.executable, model,
+                                         reference.has_value(), latencies, row);
+    row.status = kStatusOk;
+    if (reference) Check(m.first_outputs, *reference, spec.config.precision, row);
+    Verdict(spec.run, spec.config, m, *compiled.executable, heap, pinned, row);
+  } catch (const UnavailableError& e) {
+    row.status = kStatusSkipped;
+    row.error = e.what();
+  } catch (const CompileError& e) {
+    row.status = kStatusError;
+    row.error = e.what();
+  } catch (const InputError& e) {
+    row.status = kStatusError;
+    row.error = e.what();
+  }
+  Write(dir, spec.run.run_id, process, row, latencies);
+  return kExitOk;
+}
+
+// The reference child: the spec's model and inputs through the compiler `reference`, outputs
+// of one run written atomically to `out`.
+int RunReference(const ResolvedRun& spec, const std::string& reference, const std::string& out) {
+  const CompilerInfo& info = FindCompiler(reference);
+  RunSpec run = spec.run;
+  PrepareModel(run.model, run.batch_size, spec.results_dir + "/.cache");  // cached by now
+  const Graph graph = BuildModel(run.model, run.batch_size);
+  const OnnxForCompiler onnx(graph, info, spec.results_dir);
+  const CompilerConfig config = ReferenceConfig(info);
+  std::unique_ptr<Compiler> compiler = LoadCompiler(info.name);
+  std::unique_ptr<Executable> executable = compiler->Compile(
+      onnx.Request(graph, config, spec.results_dir + "/.cache", /*quick=*/true));
+  executable->SetInputs(RunInputs(graph, run));
+  executable->Run();
+  WriteFileAtomic(out, FormatTensorFile(executable->GetOutputs()));
+  return kExitOk;
+}
+
+}  // namespace
+
+ResultRow BaseRow(const ResolvedRun& spec) {
+  const RunSpec& run = spec.run;
+  const CompilerConfig& config = spec.config;
+  ResultRow row;
+  row.run_id = run.run_id;
+  row.experiment = run.experiment;
+  row.model = run.model.name;
+  row.family = run.model.network.empty() ? run.model.family : run.model.network;
+  row.size = run.model.size;
+  if (run.model.width > 0) row.width = run.model.width;
+  if (run.model.depth > 0) row.depth = run.model.depth;
+  row.batch_size = run.batch_size;
+  row.compiler = config.compiler;
+  row.device = spec.device;
+  row.precision = config.precision;
+  row.threads = config.threads;
+  row.affinity = config.affinity;
+  row.opt_level = config.opt_level;
+  row.timing_boundary = run.timing_boundary;
+  row.compute_device = config.device;
+  row.quick = run.quick;
+  row.config_hash = spec.config_hash;  // the scheduler's, which resume compares against
+  row.warmup = run.warmup;
+  row.repeats = run.repeats;
+  row.timestamp = UtcTimestamp();
+  row.host = Hostname();
+  row.machine_id = MachineId();
+  row.ngraphbench_version = NGB_VERSION;
+  return row;
+}
+
+int CmdWorker(const WorkerArgs& args) {
+  if (args.spec_path.empty() &&
+      (args.run.grid.experiment.empty() || args.run.compiler.empty() || args.run_id.empty())) {
+    throw InputError("worker needs --spec FILE (as `ngraphbench run` starts it), or "
+                     "<experiment> <compiler> <run_id> (as its reproduce: lines do)");
+  }
+  const ResolvedRun spec = args.spec_path.empty() ? ResolveRunFromYaml(args.run, args.run_id)
+                                                  : ReadResolvedRun(args.spec_path);
+  if (!args.reference_out.empty()) {
+    return RunReference(spec, args.reference_compiler, args.reference_out);
+  }
+  return RunWorker(spec, args.spec_path, args.process);
+}
+
+}  // namespace ngraphbench

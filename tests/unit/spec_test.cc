@@ -1,0 +1,236 @@
+// The resolved run specification the scheduler writes for its workers: every field survives the
+// file, and a file that is not such a spec is an InputError naming it.
+#include "ngraphbench/runner/spec.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/results/claim.h"
+#include "ngraphbench/runner/launch.h"
+
+namespace ngraphbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A spec whose every field differs from its default.
+ResolvedRun FullSpec() {
+  ResolvedRun s;
+  RunSpec& r = s.run;
+  r.run_id = "tiny_make_model_b4";
+  r.experiment = "from_file";
+  ModelSpec& m = r.model;
+  m.family = "torch";
+  m.name = "tiny_make_model";
+  m.width = 64;
+  m.depth = 3;
+  m.variant = "resnet50";
+  m.size = "50";
+  m.network = "resnet";
+  m.onnx_path = "/cache/torch/tiny_b4/model.onnx";
+  m.torch_source = "models/tiny.py:make_model";
+  m.input_shape = {3, 224, 224};
+  m.torch_program = "/cache/torch/tiny_b4/program.pt2";
+  m.torch_program_error = "torch.export failed: \"data-dependent\" branch\nat line 3";
+  m.exact_params = 25557032;
+  r.batch_size = 4;
+  r.warmup = 3;
+  r.repeats = 41;
+  r.timeout_s = 123.5;
+  r.max_time_s = 7.25;
+  r.min_time_s = 0.1;  // not exact in binary: the text must keep every digit
+  r.max_repeats = 999;
+  r.stop = "ci";
+  r.ci_rel_target = 0.015;
+  r.ci_min_repeats = 31;
+  r.processes = 7;
+  r.max_processes = 13;
+  r.timing_boundary = "end_to_end";
+  r.quick = true;
+  r.check.enabled = false;
+  r.check.tolerance_fp32 = 2e-5;
+  r.check.tolerance_bf16 = 0.07;
+  r.check.tolerance_fp16 = 0.02;
+  r.validity.max_ci_rel = 0.04;
+  r.validity.min_processes = 4;
+  r.validity.max_cv = 0.3;
+  r.validity.max_other_cpu_pct = 25;
+  r.validity.min_repeats = 11;
+  CompilerConfig& c = s.config;
+  c.compiler = "onnxruntime";
+  c.device = "cuda";
+  c.precision = "fp16";
+  c.threads = 3;
+  c.affinity = "0-2";
+  c.opt_level = "extended";
+  c.options = Options({{"execution_provider", "cuda"}, {"inter_op_threads", "2"}});
+  c.source = "configs/onnxruntime.yaml";
+  s.results_dir = "/data/results tree";
+  s.device = "node-1.gpu_a";
+  s.sample_ms = 25;
+  s.config_hash = "0123456789abcdef";
+  return s;
+}
+
+void ExpectSame(const ResolvedRun& a, const ResolvedRun& b) {
+  const RunSpec& x = a.run;
+  const RunSpec& y = b.run;
+  EXPECT_EQ(x.run_id, y.run_id);
+  EXPECT_EQ(x.experiment, y.experiment);
+  EXPECT_EQ(x.model.family, y.model.family);
+  EXPECT_EQ(x.model.name, y.model.name);
+  EXPECT_EQ(x.model.width, y.model.width);
+  EXPECT_EQ(x.model.depth, y.model.depth);
+  EXPECT_EQ(x.model.variant, y.model.variant);
+  EXPECT_EQ(x.model.size, y.model.size);
+  EXPECT_EQ(x.model.network, y.model.network);
+  EXPECT_EQ(x.model.onnx_path, y.model.onnx_path);
+  EXPECT_EQ(x.model.torch_source, y.model.torch_source);
+  EXPECT_EQ(x.model.input_shape, y.model.input_shape);
+  EXPECT_EQ(x.model.torch_program, y.model.torch_program);
+  EXPECT_EQ(x.model.torch_program_error, y.model.torch_program_error);
+  EXPECT_EQ(x.model.exact_params, y.model.exact_params);
+  EXPECT_EQ(x.batch_size, y.batch_size);
+  EXPECT_EQ(x.warmup, y.warmup);
+  EXPECT_EQ(x.repeats, y.repeats);
+  EXPECT_EQ(x.timeout_s, y.timeout_s);
+  EXPECT_EQ(x.max_time_s, y.max_time_s);
+  EXPECT_EQ(x.min_time_s, y.min_time_s);
+  EXPECT_EQ(x.max_repeats, y.max_repeats);
+  EXPECT_EQ(x.stop, y.stop);
+  EXPECT_EQ(x.ci_rel_target, y.ci_rel_target);
+  EXPECT_EQ(x.ci_min_repeats, y.ci_min_repeats);
+  EXPECT_EQ(x.processes, y.processes);
+  EXPECT_EQ(x.max_processes, y.max_processes);
+  EXPECT_EQ(x.timing_boundary, y.timing_boundary);
+  EXPECT_EQ(x.quick, y.quick);
+  EXPECT_EQ(x.check.enabled, y.check.enabled);
+  EXPECT_EQ(x.check.tolerance_fp32, y.check.tolerance_fp32);
+  EXPECT_EQ(x.check.tolerance_bf16, y.check.tolerance_bf16);
+  EXPECT_EQ(x.check.tolerance_fp16, y.check.tolerance_fp16);
+  EXPECT_EQ(x.validity.max_ci_rel, y.validity.max_ci_rel);
+  EXPECT_EQ(x.validity.min_processes, y.validity.min_processes);
+  EXPECT_EQ(x.validity.max_cv, y.validity.max_cv);
+  EXPECT_EQ(x.validity.max_other_cpu_pct, y.validity.max_other_cpu_pct);
+  EXPECT_EQ(x.validity.min_repeats, y.validity.min_repeats);
+  EXPECT_EQ(a.config.compiler, b.config.compiler);
+  EXPECT_EQ(a.config.device, b.config.device);
+  EXPECT_EQ(a.config.precision, b.config.precision);
+  EXPECT_EQ(a.config.threads, b.config.threads);
+  EXPECT_EQ(a.config.affinity, b.config.affinity);
+  EXPECT_EQ(a.config.opt_level, b.config.opt_level);
+  EXPECT_EQ(a.config.options.values(), b.config.options.values());
+  EXPECT_EQ(a.config.source, b.config.source);
+  EXPECT_EQ(a.results_dir, b.results_dir);
+  EXPECT_EQ(a.device, b.device);
+  EXPECT_EQ(a.sample_ms, b.sample_ms);
+  EXPECT_EQ(a.config_hash, b.config_hash);
+}
+
+class Spec : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("spec_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& text) const {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  // The InputError that reading `path` throws; fails the test when there is none.
+  std::string ReadError(const std::string& path) const {
+    try {
+      ReadResolvedRun(path);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << path << " was read as a spec";
+    return "";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Spec, EveryFieldSurvivesTheText) {
+  const ResolvedRun spec = FullSpec();
+  ExpectSame(ParseResolvedRun(FormatResolvedRun(spec), "test"), spec);
+  ResolvedRun unset = FullSpec();
+  unset.run.validity.max_cv.reset();
+  EXPECT_EQ(ParseResolvedRun(FormatResolvedRun(unset), "test").run.validity.max_cv, std::nullopt);
+}
+
+TEST_F(Spec, AFileRoundTripsAndGoesWithItsHolder) {
+  ResolvedRun spec = FullSpec();
+  spec.results_dir = (dir_ / "results").string();
+  std::string path;
+  {
+    const SpecFile file(spec);
+    path = file.path();
+    // <results>/.tmp/spec-<host>-<pid>-XXXXXX.json: what the stale-file cleanup parses.
+    EXPECT_EQ(fs::path(path).parent_path(), dir_ / "results" / ".tmp");
+    const std::string name = fs::path(path).filename().string();
+    const std::string prefix =
+        std::string(kSpecFilePrefix) + HostTag() + "-" + std::to_string(::getpid()) + "-";
+    EXPECT_EQ(name.rfind(prefix, 0), 0u) << name;
+    EXPECT_EQ(name.size(), prefix.size() + 6 + 5) << name;  // XXXXXX and .json
+    ExpectSame(ReadResolvedRun(path), spec);
+    SpecFile other(spec);
+    const std::string other_path = other.path();
+    EXPECT_NE(other_path, path);
+    {
+      const SpecFile moved(std::move(other));
+      EXPECT_EQ(moved.path(), other_path);
+    }
+    EXPECT_FALSE(fs::exists(other_path));  // the moved-to file removes it, and only it
+    EXPECT_TRUE(fs::exists(path));
+  }
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_TRUE(fs::is_empty(dir_ / "results" / ".tmp"));
+}
+
+TEST_F(Spec, AMalformedFileIsAnInputErrorNamingIt) {
+  const std::string good = FormatResolvedRun(FullSpec());
+  const std::string not_json = Write("not_json.json", good.substr(0, good.size() / 2));
+  EXPECT_NE(ReadError(not_json).find(not_json), std::string::npos) << ReadError(not_json);
+
+  const std::string array = Write("array.json", "[1, 2]");
+  EXPECT_NE(ReadError(array).find(array), std::string::npos);
+
+  std::string text = good;
+  text.replace(text.find("\"run_id\""), 8, "\"run_name\"");
+  const std::string missing = Write("missing.json", text);
+  EXPECT_NE(ReadError(missing).find(missing), std::string::npos);
+  EXPECT_NE(ReadError(missing).find("run.run_id: missing"), std::string::npos)
+      << ReadError(missing);
+
+  text = good;
+  text.replace(text.find("\"batch_size\": 4"), 15, "\"batch_size\": \"4\"");
+  const std::string wrong_type = Write("wrong_type.json", text);
+  EXPECT_NE(ReadError(wrong_type).find(wrong_type), std::string::npos);
+  EXPECT_NE(ReadError(wrong_type).find("run.batch_size"), std::string::npos)
+      << ReadError(wrong_type);
+
+  text = good;
+  text.replace(text.find("\"ngraphbench_spec\": 1"), 21, "\"ngraphbench_spec\": 99");
+  const std::string other_format = Write("other_format.json", text);
+  EXPECT_NE(ReadError(other_format).find(other_format), std::string::npos);
+  EXPECT_NE(ReadError(other_format).find("format 99"), std::string::npos)
+      << ReadError(other_format);
+
+  const std::string absent = (dir_ / "absent.json").string();
+  EXPECT_NE(ReadError(absent).find(absent), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ngraphbench
