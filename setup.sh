@@ -79,12 +79,21 @@ if [ ! -x "$PY" ]; then
   python3 -m venv "$VENV"
 fi
 pip_install() {  # pip_install <pinned requirement>... ; skips what is already installed
+  # One interpreter asks for every version at once (a `pip show` each costs seconds).
   local need=()
-  for req in "$@"; do
-    "$PY" -m pip show -q "${req%%[=<>]*}" >/dev/null 2>&1 &&
-      [ "$("$PY" -m pip show "${req%%[=<>]*}" 2>/dev/null | awk '/^Version:/{print $2}')" = "${req##*==}" ] ||
-      need+=("$req")
-  done
+  mapfile -t need < <("$PY" - "$@" <<'EOF'
+import re, sys
+from importlib import metadata
+for req in sys.argv[1:]:
+    name, version = re.split(r"[=<>\[]", req, maxsplit=1)[0], req.rsplit("==", 1)[-1]
+    try:
+        if metadata.version(name) == version:
+            continue
+    except metadata.PackageNotFoundError:
+        pass
+    print(req)
+EOF
+  )
   [ ${#need[@]} -eq 0 ] || { say "pip install ${need[*]}"; "$PY" -m pip install -q "${need[@]}"; }
 }
 pip_install numpy==2.4.6

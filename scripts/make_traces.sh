@@ -2,15 +2,16 @@
 # Produces the released traces: quick grids (the experiments' quick_batch_sizes) of the synthetic
 # experiments with every built compiler, into a temporary results tree, zipped as
 # results/<device>/<compiler>/<run_id>{.csv,.latencies.csv}. `ngraphbench analyze` reads the zip
-# as it reads the tree.
+# as it reads the tree. Each experiment is one `run` of all the compilers, so their processes
+# alternate in time and a speedup compares measurements taken side by side.
 #
 #   scripts/make_traces.sh [--device LABEL] [--compilers a,b] [--experiments a,b] [--out PATH]
-#                          [--configs DIR] [--repeats N]
+#                          [--configs DIR] [--repeats N] [--jobs N]
 #
 # Defaults: device `local`, every compiler module in build/ except `null` (a test double),
 # experiments conv_blocks,mha_blocks,conv2d,fully_connected,self_attention,
-# out resources/traces/results_raw.zip, configs/ and each experiment's repeats. Runs that fail are
-# kept: they are rows with a status.
+# out resources/traces/results_raw.zip, configs/, each experiment's repeats and one worker at a
+# time. Runs that fail are kept: they are rows with a status.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -29,7 +30,8 @@ while [ $# -gt 0 ]; do
     --out) out=${2:?--out needs a path}; shift 2 ;;
     --configs) extra+=(--configs "${2:?--configs needs a directory}"); shift 2 ;;
     --repeats) extra+=(--repeats "${2:?--repeats needs a number}"); shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --jobs) extra+=(--jobs "${2:?--jobs needs a number}"); shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "make_traces.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -55,18 +57,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "make_traces: device $device, compilers $compilers, experiments $experiments" >&2
 IFS=, read -r -a experiment_list <<<"$experiments"
-IFS=, read -r -a compiler_list <<<"$compilers"
 for experiment in "${experiment_list[@]}"; do
-  for compiler in "${compiler_list[@]}"; do
-    rc=0
-    "$BIN" run "$experiment" "$compiler" --quick --device "$device" --results "$tmp/results" \
-      "${extra[@]}" || rc=$?
-    # 1 = the sweep finished but some runs are not ok: those rows belong in the traces too.
-    if [ "$rc" -gt 1 ]; then
-      echo "make_traces: '$experiment' with '$compiler' failed (exit $rc)" >&2
-      exit "$rc"
-    fi
-  done
+  rc=0
+  "$BIN" run "$experiment" "$compilers" --quick --device "$device" --results "$tmp/results" \
+    "${extra[@]}" || rc=$?
+  # 1 = the sweep finished but some runs are not ok: those rows belong in the traces too.
+  if [ "$rc" -gt 1 ]; then
+    echo "make_traces: '$experiment' with '$compilers' failed (exit $rc)" >&2
+    exit "$rc"
+  fi
 done
 
 # The traces must load: analyze them once before publishing.
