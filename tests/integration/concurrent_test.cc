@@ -345,6 +345,14 @@ TEST_F(Concurrent, ARunClaimedByALiveSchedulerIsLeftToIt) {
   ASSERT_EQ(trace.size(), static_cast<size_t>(kProcesses));
   for (const auto& process : trace) EXPECT_EQ(process.size(), 2u);  // ceil(5 / 3) each
   ExpectNothingLeft();
+
+  // A scheduler killed after writing a row, before releasing its claims, leaves them beside a
+  // complete row: the next sweep keeps the row and removes the claims of the gone holder.
+  std::ofstream(RunClaimPath(RunDir().string(), "tiny_w8_b1")) << FormatClaim(identity);
+  std::ofstream(PartClaim("tiny_w8_b1", 2)) << FormatClaim(identity);
+  EXPECT_EQ(Run("tiny", &out), 0) << out;
+  EXPECT_NE(out.find("6 runs, 0 to run, 6 kept (6 ok)"), std::string::npos) << out;
+  ExpectNothingLeft();
 }
 
 TEST_F(Concurrent, ARowAnotherSchedulerWroteAfterStartUpIsKept) {

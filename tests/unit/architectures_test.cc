@@ -3,6 +3,7 @@
 #include "ngraphbench/models/architectures.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -159,7 +160,8 @@ TEST(TimmEquivalenceTest, SmallestOfEachFamilyComputesTimmsFunction) {
   std::vector<std::string> files;
   for (const std::string name : {"resnet18", "efficientnet_b0", "deit_tiny_patch16_224",
                                  "swin_tiny_patch4_window7_224", "convnext_tiny"}) {
-    files.push_back(::testing::TempDir() + "/ngb_arch_" + name + ".onnx");
+    files.push_back(::testing::TempDir() + "/ngb_arch_" + std::to_string(::getpid()) + "_" +
+                    name + ".onnx");
     ExportOnnxFile(Build(name, 2), files.back());
     command += " " + name + " " + files.back();
   }

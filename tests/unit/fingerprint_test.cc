@@ -3,6 +3,7 @@
 #include "ngraphbench/experiments/fingerprint.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -61,7 +62,8 @@ TEST(Fingerprint, SameSettingsSameHash) {
 // A user's .onnx file is fingerprinted by its content: a re-export of the same size is another
 // model (resume must not keep its rows, nor the output check use its cached reference).
 TEST(Fingerprint, AnOnnxFileIsHashedByItsContent) {
-  const std::string path = ::testing::TempDir() + "/ngb_fingerprint_model.onnx";
+  const std::string path =
+      ::testing::TempDir() + "/ngb_fingerprint_model_" + std::to_string(::getpid()) + ".onnx";
   auto write = [&](const std::string& bytes) { std::ofstream(path, std::ios::trunc) << bytes; };
   RunSpec run = BaseRun();
   run.model.family = "onnx";

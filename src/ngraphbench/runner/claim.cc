@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -49,6 +50,18 @@ std::optional<Claim> ClaimProcess(const std::string& dir, const RunSpec& run, in
 
 std::optional<Claim> ClaimRow(const std::string& dir, const RunSpec& run, ClaimHolder* holder) {
   return TryClaim(RunClaimPath(dir, run.run_id), run.timeout_s + kClaimMarginS, holder);
+}
+
+void ReleaseStaleClaims(const std::string& dir, const RunSpec& run, bool keep_row_claim) {
+  ClaimHolder holder;
+  const int64_t most = std::max(run.processes, run.max_processes);
+  for (int process = 0; process < most; ++process) {
+    if (!FileExists(PartClaimPath(dir, run.run_id, process))) continue;
+    if (std::optional<Claim> stale = ClaimProcess(dir, run, process, &holder)) stale->Release();
+  }
+  if (!keep_row_claim && FileExists(RunClaimPath(dir, run.run_id))) {
+    if (std::optional<Claim> stale = ClaimRow(dir, run, &holder)) stale->Release();
+  }
 }
 
 void CheckMachineFile(const std::string& machine_path, const MachineInfo& machine) {

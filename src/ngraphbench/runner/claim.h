@@ -43,6 +43,12 @@ std::optional<Claim> ClaimProcess(const std::string& dir, const RunSpec& run, in
 // that shares the run's processes may finish its last part at the same moment).
 std::optional<Claim> ClaimRow(const std::string& dir, const RunSpec& run, ClaimHolder* holder);
 
+// The claims of `run`, whose row is on disk, that a killed scheduler left (killed after writing
+// the row, before releasing them): its row's claim (unless `keep_row_claim`: the caller holds
+// it) and those of its processes, each taken over as stale and released, which removes it. A
+// live holder's claim stays.
+void ReleaseStaleClaims(const std::string& dir, const RunSpec& run, bool keep_row_claim);
+
 // Merges this machine's entry into machine.json and throws the result away: a malformed file
 // stops the run before anything is written (InputError naming it).
 void CheckMachineFile(const std::string& machine_path, const MachineInfo& machine);

@@ -57,14 +57,8 @@ void Collector::WriteRunRow(RunState& st, const std::string& reason) {
   WriteRow(path, row);
   RemoveParts(plan.dir, run.run_id);
   // The claims of its processes that a killed scheduler left (it wrote the part, or its worker
-  // did, and died before releasing): taken over as stale and released, which removes them. A
-  // live holder's claim stays.
-  for (int process = 0; process < st.next_process; ++process) {
-    ClaimHolder stale_holder;
-    if (std::optional<Claim> stale = ClaimProcess(plan.dir, run, process, &stale_holder)) {
-      stale->Release();
-    }
-  }
+  // did, and died before releasing).
+  ReleaseStaleClaims(plan.dir, run, /*keep_row_claim=*/true);
   claim->Release();  // the row is on disk: others now see it and skip the run
   st.finished = true;
   Decided(st);

@@ -157,6 +157,8 @@ void Scan(Plan& plan, std::vector<Changed>& changed, std::deque<RunState>& state
               }
               RemovePart(plan.dir, run.run_id, process);
             }
+            // And the claims it held then, its row's and its processes'.
+            ReleaseStaleClaims(plan.dir, run, /*keep_row_claim=*/false);
           } else {
             RemoveParts(plan.dir, run.run_id);  // measured anew from its first process
           }
