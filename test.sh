@@ -13,9 +13,12 @@ if [ $# -gt 0 ]; then
   exit 0
 fi
 # The fuzz targets build at low priority while the tests run, on the cycles the tests leave;
-# a failed build is reported by the fuzz run after them.
-setsid nice -n 19 scripts/fuzz.sh --build-only >/dev/null 2>&1 &
-fuzz_build=$!  # its own process group, which a failed test run takes down with it
+# a failed build is reported by the fuzz run after them. In a session of its own (a process
+# group that a failed test run takes down with it), which Linux's autogroup scheduling would
+# otherwise give an equal share of the CPU beside the tests': its autogroup is niced too.
+setsid sh -c 'echo 19 >/proc/self/autogroup 2>/dev/null
+              exec nice -n 19 scripts/fuzz.sh --build-only' >/dev/null 2>&1 &
+fuzz_build=$!
 trap 'kill -- -"$fuzz_build" 2>/dev/null || true' EXIT
 (cd build && ctest --output-on-failure --timeout 900 -j"$(nproc)")
 wait "$fuzz_build" || true
