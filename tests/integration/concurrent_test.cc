@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "ngraphbench/results/claim.h"
+#include "integration/scheduler_output.h"
 #include "ngraphbench/results/csv.h"
 
 namespace ngraphbench {
@@ -30,17 +31,6 @@ std::string ReadText(const fs::path& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-// The processes a scheduler's output reports as measured here, as "<run_id> p<i>": its
-// `[k/n] <run_id> <compiler> p<i> ok` lines.
-std::multiset<std::string> MeasuredProcesses(const std::string& output) {
-  static const std::regex kLine(R"((?:^|\n)\[\s*\d+/\d+\]\s+(\S+)\s+\S+\s+p(\d+)\s+ok\s)");
-  std::multiset<std::string> processes;
-  for (std::sregex_iterator it(output.begin(), output.end(), kLine), end; it != end; ++it) {
-    processes.insert((*it)[1].str() + " p" + (*it)[2].str());
-  }
-  return processes;
 }
 
 // The run ids whose row a scheduler's output reports as written here, with the row's status:

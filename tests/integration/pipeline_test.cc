@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "integration/scheduler_output.h"
 #include "ngraphbench/results/csv.h"
 #include "require_compiler.h"
 
@@ -38,17 +39,6 @@ Result Ngb(const std::string& args) {
   const int status = ::pclose(pipe);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
-}
-
-// The processes a scheduler's output reports as measured, as "<run_id> p<i>": its
-// `[k/n] <run_id> <compiler> p<i> ok` lines.
-std::multiset<std::string> MeasuredProcesses(const std::string& output) {
-  static const std::regex kLine(R"((?:^|\n)\[\s*\d+/\d+\]\s+(\S+)\s+\S+\s+p(\d+)\s+ok\s)");
-  std::multiset<std::string> processes;
-  for (std::sregex_iterator it(output.begin(), output.end(), kLine), end; it != end; ++it) {
-    processes.insert((*it)[1].str() + " p" + (*it)[2].str());
-  }
-  return processes;
 }
 
 // The runs whose row a scheduler's output reports as written: its `  = <run_id> ...` lines.
