@@ -31,8 +31,11 @@ is part of the compiled code and of the C++ side's cache key.
 Writes DIR/model.pt2 and then DIR/meta.json (last, atomically: its presence marks a complete
 cache entry). Inductor's own caches (FX graph cache, compiled kernels) go to a scratch folder that
 is removed afterwards: every compile here is a cold compile, and its time is what compile_s
-reports; reuse across runs is the C++ side's package cache. (Only the precompiled headers that
-Inductor keeps in its default temporary folder, the same for every model, are reused.)
+reports; reuse across runs is the C++ side's package cache. Two things that are the same for
+every model are reused: the precompiled headers that Inductor keeps in its default temporary
+folder, and its probes of the CPU's vector instruction sets (a small library compiled and loaded
+for each, about 6 s), which are made in DIR/../vec-isa, beside the cache entries, before the
+model's compile starts; meta.json's vec_isa_s says what they took (0 once they are there).
 
 Before torch.export, constant-shape Reshape, (Un)Squeeze, Expand, Split and scalar Gather
 nodes are made static (see specialize_shape_operands): onnx2torch's versions read their shape
@@ -306,12 +309,21 @@ def main():
 
     os.makedirs(args.out_dir, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="inductor-", dir=args.out_dir)
-    # Before torch is imported: Inductor reads these when its config module loads.
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(scratch, "inductor-cache")
+    # Before torch is imported: Inductor reads these when its config module loads. The cache
+    # folder is first the vector-ISA probes' (kept), then the model's (scratch, see the top).
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(
+        os.path.dirname(os.path.abspath(args.out_dir)), "vec-isa")
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     try:
         import torch  # pylint: disable=import-outside-toplevel
         import torch._inductor  # pylint: disable=import-outside-toplevel
+        from torch._inductor import cpu_vec_isa  # pylint: disable=import-outside-toplevel
+
+        start = time.monotonic()
+        if args.device == "cpu":
+            cpu_vec_isa.valid_vec_isa_list()  # probes each ISA once; kept for this process
+        vec_isa_s = time.monotonic() - start
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(scratch, "inductor-cache")
 
         torch.set_num_threads(args.threads)
         meta = {
@@ -319,6 +331,7 @@ def main():
             "threads": args.threads,
             "max_autotune": args.max_autotune,
             "freezing": args.freezing,
+            "vec_isa_s": vec_isa_s,
         }
         meta["device"] = args.device
         if args.device == "cuda":

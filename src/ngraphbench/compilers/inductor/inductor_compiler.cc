@@ -247,6 +247,8 @@ class InductorCompiler : public Compiler {
         // On a hit, what the original compile spent: the row's compile_s is then the load time.
         {"export_s", Seconds(meta, "export_s")},
         {"inductor_s", Seconds(meta, "inductor_s")},
+        // Inductor's probes of the CPU's vector ISAs, made once per cache (inductor_compile.py).
+        {"vec_isa_s", Seconds(meta, "vec_isa_s")},
         {"torch_compiled_with", meta.value("torch_version", "unknown")},
         {"cache_key", key.Hex()}};
     auto exe = std::make_unique<InductorExecutable>(request.graph, torch_settings, package,
