@@ -702,6 +702,7 @@ TEST_F(Pipeline, PinningMachineContextAndEnergyAreRecorded) {
 }
 
 TEST_F(Pipeline, SigintStopsTheWorkerPrintsHowToResumeAndExits130) {
+  extra_defaults_ = "  processes: 2\n";  // the fewest with an interval: resuming 20-odd runs
   WriteExperiments(20, 20);
   std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 15000\n";  // ~0.3 s a run
   const std::string log = (root_ / "scheduler.log").string();
