@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Produces the released traces: quick grids (the experiments' quick_batch_sizes) of the synthetic
-# experiments with every built compiler, into a temporary results tree, zipped as
+# experiments and of the architectures with every built compiler, into a temporary results tree, zipped as
 # results/<device>/<compiler>/<run_id>{.csv,.latencies.csv}. `ngraphbench analyze` reads the zip
 # as it reads the tree. Each experiment is one `run` of all the compilers, so their processes
 # alternate in time and a speedup compares measurements taken side by side.
 #
 #   scripts/make_traces.sh [--device LABEL] [--compilers a,b] [--experiments a,b] [--out PATH]
-#                          [--configs DIR] [--repeats N] [--jobs N]
+#                          [--configs DIR] [--repeats N] [--jobs N] [--add]
+#
+# --add starts from the rows already in --out: the experiments named are measured into that
+# results tree, and the rows of the others are kept as they are (a run already there with the
+# same settings is kept too, as `run` keeps it when resuming).
 #
 # Defaults: device `local`, every compiler module in build/ except `null` (a test double),
-# experiments conv_blocks,mha_blocks,conv2d,fully_connected,self_attention,
+# experiments architectures,conv_blocks,mha_blocks,conv2d,fully_connected,self_attention,
 # out resources/traces/results_raw.zip, configs/, each experiment's repeats and one worker at a
 # time. Runs that fail are kept: they are rows with a status.
 set -euo pipefail
@@ -19,9 +23,10 @@ BIN=$ROOT/build/ngraphbench
 
 device=local
 compilers=""
-experiments=conv_blocks,mha_blocks,conv2d,fully_connected,self_attention
+experiments=architectures,conv_blocks,mha_blocks,conv2d,fully_connected,self_attention
 out=$ROOT/resources/traces/results_raw.zip
 extra=()
+add=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --device) device=${2:?--device needs a label}; shift 2 ;;
@@ -31,7 +36,8 @@ while [ $# -gt 0 ]; do
     --configs) extra+=(--configs "${2:?--configs needs a directory}"); shift 2 ;;
     --repeats) extra+=(--repeats "${2:?--repeats needs a number}"); shift 2 ;;
     --jobs) extra+=(--jobs "${2:?--jobs needs a number}"); shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --add) add=1; shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "make_traces.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -55,6 +61,14 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+if [ "$add" = 1 ]; then
+  [ -f "$out" ] || { echo "make_traces.sh: --add needs an existing $out" >&2; exit 2; }
+  command -v unzip >/dev/null ||
+    { echo "make_traces.sh: --add needs unzip (apt-get install -y unzip)" >&2; exit 2; }
+  (cd "$tmp" && unzip -q "$out")
+  echo "make_traces: adding to the $(unzip -Z1 "$out" | grep -E '^results/[^/]+/[^/]+/[^/]+\.csv$' |
+    grep -vc '\.latencies\.csv$' || true) runs of $out" >&2
+fi
 echo "make_traces: device $device, compilers $compilers, experiments $experiments" >&2
 IFS=, read -r -a experiment_list <<<"$experiments"
 for experiment in "${experiment_list[@]}"; do
