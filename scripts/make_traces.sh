@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Produces the released traces: quick grids (the experiments' quick_batch_sizes) of the synthetic
-# experiments and of the architectures with every built compiler, into a temporary results tree, zipped as
-# results/<device>/<compiler>/<run_id>{.csv,.latencies.csv}. `ngraphbench analyze` reads the zip
-# as it reads the tree. Each experiment is one `run` of all the compilers, so their processes
-# alternate in time and a speedup compares measurements taken side by side.
+# Produces the released traces: quick grids (the experiments' quick_batch_sizes) of the
+# architectures and the synthetic experiments with every built compiler, into a temporary results
+# tree, zipped as results/<device>/<compiler>/<run_id>{.csv,.latencies.csv}. `ngraphbench
+# analyze` reads the zip as it reads the tree. Each experiment is one `run` of all the
+# compilers, so their processes alternate in time and a speedup compares measurements taken side
+# by side.
 #
 #   scripts/make_traces.sh [--device LABEL] [--compilers a,b] [--experiments a,b] [--out PATH]
 #                          [--configs DIR] [--repeats N] [--jobs N] [--add]
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
     --repeats) extra+=(--repeats "${2:?--repeats needs a number}"); shift 2 ;;
     --jobs) extra+=(--jobs "${2:?--jobs needs a number}"); shift 2 ;;
     --add) add=1; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "make_traces.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done

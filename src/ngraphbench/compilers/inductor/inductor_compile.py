@@ -34,8 +34,9 @@ is removed afterwards: every compile here is a cold compile, and its time is wha
 reports; reuse across runs is the C++ side's package cache. Two things that are the same for
 every model are reused: the precompiled headers that Inductor keeps in its default temporary
 folder, and its probes of the CPU's vector instruction sets (a small library compiled and loaded
-for each, about 6 s), which are made in DIR/../vec-isa, beside the cache entries, before the
-model's compile starts; meta.json's vec_isa_s says what they took (0 once they are there).
+for each, 6-8 s), which are made in DIR/../vec-isa, beside the cache entries, before the
+model's compile starts; meta.json's vec_isa_s says what they took (about 1 s once the libraries
+are there: they are only loaded again).
 
 Before torch.export, constant-shape Reshape, (Un)Squeeze, Expand, Split and scalar Gather
 nodes are made static (see specialize_shape_operands): onnx2torch's versions read their shape
