@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -334,8 +335,8 @@ TEST(Conformance, ExternalTimmModelsMatchTheReference) {
   for (const std::string name : {"resnet18"}) {
     const std::string file = dir + "/" + name + "_b2.onnx";
     cases.push_back({name + " (timm, external)", ImportOnnxFile(file, 2), /*model=*/true, {}, {}});
-    std::remove(file.c_str());
   }
+  std::filesystem::remove_all(dir);
   ExpectAgreement(std::move(cases), built, PickReference(built));
 }
 
