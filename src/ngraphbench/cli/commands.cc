@@ -7,6 +7,7 @@
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/shell.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/torch_export.h"
 #include "ngraphbench/models/zoo.h"
@@ -51,7 +52,8 @@ int CmdList(bool experiments, bool models, bool compilers, const std::string& co
       if (IsBuilt(info.name)) {
         // The version comes from a probe process: the scheduler never loads a vendor SDK.
         std::string version;
-        const std::string cmd = "'" + SelfExe() + "' probe " + info.name + " 2>/dev/null";
+        const std::string cmd =
+            ShellCommandLine({SelfExe(), "probe", info.name}) + " 2>/dev/null";
         if (FILE* pipe = ::popen(cmd.c_str(), "r")) {
           char buf[256];
           while (std::fgets(buf, sizeof(buf), pipe)) version += buf;

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/core/shell.h"
 #include "ngraphbench/results/csv.h"
 #include "ngraphbench/runner/claim.h"
 #include "ngraphbench/runner/parts.h"
@@ -21,12 +22,6 @@ std::string FormatDuration(double seconds) {
   const int s = static_cast<int>(seconds + 0.5);
   return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
                    : fmt::format("{}:{:02}", s / 60, s % 60);
-}
-
-std::string Quote(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
-  return out;
 }
 
 }  // namespace
@@ -181,7 +176,7 @@ void Collector::Finish(RunningProcess& p, const WorkerOutcome& outcome) {
                            FormatDuration(elapsed), FormatDuration(eta));
   if (row.status != kStatusOk && row.status != kStatusSkipped) {
     const auto reproduce = ReproduceCommand(plan.args, run.run_id, p.task.process);
-    std::cerr << "  reproduce: " << Quote(reproduce) << "\n";
+    std::cerr << "  reproduce: " << ShellCommandLine(reproduce) << "\n";
   }
   Settle(st);
 }

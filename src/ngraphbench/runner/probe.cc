@@ -5,25 +5,16 @@
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/shell.h"
 #include "ngraphbench/experiments/resolve.h"
 #include "ngraphbench/runner/launch.h"
 #include "ngraphbench/runner/run.h"
 
 namespace ngraphbench {
 
-namespace {
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-}  // namespace
-
 ProbeResult Probe(const std::string& compiler, const std::string& configs_dir) {
-  const std::string cmd = ShellQuote(SelfExe()) + " probe " + ShellQuote(compiler) +
-                          " --configs " + ShellQuote(configs_dir) + " 2>/dev/null";
+  const std::string cmd =
+      ShellCommandLine({SelfExe(), "probe", compiler, "--configs", configs_dir}) + " 2>/dev/null";
   std::string out;
   if (FILE* pipe = ::popen(cmd.c_str(), "r")) {
     char buf[1024];

@@ -22,6 +22,7 @@
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/core/shell.h"
 #include "ngraphbench/measure/machine.h"
 #include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/csv.h"
@@ -47,21 +48,15 @@ void OnInterrupt(int signal) { g_interrupt = signal; }
 std::string OwnCommandLine() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string out;
+  std::vector<std::string> argv;
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\0', start);
     if (end == std::string::npos) end = text.size();
-    std::string arg = text.substr(start, end - start);
-    if (arg.empty() || arg.find_first_of(" '\"$\\") != std::string::npos) {
-      std::string quoted = "'";
-      for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-      arg = quoted + "'";
-    }
-    out += (out.empty() ? "" : " ") + arg;
+    argv.push_back(text.substr(start, end - start));
     start = end + 1;
   }
-  return out;
+  return ShellCommandLine(argv);
 }
 
 // SIGINT and SIGTERM set g_interrupt while a sweep runs; the previous handlers come back after.
