@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -582,6 +583,22 @@ TEST_F(Pipeline, BadInputExitsTwoAndChangesNothing) {
   std::ofstream(corrupt) << "definitely not protobuf";
   expect_bad("run " + corrupt + " null " + Common(), "is not an ONNX model");
   expect_bad("run " + (root_ / "missing.onnx").string() + " null " + Common(), "does not exist");
+
+  // Named pipes: opening one for reading would wait for a writer forever.
+  const fs::path fifo_model = root_ / "pipe.onnx", fifo_factory = root_ / "pipe.py";
+  ASSERT_EQ(::mkfifo(fifo_model.c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo(fifo_factory.c_str(), 0600), 0);
+  expect_bad("run " + fifo_model.string() + " null " + Common(),
+             "'" + fifo_model.string() + "' is not a regular file");
+  expect_bad("run " + fifo_factory.string() + ":make_model null --input-shape 3,8,8 " + Common(),
+             "'" + fifo_factory.string() + "' is not a regular file");
+  for (const std::string name : {"experiments.yaml", "null.yaml"}) {
+    const fs::path config = root_ / "configs" / name;
+    fs::remove(config);
+    ASSERT_EQ(::mkfifo(config.c_str(), 0600), 0);
+    expect_bad("run tiny null " + Common(), "'" + config.string() + "' is not a regular file");
+    fs::remove(config);
+  }
 }
 
 TEST_F(Pipeline, TheCiStoppingRuleIsRecordedAndFingerprinted) {

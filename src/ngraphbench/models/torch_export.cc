@@ -89,8 +89,12 @@ TorchSource ParseTorchSource(const std::string& text) {
                      "' is not a Python function name; " + kUsage);
   }
   std::error_code ec;
-  if (!fs::is_regular_file(source.file, ec)) {
+  if (!fs::exists(source.file, ec)) {
     throw InputError("'" + text + "': the Python file '" + source.file + "' does not exist");
+  }
+  if (!fs::is_regular_file(source.file, ec)) {
+    throw InputError("'" + text + "': the Python file '" + source.file +
+                     "' is not a regular file");
   }
   return source;
 }
