@@ -60,6 +60,11 @@ if [ -z "$compilers" ]; then
   compilers=$(IFS=,; echo "${found[*]}")
 fi
 
+# The runs in a traces zip: its rows, not their .latencies.csv traces.
+count_runs() {  # <zip>
+  unzip -Z1 "$1" | grep -E '^results/[^/]+/[^/]+/[^/]+\.csv$' | grep -vc '\.latencies\.csv$' || true
+}
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ "$add" = 1 ]; then
@@ -67,8 +72,7 @@ if [ "$add" = 1 ]; then
   command -v unzip >/dev/null ||
     { echo "make_traces.sh: --add needs unzip (apt-get install -y unzip)" >&2; exit 2; }
   (cd "$tmp" && unzip -q "$out")
-  echo "make_traces: adding to the $(unzip -Z1 "$out" | grep -E '^results/[^/]+/[^/]+/[^/]+\.csv$' |
-    grep -vc '\.latencies\.csv$' || true) runs of $out" >&2
+  echo "make_traces: adding to the $(count_runs "$out") runs of $out" >&2
 fi
 echo "make_traces: device $device, compilers $compilers, experiments $experiments" >&2
 IFS=, read -r -a experiment_list <<<"$experiments"
@@ -92,5 +96,4 @@ rm -f "$out.tmp"
 # are not results.
 (cd "$tmp" && zip -qr -X "$out.tmp" results -x 'results/.cache/*')
 mv "$out.tmp" "$out"
-rows=$(unzip -Z1 "$out" | grep -E '^results/[^/]+/[^/]+/[^/]+\.csv$' | grep -vc '\.latencies\.csv$' || true)
-echo "make_traces: wrote $out ($rows runs)" >&2
+echo "make_traces: wrote $out ($(count_runs "$out") runs)" >&2

@@ -285,14 +285,14 @@ TEST(Conformance, ArchitecturesMatchIdentity) {
     GTEST_SKIP() << "needs identity and onnxruntime or openvino built; required: "
                  << NGB_REQUIRED_COMPILERS;
   }
+  const std::vector<std::string>& names = FindFamily("architecture").variants;
   std::vector<Case> cases;
-  for (const std::string& name : FindFamily("architecture").variants) {
+  for (const std::string& name : names) {
     ModelSpec spec;
     spec.family = "architecture";
     spec.name = spec.variant = name;
     cases.push_back({name, BuildModel(spec, 1), /*model=*/true, {}, {}});
   }
-  const std::vector<std::string> names = FindFamily("architecture").variants;
   const std::vector<Outcome> logits = ExpectAgreement(std::move(cases), compilers, "identity");
   for (size_t i = 0; i < logits.size(); ++i) {
     SCOPED_TRACE(names[i] + "'s logits on identity");

@@ -30,21 +30,28 @@ InputError TooBig(const std::string& path, uint64_t max_bytes, const std::string
                     std::to_string(max_bytes) + " such a file may hold");
 }
 
+// `path` opened for reading, and whether it is a regular file (`st` filled from the open file).
+// O_NONBLOCK: opening a FIFO would otherwise wait for a writer, forever and without a word; a
+// regular file's descriptor is made blocking again. On a failed open the fd is -1, errno set.
+UniqueFd OpenRegular(const std::string& path, struct stat& st, bool& regular) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  regular = fd.get() >= 0 && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode);
+  if (regular) ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
 // The open file and its size at the time of the checks.
 std::pair<UniqueFd, uint64_t> OpenChecked(const std::string& path, uint64_t max_bytes,
                                           const std::string& what) {
-  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, forever and without a word.
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  struct stat st {};
+  bool regular = false;
+  UniqueFd fd = OpenRegular(path, st, regular);
   if (fd.get() < 0) {
     throw InputError("cannot open " + what + " '" + path + "': " + std::strerror(errno));
   }
   // Checked on the open file, so a file swapped after the check cannot slip past the ceiling. A
   // FIFO, socket or device has no size to check and is refused.
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    throw InputError(what + " '" + path + "' is not a regular file");
-  }
-  ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+  if (!regular) throw InputError(what + " '" + path + "' is not a regular file");
   if (static_cast<uint64_t>(st.st_size) > max_bytes) {
     throw TooBig(path, max_bytes, what, std::to_string(st.st_size));
   }
@@ -82,10 +89,10 @@ std::string ReadFileCapped(const std::string& path, uint64_t max_bytes, const st
 std::string FileDigest(const std::string& path) {
   static std::mutex mutex;
   static std::map<std::string, std::pair<std::string, std::string>> known;  // path -> (stamp, hex)
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));  // a FIFO: no wait
   struct stat st {};
-  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return "?";
-  ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+  bool regular = false;
+  const UniqueFd fd = OpenRegular(path, st, regular);
+  if (!regular) return "?";
   const std::string stamp = std::to_string(st.st_size) + ":" + std::to_string(st.st_ino) + ":" +
                             std::to_string(st.st_mtim.tv_sec) + "." +
                             std::to_string(st.st_mtim.tv_nsec);
