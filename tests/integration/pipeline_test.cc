@@ -1,164 +1,26 @@
-// End to end through the real scheduler and worker processes, with the `null` compiler.
+// End to end through the real scheduler and worker processes, with the `null` compiler: sweeps,
+// resume, the rows' verdicts, crashes, kill -9 and SIGINT (the fixture: pipeline_fixture.h).
 #include <gtest/gtest.h>
-#include <sched.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <regex>
 #include <set>
-#include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
+#include "integration/pipeline_fixture.h"
 #include "integration/scheduler_output.h"
 #include "ngraphbench/results/csv.h"
 #include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
-
-namespace fs = std::filesystem;
-
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result Ngb(const std::string& args) {
-  const std::string cmd = std::string(NGB_BINARY_DIR) + "/ngraphbench " + args + " 2>&1";
-  Result r{-1, ""};
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof(buf), pipe)) r.output.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-// The runs whose row a scheduler's output reports as written: its `  = <run_id> ...` lines.
-std::multiset<std::string> WrittenRows(const std::string& output) {
-  static const std::regex kLine(R"((?:^|\n)  = (\S+))");
-  std::multiset<std::string> rows;
-  for (std::sregex_iterator it(output.begin(), output.end(), kLine), end; it != end; ++it) {
-    rows.insert((*it)[1].str());
-  }
-  return rows;
-}
-
-// Every file under `dir` with its contents: what "nothing changed" compares.
-std::map<std::string, std::string> Snapshot(const fs::path& dir) {
-  std::map<std::string, std::string> files;
-  if (!fs::exists(dir)) return files;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file()) continue;
-    std::ifstream in(e.path());
-    std::stringstream s;
-    s << in.rdbuf();
-    files[e.path().string()] = s.str();
-  }
-  return files;
-}
-
-class Pipeline : public ::testing::Test {
- protected:
-  void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) /
-            ("pipeline_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_ / "configs");
-    WriteExperiments(20, 5);
-    WriteNull("");
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
-  void WriteExperiments(double timeout_s, int repeats) {
-    std::ofstream(root_ / "configs" / "experiments.yaml")
-        << "defaults:\n  batch_sizes: [1, 2, 4]\n  quick_batch_sizes: [1]\n  warmup: 2\n"
-        << "  repeats: " << repeats << "\n  timeout_s: " << timeout_s << "\n"
-        << "  min_time_s: " << min_time_s_ << "\n"
-        << extra_defaults_ << "experiments:\n  tiny:\n    family: linear\n    widths: [8, 16]\n"
-        << "  many:\n    family: linear\n    widths: [4, 5, 6, 7, 8, 9, 10, 11]\n";
-  }
-  void WriteNull(const std::string& options) {
-    std::ofstream(root_ / "configs" / "null.yaml") << "options:\n" << options << "  sleep_us: 0\n";
-  }
-  std::string Common() const {
-    return "--configs " + (root_ / "configs").string() + " --results " +
-           (root_ / "results").string();
-  }
-  fs::path RunDir() const { return root_ / "results" / "local" / "null"; }
-  ResultRow Row(const std::string& run_id) const { return ReadRow(RowPath(RunDir(), run_id)); }
-  size_t CountFiles(const std::string& suffix) const {
-    size_t n = 0;
-    if (!fs::exists(RunDir())) return 0;
-    for (const auto& e : fs::directory_iterator(RunDir())) {
-      const std::string name = e.path().filename().string();
-      if (name.size() >= suffix.size() &&
-          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-        ++n;
-      }
-    }
-    return n;
-  }
-
-  // The runs with a row in RunDir().
-  std::set<std::string> Rows() const {
-    std::set<std::string> ids;
-    if (!fs::exists(RunDir())) return ids;
-    for (const auto& e : fs::directory_iterator(RunDir())) {
-      const std::string name = e.path().filename().string();
-      if (!e.is_regular_file() || name.size() <= 4 ||
-          name.compare(name.size() - 4, 4, ".csv") != 0 ||
-          name.find(".latencies.") != std::string::npos) {
-        continue;
-      }
-      ids.insert(name.substr(0, name.size() - 4));
-    }
-    return ids;
-  }
-  // A run's process's part, `<dir>/.parts/<run_id>.p<i>.csv`, and its trace.
-  fs::path PartPath(const std::string& run_id, int process) const {
-    return RunDir() / ".parts" / (run_id + ".p" + std::to_string(process) + ".csv");
-  }
-  fs::path PartLatenciesPath(const std::string& run_id, int process) const {
-    return RunDir() / ".parts" / (run_id + ".p" + std::to_string(process) + ".latencies.csv");
-  }
-  // The parts in RunDir()/.parts, as "<run_id> p<i>".
-  std::set<std::string> Parts() const {
-    static const std::regex kPart(R"((.+)\.p(\d+)\.csv)");
-    std::set<std::string> parts;
-    if (!fs::exists(RunDir() / ".parts")) return parts;
-    for (const auto& e : fs::directory_iterator(RunDir() / ".parts")) {
-      const std::string name = e.path().filename().string();
-      std::smatch m;
-      if (std::regex_match(name, m, kPart)) parts.insert(m[1].str() + " p" + m[2].str());
-    }
-    return parts;
-  }
-  // The run ids of `experiment`, as `expand` lists them.
-  std::vector<std::string> AllRunIds(const std::string& experiment) const {
-    const Result r = Ngb("expand " + experiment + " --configs " + (root_ / "configs").string());
-    EXPECT_EQ(r.code, 0) << r.output;
-    std::vector<std::string> ids;
-    std::stringstream lines(r.output);
-    for (std::string line; std::getline(lines, line);) {
-      if (!line.empty()) ids.push_back(line);
-    }
-    return ids;
-  }
-
-  fs::path root_;
-  std::string extra_defaults_;  // more lines for the `defaults` section
-  double min_time_s_ = 0;       // 0: exactly `repeats` timed runs
-};
 
 TEST_F(Pipeline, OneOkRowPerExpandedRunAndResumeRunsNothing) {
   const Result expand = Ngb("expand tiny --configs " + (root_ / "configs").string());
@@ -555,52 +417,6 @@ TEST_F(Pipeline, KilledSweepResumesToExactlyOneCompleteRowPerRun) {
   }
 }
 
-TEST_F(Pipeline, BadInputExitsTwoAndChangesNothing) {
-  ASSERT_EQ(Ngb("run tiny null " + Common()).code, 0);
-  const auto before = Snapshot(root_ / "results");
-  auto expect_bad = [&](const std::string& args, const std::string& message) {
-    const Result r = Ngb(args);
-    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
-    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
-    EXPECT_EQ(Snapshot(root_ / "results"), before) << args;
-  };
-  expect_bad("run nope null " + Common(), "unknown experiment 'nope'");
-  expect_bad("run tiny tensorflow " + Common(), "unknown compiler 'tensorflow'");
-  expect_bad("run tiny null --bogus-flag " + Common(), "bogus-flag");
-
-  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: fast\n";
-  expect_bad("run tiny null " + Common(), "options.sleep_us' must be an integer");
-  std::ofstream(root_ / "configs" / "null.yaml") << "treads: 2\n";
-  expect_bad("run tiny null " + Common(), "'treads' is not a known key");
-  WriteNull("");
-
-  std::ofstream(root_ / "configs" / "experiments.yaml", std::ios::app)
-      << "  broken:\n    family: linear\n    widths: [0]\n";
-  expect_bad("run tiny null " + Common(), "experiments.broken.widths.[0]' must be >= 1");
-  WriteExperiments(20, 5);
-
-  const std::string corrupt = (root_ / "corrupt.onnx").string();
-  std::ofstream(corrupt) << "definitely not protobuf";
-  expect_bad("run " + corrupt + " null " + Common(), "is not an ONNX model");
-  expect_bad("run " + (root_ / "missing.onnx").string() + " null " + Common(), "does not exist");
-
-  // Named pipes: opening one for reading would wait for a writer forever.
-  const fs::path fifo_model = root_ / "pipe.onnx", fifo_factory = root_ / "pipe.py";
-  ASSERT_EQ(::mkfifo(fifo_model.c_str(), 0600), 0);
-  ASSERT_EQ(::mkfifo(fifo_factory.c_str(), 0600), 0);
-  expect_bad("run " + fifo_model.string() + " null " + Common(),
-             "'" + fifo_model.string() + "' is not a regular file");
-  expect_bad("run " + fifo_factory.string() + ":make_model null --input-shape 3,8,8 " + Common(),
-             "'" + fifo_factory.string() + "' is not a regular file");
-  for (const std::string name : {"experiments.yaml", "null.yaml"}) {
-    const fs::path config = root_ / "configs" / name;
-    fs::remove(config);
-    ASSERT_EQ(::mkfifo(config.c_str(), 0600), 0);
-    expect_bad("run tiny null " + Common(), "'" + config.string() + "' is not a regular file");
-    fs::remove(config);
-  }
-}
-
 TEST_F(Pipeline, TheCiStoppingRuleIsRecordedAndFingerprinted) {
   // 3 processes a run, each timing 2 of the 5 timed runs (ceil 5/3); `stop: ci` adds processes
   // up to 8.
@@ -758,172 +574,6 @@ TEST_F(Pipeline, SigintStopsTheWorkerPrintsHowToResumeAndExits130) {
   EXPECT_EQ(resume.code, 0) << resume.output;
   EXPECT_NE(resume.output.find(std::to_string(24 - rows) + " to run"), std::string::npos)
       << resume.output;
-}
-
-TEST_F(Pipeline, AResultsTreeThatCannotBeWrittenExitsThree) {
-  std::ofstream(root_ / "not_a_dir") << "a file";
-  const Result r = Ngb("run tiny null --configs " + (root_ / "configs").string() + " --results " +
-                       (root_ / "not_a_dir" / "results").string());
-  EXPECT_EQ(r.code, 3) << r.output;
-  EXPECT_NE(r.output.find("not_a_dir"), std::string::npos) << r.output;
-}
-
-TEST_F(Pipeline, DeviceLabelsStayInsideResultsAndWorkerLogsStayOutOfTmp) {
-  // A label is one plain path component: '../escape' wrote outside --results, and '', '.' and
-  // 'a/b' wrote rows that analyze cannot find.
-  for (const std::string label : {"../escape", "''", ".", ".hidden", "a/b"}) {
-    const Result r = Ngb("run tiny null " + Common() + " --device " + label);
-    EXPECT_EQ(r.code, 2) << label << "\n" << r.output;
-    EXPECT_NE(r.output.find("is not a valid device label"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("[A-Za-z0-9._-]+"), std::string::npos) << r.output;
-    EXPECT_FALSE(fs::exists(root_ / "escape")) << label;
-    EXPECT_FALSE(fs::exists(root_ / "results")) << label;
-  }
-
-  // Worker logs live in <results>/.tmp while a worker runs and are removed after it; none is
-  // made in /tmp, where a killed scheduler used to leave them.
-  auto tmp_logs = [] {
-    std::set<std::string> logs;
-    for (const auto& e : fs::directory_iterator("/tmp")) {
-      const std::string name = e.path().filename().string();
-      if (name.rfind("ngraphbench-worker-", 0) == 0 || name.rfind("worker-", 0) == 0) {
-        logs.insert(name);
-      }
-    }
-    return logs;
-  };
-  const std::set<std::string> before = tmp_logs();
-  const Result r = Ngb("run tiny null " + Common() + " --device node-1.gpu_a");
-  ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_TRUE(fs::exists(root_ / "results" / "node-1.gpu_a" / "null"));
-  EXPECT_EQ(tmp_logs(), before);
-  ASSERT_TRUE(fs::is_directory(root_ / "results" / ".tmp"));
-  EXPECT_TRUE(fs::is_empty(root_ / "results" / ".tmp"));
-}
-
-// The CPUs this process may use: what the scheduler splits among --jobs workers.
-size_t AllowedCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  return ::sched_getaffinity(0, sizeof(set), &set) == 0 ? static_cast<size_t>(CPU_COUNT(&set))
-                                                        : 1;
-}
-
-TEST_F(Pipeline, JobsRunWorkersAtOnceEachOnItsOwnCpus) {
-  if (AllowedCpus() < 2) GTEST_SKIP() << "needs 2 CPUs";
-  // 2 processes a run (what is tested is the slots, not the interval), each timing 10 of its
-  // 20 timed runs: 0.75 s a process (10 x 75 ms, busy waiting on the clock: as long under load
-  // as without), well above a worker's start, its 2 warmup runs and its output check.
-  extra_defaults_ = "  processes: 2\n";
-  WriteExperiments(20, 20);
-  std::ofstream(root_ / "configs" / "null.yaml") << "threads: 1\noptions:\n  sleep_us: 75000\n";
-  const auto start = std::chrono::steady_clock::now();
-  const Result r = Ngb("run tiny null --jobs 2 " + Common());
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("2 workers at once, 1 thread(s) each, on CPUs "), std::string::npos)
-      << r.output;
-  EXPECT_NE(r.output.find("[12/12] "), std::string::npos) << r.output;
-  EXPECT_EQ(MeasuredProcesses(r.output).size(), 12u) << r.output;
-  EXPECT_EQ(WrittenRows(r.output).size(), 6u) << r.output;
-  EXPECT_NE(r.output.find("done: 6 runs, 0 not ok"), std::string::npos) << r.output;
-  std::set<std::string> cpus;
-  double timed_s = 0;
-  for (const std::string id : {"tiny_w8_b1", "tiny_w8_b2", "tiny_w8_b4", "tiny_w16_b1",
-                               "tiny_w16_b2", "tiny_w16_b4"}) {
-    const ResultRow row = Row(id);
-    EXPECT_EQ(row.status, "ok") << row.error;
-    EXPECT_EQ(row.threads, 1);
-    EXPECT_EQ(row.processes, 2);
-    EXPECT_EQ(row.repeats, 20);
-    EXPECT_EQ(ReadLatencies(LatenciesPath(RunDir(), id)).size(), 20u);
-    EXPECT_FALSE(row.affinity_cpus.empty());
-    EXPECT_EQ(row.affinity_cpus.find_first_not_of("0123456789"), std::string::npos)
-        << "not one CPU: " << row.affinity_cpus;
-    cpus.insert(row.affinity_cpus);
-    timed_s += row.timed_window_s.value_or(0);
-  }
-  EXPECT_EQ(cpus.size(), 2u) << "both slots' CPUs are used";
-  // The timed windows add up to more than the sweep's wall time only if some ran at once (run
-  // one after another they would fit in it): overlap, without a bound on how fast.
-  EXPECT_GT(timed_s, wall_s) << r.output;
-  EXPECT_TRUE(fs::is_empty(root_ / "results" / ".tmp"));  // every worker's log removed
-}
-
-TEST_F(Pipeline, JobsThatOversubscribeTheCpusAreRefusedUnlessAsked) {
-  const size_t n = AllowedCpus();
-  auto expect_bad = [&](const std::string& args, const std::vector<std::string>& messages) {
-    const Result r = Ngb(args);
-    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
-    for (const auto& m : messages) EXPECT_NE(r.output.find(m), std::string::npos) << m << "\n" << r.output;
-    EXPECT_FALSE(fs::exists(root_ / "results")) << args;
-  };
-  std::ofstream(root_ / "configs" / "null.yaml") << "threads: " << n << "\noptions:\n  sleep_us: 0\n";
-  expect_bad("run tiny null --jobs 2 " + Common(),
-             {"--jobs 2 with threads " + std::to_string(n), "needs " + std::to_string(2 * n) +
-              " CPUs", "may use " + std::to_string(n), "--oversubscribe"});
-  expect_bad("run tiny null --jobs 0 " + Common(), {"--jobs is 0; it must be at least 1"});
-  const std::string more = std::to_string(n + 1);
-  expect_bad("run tiny null --jobs " + more + " " + Common(),
-             {"--jobs " + more + " is more than the " + std::to_string(n) + " CPUs",
-              "--oversubscribe"});
-  // A CPU list pins every worker to the same CPUs: it and --jobs would fight.
-  std::ofstream(root_ / "configs" / "null.yaml") << "affinity: \"0\"\noptions:\n  sleep_us: 0\n";
-  expect_bad("run tiny null --jobs 2 " + Common(), {"affinity", "--jobs 2", "run without --jobs"});
-
-  std::ofstream(root_ / "configs" / "null.yaml") << "threads: " << n << "\noptions:\n  sleep_us: 0\n";
-  const Result r = Ngb("run tiny null --quick --jobs 2 --oversubscribe " + Common());
-  ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("--oversubscribe: " + std::to_string(2 * n) + " CPUs asked of the " +
-                          std::to_string(n) + " allowed; the workers' CPUs overlap"),
-            std::string::npos)
-      << r.output;
-  EXPECT_EQ(Row("tiny_w8_b1").status, "ok");
-  EXPECT_EQ(Row("tiny_w16_b1").status, "ok");
-}
-
-TEST_F(Pipeline, CrashAndHangWithJobsEachLeaveARowAndTheSweepCompletes) {
-  WriteNull("  crash_batch: 2\n  hang_batch: 4\n");
-  const Result r = Ngb("run tiny null --timeout 2 --jobs 2 " + Common());
-  EXPECT_EQ(r.code, 1) << r.output;
-  EXPECT_NE(r.output.find("done: 6 runs, 4 not ok"), std::string::npos) << r.output;
-  for (const std::string w : {"8", "16"}) {
-    EXPECT_EQ(Row("tiny_w" + w + "_b1").status, "ok");
-    const ResultRow crashed = Row("tiny_w" + w + "_b2");
-    EXPECT_EQ(crashed.status, "crashed");
-    EXPECT_NE(crashed.error.find("signal 6"), std::string::npos) << crashed.error;
-    const ResultRow hung = Row("tiny_w" + w + "_b4");
-    EXPECT_EQ(hung.status, "timeout");
-    EXPECT_NE(hung.error.find("timeout of 2 s"), std::string::npos) << hung.error;
-  }
-  EXPECT_TRUE(fs::is_empty(RunDir() / ".claims"));
-  EXPECT_TRUE(fs::is_empty(root_ / "results" / ".tmp"));
-}
-
-// threads unset means every core: with --jobs 2 an equal share, which the workers resolve to
-// the same number as the scheduler, so resume keeps their rows.
-TEST_F(Pipeline, ResumeWithJobsKeepsTheRowsOfJobs) {
-  ASSERT_EQ(Ngb("run tiny null --jobs 2 " + Common()).code, 0);
-  const size_t share = std::max<size_t>(1, AllowedCpus() / 2);
-  EXPECT_EQ(Row("tiny_w8_b1").threads, static_cast<int64_t>(share));
-  const auto before = Snapshot(root_ / "results");
-  const Result again = Ngb("run tiny null --jobs 2 " + Common());
-  EXPECT_EQ(again.code, 0) << again.output;
-  EXPECT_NE(again.output.find("6 runs, 0 to run, 6 kept"), std::string::npos) << again.output;
-  EXPECT_EQ(Snapshot(root_ / "results"), before);
-  if (AllowedCpus() < 2) return;
-  // Alone, a worker gets every core: other settings, which resume names.
-  const Result alone = Ngb("run tiny null " + Common());
-  EXPECT_EQ(alone.code, 2) << alone.output;
-  EXPECT_NE(alone.output.find("6 measured with other settings"), std::string::npos)
-      << alone.output;
-  EXPECT_NE(alone.output.find("threads " + std::to_string(share) + " -> " +
-                              std::to_string(AllowedCpus())),
-            std::string::npos)
-      << alone.output;
-  EXPECT_NE(alone.output.find("resume with that --jobs"), std::string::npos) << alone.output;
-  EXPECT_EQ(Snapshot(root_ / "results"), before);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Reading what `ngraphbench run` printed, for the tests that drive the real scheduler
-// (pipeline_test.cc, concurrent_test.cc).
+// (pipeline_test.cc, pipeline_jobs_test.cc, concurrent_test.cc).
 #pragma once
 
 #include <regex>

@@ -1,0 +1,104 @@
+// End to end with the `null` compiler: bad input exits 2 and changes nothing, a results tree that
+// cannot be written exits 3, device labels stay inside the results (pipeline_fixture.h).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "integration/pipeline_fixture.h"
+
+namespace ngraphbench {
+namespace {
+
+TEST_F(Pipeline, BadInputExitsTwoAndChangesNothing) {
+  ASSERT_EQ(Ngb("run tiny null " + Common()).code, 0);
+  const auto before = Snapshot(root_ / "results");
+  auto expect_bad = [&](const std::string& args, const std::string& message) {
+    const Result r = Ngb(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+    EXPECT_EQ(Snapshot(root_ / "results"), before) << args;
+  };
+  expect_bad("run nope null " + Common(), "unknown experiment 'nope'");
+  expect_bad("run tiny tensorflow " + Common(), "unknown compiler 'tensorflow'");
+  expect_bad("run tiny null --bogus-flag " + Common(), "bogus-flag");
+
+  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: fast\n";
+  expect_bad("run tiny null " + Common(), "options.sleep_us' must be an integer");
+  std::ofstream(root_ / "configs" / "null.yaml") << "treads: 2\n";
+  expect_bad("run tiny null " + Common(), "'treads' is not a known key");
+  WriteNull("");
+
+  std::ofstream(root_ / "configs" / "experiments.yaml", std::ios::app)
+      << "  broken:\n    family: linear\n    widths: [0]\n";
+  expect_bad("run tiny null " + Common(), "experiments.broken.widths.[0]' must be >= 1");
+  WriteExperiments(20, 5);
+
+  const std::string corrupt = (root_ / "corrupt.onnx").string();
+  std::ofstream(corrupt) << "definitely not protobuf";
+  expect_bad("run " + corrupt + " null " + Common(), "is not an ONNX model");
+  expect_bad("run " + (root_ / "missing.onnx").string() + " null " + Common(), "does not exist");
+
+  // Named pipes: opening one for reading would wait for a writer forever.
+  const fs::path fifo_model = root_ / "pipe.onnx", fifo_factory = root_ / "pipe.py";
+  ASSERT_EQ(::mkfifo(fifo_model.c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo(fifo_factory.c_str(), 0600), 0);
+  expect_bad("run " + fifo_model.string() + " null " + Common(),
+             "'" + fifo_model.string() + "' is not a regular file");
+  expect_bad("run " + fifo_factory.string() + ":make_model null --input-shape 3,8,8 " + Common(),
+             "'" + fifo_factory.string() + "' is not a regular file");
+  for (const std::string name : {"experiments.yaml", "null.yaml"}) {
+    const fs::path config = root_ / "configs" / name;
+    fs::remove(config);
+    ASSERT_EQ(::mkfifo(config.c_str(), 0600), 0);
+    expect_bad("run tiny null " + Common(), "'" + config.string() + "' is not a regular file");
+    fs::remove(config);
+  }
+}
+
+TEST_F(Pipeline, AResultsTreeThatCannotBeWrittenExitsThree) {
+  std::ofstream(root_ / "not_a_dir") << "a file";
+  const Result r = Ngb("run tiny null --configs " + (root_ / "configs").string() + " --results " +
+                       (root_ / "not_a_dir" / "results").string());
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("not_a_dir"), std::string::npos) << r.output;
+}
+
+TEST_F(Pipeline, DeviceLabelsStayInsideResultsAndWorkerLogsStayOutOfTmp) {
+  // A label is one plain path component: '../escape' wrote outside --results, and '', '.' and
+  // 'a/b' wrote rows that analyze cannot find.
+  for (const std::string label : {"../escape", "''", ".", ".hidden", "a/b"}) {
+    const Result r = Ngb("run tiny null " + Common() + " --device " + label);
+    EXPECT_EQ(r.code, 2) << label << "\n" << r.output;
+    EXPECT_NE(r.output.find("is not a valid device label"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("[A-Za-z0-9._-]+"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(root_ / "escape")) << label;
+    EXPECT_FALSE(fs::exists(root_ / "results")) << label;
+  }
+
+  // Worker logs live in <results>/.tmp while a worker runs and are removed after it; none is
+  // made in /tmp, where a killed scheduler used to leave them.
+  auto tmp_logs = [] {
+    std::set<std::string> logs;
+    for (const auto& e : fs::directory_iterator("/tmp")) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("ngraphbench-worker-", 0) == 0 || name.rfind("worker-", 0) == 0) {
+        logs.insert(name);
+      }
+    }
+    return logs;
+  };
+  const std::set<std::string> before = tmp_logs();
+  const Result r = Ngb("run tiny null " + Common() + " --device node-1.gpu_a");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(root_ / "results" / "node-1.gpu_a" / "null"));
+  EXPECT_EQ(tmp_logs(), before);
+  ASSERT_TRUE(fs::is_directory(root_ / "results" / ".tmp"));
+  EXPECT_TRUE(fs::is_empty(root_ / "results" / ".tmp"));
+}
+
+}  // namespace
+}  // namespace ngraphbench
