@@ -1,12 +1,14 @@
-// Fuzz target: the ONNX importer (a user's own .onnx file). Bad input must end in InputError
-// before libonnx's checker or shape inference can crash on it or an initializer can exhaust
-// memory; anything else is a bug.
+// Fuzz target: the ONNX importer (a user's own .onnx file), its shape inference and folding, and
+// the working-set estimate every model passes before a run (graph/working_set.h). Bad input must
+// end in InputError before libonnx's checker or shape inference can crash on it, an initializer
+// can exhaust memory, or a declared shape can reach a run; anything else is a bug.
 #include <cstdint>
 #include <string>
 
 #include "fuzz/fuzz_target.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/graph/working_set.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ngraphbench;
@@ -14,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::Accepted() = false;
   for (int64_t batch : {int64_t{0}, int64_t{2}}) {
     try {
-      ImportOnnx(bytes, "fuzz.onnx", batch);
+      const Graph graph = ImportOnnx(bytes, "fuzz.onnx", batch);
+      CheckWorkingSet(graph, "fuzz.onnx");
       fuzz::Accepted() = true;
     } catch (const InputError&) {
     }

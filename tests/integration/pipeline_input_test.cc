@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -98,6 +99,38 @@ TEST_F(Pipeline, DeviceLabelsStayInsideResultsAndWorkerLogsStayOutOfTmp) {
   EXPECT_EQ(tmp_logs(), before);
   ASSERT_TRUE(fs::is_directory(root_ / "results" / ".tmp"));
   EXPECT_TRUE(fs::is_empty(root_ / "results" / ".tmp"));
+}
+
+// A model file whose shapes no run could hold, or whose nodes disagree with their weights, is
+// refused before anything is written (exit 2), the refusal naming the tensor or node; what the
+// estimate cannot see is caught by the worker's memory limit, as an `error` row naming memory.
+TEST_F(Pipeline, ModelsBeyondMemoryAreRefusedAndAWorkerOverItsLimitWritesAnErrorRow) {
+  const fs::path hostile = fs::path(NGB_SOURCE_DIR) / "fuzz" / "regressions" / "onnx";
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"input_batch_2e32.onnx", "has a batch size of 4294967296; the most is 65536"},
+      {"input_working_set_1tib.onnx", "needs at least 1049601 MiB of memory"},
+  };
+  for (const auto& [file, message] : refused) {
+    const Result r = Ngb("run " + (hostile / file).string() + " null --quick " + Common());
+    EXPECT_EQ(r.code, 2) << file << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << file << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(root_ / "results")) << file;
+  }
+
+  // 1 GiB taken by the compiler, under a limit of 3 x 64 MiB; the models' own estimate is far
+  // below the ceiling.
+  WriteNull("  alloc_mb: 1024\n");
+  ::setenv("NGRAPHBENCH_MAX_WORKING_SET_MB", "64", 1);
+  const Result r = Ngb("run tiny null --quick " + Common() + " --processes 1");
+  ::unsetenv("NGRAPHBENCH_MAX_WORKING_SET_MB");
+  EXPECT_EQ(r.code, 1) << r.output;
+  for (const std::string id : {"tiny_w8_b1", "tiny_w16_b1"}) {
+    const ResultRow row = Row(id);
+    EXPECT_EQ(row.status, "error") << id;
+    EXPECT_NE(row.error.find("out of memory: the worker reached its memory limit of 192 MiB"),
+              std::string::npos)
+        << row.error;
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/tensor.h"
+#include "ngraphbench/graph/working_set.h"  // kMaxBatchSize, shared with model inputs
 #include "ngraphbench/measure/machine.h"
 #include "ngraphbench/models/synthetic.h"
 #include "ngraphbench/models/torch_export.h"
@@ -21,7 +22,6 @@ namespace {
 // Ceilings far above any real run, low enough that a typo (or a fuzzer) cannot wrap an int or
 // ask for terabytes; each message states its ceiling.
 constexpr int64_t kMaxThreads = 4096;
-constexpr int64_t kMaxBatchSize = 65536;
 constexpr int64_t kMaxWidth = 65536;
 constexpr int64_t kMaxDepth = 1024;
 constexpr uint64_t kMaxRuns = 100'000;  // runs in one experiment's grid

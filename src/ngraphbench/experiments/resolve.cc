@@ -85,11 +85,14 @@ ExperimentConfig ResolveExperiment(const GridArgs& args) {
         // A model exported at one batch size runs at that size only.
         e.batch_sizes = e.quick_batch_sizes = {fixed};
       }
-      // As the worker will build it (models/zoo.cc): imported, and its operators checked.
+      // As the worker will build it (models/zoo.cc): imported, its operators checked, and its
+      // working set estimated at the grid's largest batch size, the one that needs the most.
       ModelSpec spec;
       spec.family = "onnx";
       spec.name = spec.onnx_path = path;
-      BuildModel(spec, e.batch_sizes.front());
+      std::vector<int64_t> sizes = e.batch_sizes;
+      sizes.insert(sizes.end(), e.quick_batch_sizes.begin(), e.quick_batch_sizes.end());
+      BuildModel(spec, *std::max_element(sizes.begin(), sizes.end()));
     }
   }
   if (e.family == "torch") {

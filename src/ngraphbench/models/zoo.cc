@@ -5,6 +5,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/graph/ops.h"
+#include "ngraphbench/graph/working_set.h"
 #include "ngraphbench/models/architectures.h"
 #include "ngraphbench/models/synthetic.h"
 
@@ -74,7 +75,11 @@ ModelSpec SyntheticSpec(const std::string& family, const std::string& prefix, in
 }
 
 Graph BuildModel(const ModelSpec& spec, int64_t batch_size) {
-  return FindFamily(spec.family).build(spec, batch_size);
+  Graph graph = FindFamily(spec.family).build(spec, batch_size);
+  // Before a run allocates its inputs and a compiler its values: a model that cannot fit is
+  // refused here, not found out by exhausting the machine.
+  CheckWorkingSet(graph, spec.onnx_path.empty() ? spec.name : spec.onnx_path);
+  return graph;
 }
 
 }  // namespace ngraphbench

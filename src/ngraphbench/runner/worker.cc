@@ -4,6 +4,7 @@
 // by hand without --process, the run's row) atomically.
 #include <fmt/core.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <utility>
@@ -28,6 +30,7 @@
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/graph/working_set.h"
 #include "ngraphbench/measure/check.h"
 #include "ngraphbench/measure/harness.h"
 #include "ngraphbench/measure/heap.h"
@@ -252,6 +255,26 @@ std::vector<int> Pin(const CompilerConfig& config, ResultRow& row) {
   if (!pinned.empty()) PinCpus(pinned);
   row.affinity_cpus = FormatCpuList(ProcessCpus());
   return pinned;
+}
+
+// Limit memory: the worker and every process it starts (the reference child, compile and
+// export scripts) run under RLIMIT_DATA of WorkerMemoryLimitBytes() (graph/working_set.h), so
+// that what the model's estimate misses ends in an allocation failure, an `error` row naming
+// memory, before it can take the machine's memory from everything else. RLIMIT_DATA rather than
+// RLIMIT_AS: runtimes reserve far more address space than they use (thread stacks, arenas,
+// allocators' reservations), which RLIMIT_DATA leaves alone since it counts only writable
+// private memory. Runs on a GPU are left unlimited: a GPU driver maps device and pinned memory
+// into the process in ways this limit was never checked against. Returns the limit set, in
+// bytes, or 0 for none.
+uint64_t LimitMemory(const CompilerConfig& config) {
+  if (config.device != "cpu") return 0;
+  const uint64_t limit = WorkerMemoryLimitBytes();
+  rlimit current{};
+  if (::getrlimit(RLIMIT_DATA, &current) != 0) return 0;
+  if (current.rlim_max != RLIM_INFINITY && current.rlim_max < limit) return current.rlim_max;
+  if (current.rlim_cur != RLIM_INFINITY && current.rlim_cur <= limit) return current.rlim_cur;
+  const rlimit lowered{static_cast<rlim_t>(limit), current.rlim_max};
+  return ::setrlimit(RLIMIT_DATA, &lowered) == 0 ? limit : 0;
 }
 
 // The run's model, built: the run with its model prepared, its graph and its inputs.
@@ -505,6 +528,7 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
   const CompilerInfo& info = FindCompiler(spec.config.compiler);
   const std::string dir = RunDirectory(spec.results_dir, spec.device, spec.config.compiler);
   ResultRow row = BaseRow(spec);
+  const uint64_t memory_limit = LimitMemory(spec.config);
   // Before anything is allocated for the run: every run's heap behaves the same (heap.h).
   const std::string heap = PinHeapThresholds();
   std::vector<int64_t> latencies;
@@ -529,6 +553,19 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
   } catch (const InputError& e) {
     row.status = kStatusError;
     row.error = e.what();
+  } catch (const std::bad_alloc&) {
+    // What the model's estimate did not foresee: the SDK's own copies and workspaces. By now
+    // the unwinding has freed what the run held, so the row can still be written.
+    row.status = kStatusError;
+    row.error =
+        memory_limit > 0
+            ? fmt::format("out of memory: the worker reached its memory limit of {} MiB "
+                          "(RLIMIT_DATA, three times NGRAPHBENCH_MAX_WORKING_SET_MB or three "
+                          "quarters of this machine's memory); the model, batch size or "
+                          "compiler needs more than that",
+                          memory_limit >> 20)
+            : "out of memory: an allocation failed; the model, batch size or compiler needs "
+              "more memory than this machine could give";
   }
   Write(dir, spec.run.run_id, process, row, latencies);
   return kExitOk;

@@ -4,6 +4,8 @@
 // compiler itself with no perturbation. Never a result-table row.
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <thread>
 
 #include "ngraphbench/compilers/compiler.h"
@@ -57,6 +59,14 @@ class NullCompiler : public Compiler {
     const int64_t batch = request.graph.inputs.at(0).shape.at(0);
     if (batch == options.Int("hang_batch")) {
       while (true) std::this_thread::sleep_for(std::chrono::hours(1));
+    }
+    if (const int64_t mb = options.Int("alloc_mb"); mb > 0) {
+      // Every page written, and the pointer escaping to the optimizer, so that the memory is
+      // really taken, as an SDK's workspace would be; freed at the end of the block.
+      const size_t bytes = static_cast<size_t>(mb) << 20;
+      std::unique_ptr<char[]> workspace(new char[bytes]);
+      std::memset(workspace.get(), 1, bytes);
+      asm volatile("" : : "g"(workspace.get()) : "memory");
     }
     if (batch == options.Int("fail_batch")) {
       throw CompileError("null compiler: asked to fail at batch size " + std::to_string(batch) +
