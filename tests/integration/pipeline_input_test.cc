@@ -109,6 +109,7 @@ TEST_F(Pipeline, ModelsBeyondMemoryAreRefusedAndAWorkerOverItsLimitWritesAnError
   const std::vector<std::pair<std::string, std::string>> refused = {
       {"input_batch_2e32.onnx", "has a batch size of 4294967296; the most is 65536"},
       {"input_working_set_1tib.onnx", "needs at least 1049601 MiB of memory"},
+      {"conv_kernel_shape_3x3_weight_5x5.onnx", "has kernel_shape 3x3 but a weight of 16x16x5x5"},
   };
   for (const auto& [file, message] : refused) {
     const Result r = Ngb("run " + (hostile / file).string() + " null --quick " + Common());

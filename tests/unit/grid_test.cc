@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "ngraphbench/core/error.h"
+
 namespace ngraphbench {
 namespace {
 
@@ -30,6 +32,37 @@ TEST(Grid, OrderIsWidthThenDepthThenBatch) {
   EXPECT_EQ(runs.back().model.width, 256);
   EXPECT_EQ(runs.back().model.depth, 16);
   EXPECT_EQ(runs.back().batch_size, 8);
+}
+
+// A run id names files and stands on printed command lines: one derived from a model file's
+// name keeps only safe characters, while the row's model keeps the name as it was.
+TEST(Grid, RunIdsFromFileNamesKeepOnlySafeCharacters) {
+  ExperimentConfig e = Shipped().Find("conv2d");
+  e.name = "mine";
+  e.family = "onnx";
+  e.models = {"/data/m;$(touch x)`id` é.onnx", "/data/-rf.onnx"};
+  const auto runs = ExpandGrid(e, true);
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[0].run_id, "m___touch_x__id_____b1");  // é is two bytes
+  EXPECT_EQ(runs[0].model.name, "m;$(touch x)`id` é");
+  EXPECT_EQ(runs[2].run_id, "_rf_b1");  // never read as an option
+
+  // Two files of one name, or names alike but for characters a run id leaves out, would write
+  // one row: refused, naming both.
+  for (const std::vector<std::string>& models :
+       {std::vector<std::string>{"/a/m.onnx", "/b/m.onnx"},
+        std::vector<std::string>{"/a/m x.onnx", "/a/m_x.onnx"}}) {
+    e.models = models;
+    try {
+      ExpandGrid(e, true);
+      ADD_FAILURE() << models[0] << " and " << models[1] << " expanded";
+    } catch (const InputError& error) {
+      const std::string what = error.what();
+      EXPECT_NE(what.find("models '" + models[0] + "' and '" + models[1] + "' would both be run"),
+                std::string::npos)
+          << what;
+    }
+  }
 }
 
 TEST(Grid, RunIdsAreUniqueAcrossAllExperiments) {

@@ -648,6 +648,72 @@ TEST(OnnxImportDeathTest, TheTensorCeilingIsASetting) {
   }
 }
 
+// A Conv or pooling node whose attributes disagree with its weight or its input imports with
+// an error naming them, as an SDK would refuse it, never as a model that only some compilers run.
+struct WindowCase {
+  std::string op;
+  Shape weight;  // Conv only
+  std::vector<std::pair<std::string, std::vector<int64_t>>> ints;
+  std::string auto_pad;
+  std::string expected;  // empty: imports
+};
+
+std::string ImportWindow(const WindowCase& c) {
+  ModelBuilder b;
+  b.Input("x", {-1, 4, 8, 8});
+  std::vector<std::string> inputs = {"x"};
+  if (!c.weight.empty()) {
+    int64_t n = 1;
+    for (int64_t d : c.weight) n *= d;
+    b.Floats("w", std::vector<float>(static_cast<size_t>(n), 0.5f), c.weight);
+    inputs.push_back("w");
+  }
+  onnx::NodeProto& node = b.Node(c.op, inputs, {"y"});
+  for (const auto& [key, values] : c.ints) AttrInts(node, key, values);
+  if (!c.auto_pad.empty()) AttrS(node, "auto_pad", c.auto_pad);
+  b.Output("y");
+  try {
+    ImportOnnx(b.Bytes(), "window.onnx", 1);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(OnnxImport, WindowedNodesAgreeWithTheirWeightAndInput) {
+  const std::vector<WindowCase> cases = {
+      {"Conv", {4, 4, 3, 3}, {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}}, "", ""},
+      {"Conv", {4, 4, 3, 3}, {}, "SAME_UPPER", ""},
+      {"Conv", {4, 4, 5, 5}, {{"kernel_shape", {3, 3}}}, "",
+       "has kernel_shape 3x3 but a weight of 4x4x5x5, whose window is 5x5"},
+      {"Conv", {4, 4, 1, 1}, {{"kernel_shape", {3, 3}}}, "",
+       "has kernel_shape 3x3 but a weight of 4x4x1x1"},
+      {"Conv", {4, 4, 3, 3}, {{"pads", {1, 1, 1, 1}}}, "SAME_UPPER",
+       "has auto_pad SAME_UPPER and explicit pads 1x1x1x1"},
+      {"Conv", {4, 4, 3, 3}, {{"dilations", {5, 5}}}, "",
+       "has kernel 3 with dilation 5 on spatial axis 0, a window wider than the input"},
+      {"Conv", {4, 4, 3, 3}, {{"strides", {1, 1, 1}}}, "", "Attribute strides has incorrect size"},
+      {"Conv", {4, 4, 3, 3}, {{"pads", {1, 1}}}, "", "Attribute pads has incorrect size"},
+      {"Conv", {4, 4, 3, 3}, {}, "SAME_MIDDLE", "has auto_pad 'SAME_MIDDLE'"},
+      {"MaxPool", {}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}, "", ""},
+      {"MaxPool", {}, {{"kernel_shape", {2, 2}}, {"pads", {2, 0, 0, 0}}}, "",
+       "each pad must be smaller than its window"},
+      {"AveragePool", {}, {{"kernel_shape", {9, 9}}}, "",
+       "has kernel 9 with dilation 1 on spatial axis 0, a window wider than the input"},
+      {"AveragePool", {}, {{"kernel_shape", {3}}}, "", "Attribute kernel_shape has incorrect size"},
+  };
+  for (const WindowCase& c : cases) {
+    const std::string error = ImportWindow(c);
+    if (c.expected.empty()) {
+      EXPECT_EQ(error, "") << c.op;
+    } else {
+      EXPECT_NE(error.find(c.expected), std::string::npos)
+          << c.op << ": expected '" << c.expected << "', got '" << error << "'";
+      EXPECT_NE(error.find("window.onnx"), std::string::npos) << error;
+    }
+  }
+}
+
 TEST(OnnxImport, OutputsWithoutShapeAreInferredAndUndefinedOutputsRefused) {
   ModelBuilder b(21, 10);  // the current onnx helpers leave an output's shape out
   b.Input("x", {-1, 3});

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -15,6 +16,16 @@
 #include "ngraphbench/core/random.h"
 
 namespace ngraphbench {
+
+std::string SafeName(const std::string& name) {
+  std::string out = name;
+  for (char& c : out) {
+    const bool kept = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+    if (!kept) c = '_';
+  }
+  if (!out.empty() && (out[0] == '-' || out[0] == '.')) out[0] = '_';
+  return out;
+}
 
 bool FileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 

@@ -17,6 +17,11 @@ constexpr uint64_t kMaxModelBytes = uint64_t{2} << 30;      // protobuf's own li
 // when it cannot be opened, is not a regular file, or holds more than `max_bytes`.
 std::string ReadFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what);
 
+// `name` made safe as one component of a file name the tool writes, and as one word on a command
+// line (run ids derive from model file names): letters, digits, '.', '_' and '-' are kept, every
+// other byte becomes '_', and so does a leading '-' or '.' (never an option, never hidden).
+std::string SafeName(const std::string& name);
+
 // Whether `path` names something that exists (access(2) with F_OK).
 bool FileExists(const std::string& path);
 

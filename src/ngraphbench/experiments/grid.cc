@@ -1,7 +1,10 @@
 #include "ngraphbench/experiments/grid.h"
 
 #include <algorithm>
+#include <map>
 
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/models/torch_export.h"
 
 namespace ngraphbench {
@@ -64,10 +67,13 @@ std::vector<ModelSpec> Models(const ExperimentConfig& e) {
 
 std::vector<RunSpec> ExpandGrid(const ExperimentConfig& e, bool quick) {
   std::vector<RunSpec> runs;
+  std::map<std::string, std::string> run_models;  // run id -> the model that named it
   for (const ModelSpec& model : Models(e)) {
     for (int64_t batch : quick ? e.quick_batch_sizes : e.batch_sizes) {
       RunSpec run;
-      run.run_id = model.name + "_b" + std::to_string(batch);
+      // A run id names files and stands on printed command lines: a model file's name may hold
+      // anything, so the id keeps only safe characters (the row's `model` keeps the name).
+      run.run_id = SafeName(model.name) + "_b" + std::to_string(batch);
       run.experiment = e.name;
       run.model = model;
       run.batch_size = batch;
@@ -86,6 +92,17 @@ std::vector<RunSpec> ExpandGrid(const ExperimentConfig& e, bool quick) {
       run.quick = quick;
       run.check = e.check;
       run.validity = e.validity;
+      const std::string source = model.onnx_path.empty() ? model.torch_source.empty()
+                                                               ? model.name
+                                                               : model.torch_source
+                                                         : model.onnx_path;
+      if (auto [it, added] = run_models.emplace(run.run_id, source); !added) {
+        // Two files of one name in different folders, or names that differ only in characters
+        // a run id leaves out: one row would overwrite the other.
+        throw InputError("experiment '" + e.name + "': models '" + it->second + "' and '" +
+                         source + "' would both be run '" + run.run_id +
+                         "'; rename one of them (run ids keep letters, digits, '.', '_' and '-')");
+      }
       runs.push_back(run);
     }
   }

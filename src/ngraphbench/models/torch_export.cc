@@ -10,6 +10,7 @@
 #include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/graph/working_set.h"  // kMaxSampleElements, shared with model inputs
 
 namespace ngraphbench {
 
@@ -18,7 +19,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kTimmPrefix[] = "timm:";
-constexpr int64_t kMaxSampleElements = int64_t{1} << 28;
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
@@ -31,14 +31,6 @@ bool IsIdentifier(const std::string& s) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
   }
   return true;
-}
-
-std::string Sanitized(const std::string& s) {
-  std::string out = s;
-  for (char& c : out) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) c = '_';
-  }
-  return out;
 }
 
 constexpr char kUsage[] =
@@ -100,8 +92,8 @@ TorchSource ParseTorchSource(const std::string& text) {
 }
 
 std::string TorchModelName(const TorchSource& source) {
-  if (!source.timm.empty()) return "timm_" + Sanitized(source.timm);
-  return Sanitized(fs::path(source.file).stem().string() + "_" + source.function);
+  if (!source.timm.empty()) return "timm_" + SafeName(source.timm);
+  return SafeName(fs::path(source.file).stem().string() + "_" + source.function);
 }
 
 void CheckTorchInputShape(const std::vector<int64_t>& shape, const std::string& where) {

@@ -129,7 +129,7 @@ std::string ReferencePath(const std::string& results_dir, const RunSpec& run, co
   for (const auto& in : graph.inputs) {
     key += in.name + "=" + std::to_string(InputSeed(run.run_id, in.name)) + "\n";
   }
-  return results_dir + "/.cache/reference/" + run.model.name + "_b" +
+  return results_dir + "/.cache/reference/" + SafeName(run.model.name) + "_b" +
          std::to_string(run.batch_size) + "." + reference + "." + Fnv1a64Hex(key) + ".bin";
 }
 
