@@ -10,6 +10,7 @@
 # totals per experiment, per compiler and for the sweep).
 set -uo pipefail
 cd "$(dirname "$0")"
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 [ "${1:-}" = --slurm ] && { shift; exec scripts/slurm_sweep.sh "$@"; }
 dry_run=0 estimate=0
 while [ "${1:-}" = --dry-run ] || [ "${1:-}" = --estimate ]; do

@@ -26,6 +26,11 @@ TEST_F(Pipeline, BadInputExitsTwoAndChangesNothing) {
   expect_bad("run nope null " + Common(), "unknown experiment 'nope'");
   expect_bad("run tiny tensorflow " + Common(), "unknown compiler 'tensorflow'");
   expect_bad("run tiny null --bogus-flag " + Common(), "bogus-flag");
+  expect_bad("run tiny null --set thread=1 " + Common(), "--set 'thread=1': 'thread' is not a known key");
+  expect_bad("run tiny null --set threads=x " + Common(), "--set: 'threads' must be an integer, got 'x'");
+  expect_bad("run tiny null --set options.sleep_us=fast " + Common(),
+             "--set: 'options.sleep_us' must be an integer");
+  expect_bad("run tiny null --set tvm.threads=1 " + Common(), "is for compiler tvm, which this");
 
   std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: fast\n";
   expect_bad("run tiny null " + Common(), "options.sleep_us' must be an integer");

@@ -245,6 +245,41 @@ TEST_F(Pipeline, RowsMeasuredWithOtherSettingsStopTheRunUntilReplaced) {
   EXPECT_NE(threads.output.find("6 of the 6 runs"), std::string::npos) << threads.output;
   EXPECT_NE(threads.output.find("threads 1 -> 3"), std::string::npos) << threads.output;
   EXPECT_NE(threads.output.find("... and 1 more"), std::string::npos) << threads.output;
+
+  // --set is an edit of the YAML on the command line: the same value gives the same fingerprint
+  // (the rows measured with threads: 1 in the file are kept), another value is a change, and
+  // the rows measured with it record it.
+  const Result same = Ngb("run tiny null --set threads=1 " + Common());
+  EXPECT_EQ(same.code, 0) << same.output;
+  EXPECT_NE(same.output.find("6 runs, 0 to run, 6 kept"), std::string::npos) << same.output;
+  const Result warmup = Ngb("run tiny null --set threads=1 --set warmup=1 " + Common());
+  EXPECT_EQ(warmup.code, 2) << warmup.output;
+  EXPECT_NE(warmup.output.find("6 of the 6 runs already have rows"), std::string::npos)
+      << warmup.output;
+  EXPECT_NE(warmup.output.find("(6 measured with other settings)"), std::string::npos);
+  ASSERT_EQ(Ngb("run tiny null --set threads=1 --set warmup=1 --replace-changed " + Common()).code,
+            0);
+  EXPECT_EQ(Row("tiny_w8_b1").settings, "threads=1;warmup=1");
+  EXPECT_EQ(Row("tiny_w8_b1").threads, 1);
+  EXPECT_EQ(Row("tiny_w8_b1").warmup, 1);
+  EXPECT_EQ(Row("tiny_w8_b1").repeats, 5);  // the file's
+
+  // A failed run's reproduce line carries the settings: pasted, it fails the same way.
+  const Result failed =
+      Ngb("run tiny null --quick --set options.fail_batch=1 --results " +
+          (root_ / "other").string() + " --configs " + (root_ / "configs").string());
+  EXPECT_EQ(failed.code, 1) << failed.output;
+  const size_t at = failed.output.find("reproduce: ");
+  ASSERT_NE(at, std::string::npos) << failed.output;
+  const std::string line = failed.output.substr(at + 11, failed.output.find('\n', at) - at - 11);
+  EXPECT_NE(line.find(" --set options.fail_batch=1"), std::string::npos) << line;
+  FILE* pipe = ::popen((line + " 2>&1").c_str(), "r");
+  std::string pasted;
+  char buf[512];
+  while (size_t n = std::fread(buf, 1, sizeof(buf), pipe)) pasted.append(buf, n);
+  ::pclose(pipe);
+  EXPECT_NE(pasted.find("asked to fail at batch size 1 (fail_batch)"), std::string::npos)
+      << pasted;
 }
 
 TEST_F(Pipeline, WrongOutputsEndAsWrongRowsAndTheCheckCanBeTurnedOff) {

@@ -446,5 +446,78 @@ TEST_F(ConfigTest, AttentionWidthsMustSplitIntoEqualHeads) {
   }
 }
 
+// --set KEY=VALUE: over the file, validated by the file's rules with the file's messages, which
+// name --set instead of the file; compiler keys for every compiler or one named.
+std::string SetError(const std::vector<std::string>& settings, const std::string& yaml,
+                     const std::string& compiler, const std::string& path) {
+  try {
+    ParseCompilerConfig(yaml, path, FindCompiler(compiler), 2, settings);
+    ExperimentConfig e;
+    ApplyExperimentSettings(settings, e);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_F(ConfigTest, SettingsOnTheCommandLineGoOverTheFilesByTheirRules) {
+  const std::string yaml = "threads: 2\noptions:\n  execution_mode: parallel\n";
+  const CompilerConfig c = ParseCompilerConfig(
+      yaml, "ort.yaml", FindCompiler("onnxruntime"), 2,
+      {"threads=1", "onnxruntime.options.inter_op_threads=3", "openvino.precision=bf16"});
+  EXPECT_EQ(c.threads, 1);
+  EXPECT_EQ(c.options.Int("inter_op_threads"), 3);
+  EXPECT_EQ(c.options.String("execution_mode"), "parallel");  // the file's, kept
+  EXPECT_EQ(c.precision, "fp32");  // openvino's setting is not onnxruntime's
+
+  ExperimentConfig e;
+  ApplyExperimentSettings({"warmup=5", "batch_sizes=[1, 8]", "validity.max_ci_rel=0.1",
+                           "threads=1"},
+                          e);
+  EXPECT_EQ(e.warmup, 5);
+  EXPECT_EQ(e.batch_sizes, (std::vector<int64_t>{1, 8}));
+  EXPECT_DOUBLE_EQ(e.validity.max_ci_rel, 0.1);
+  EXPECT_EQ(SettingsFor({"warmup=5", "openvino.precision=bf16", "tvm.threads=1", "threads=2"},
+                        "tvm"),
+            (std::vector<std::string>{"warmup=5", "tvm.threads=1", "threads=2"}));
+
+  // The same messages as the file's, naming --set.
+  EXPECT_EQ(SetError({"threads=many"}, yaml, "onnxruntime", "ort.yaml"),
+            "--set: 'threads' must be an integer, got 'many'");
+  EXPECT_EQ(SetError({"threads=many"}, "threads: many\n", "onnxruntime", "ort.yaml"),
+            "--set: 'threads' must be an integer, got 'many'");
+  EXPECT_EQ(SetError({}, "threads: many\n", "onnxruntime", "ort.yaml"),
+            "ort.yaml: 'threads' must be an integer, got 'many'");
+  EXPECT_EQ(SetError({"warmup=-1"}, "", "onnxruntime", "ort.yaml"),
+            "--set: 'warmup' must be >= 0, got -1");
+  EXPECT_EQ(SetError({"precision=fp8"}, "", "onnxruntime", "ort.yaml"),
+            "--set: 'precision' is 'fp8'; allowed values: fp32");
+  EXPECT_NE(SetError({"options.sleep_us=1"}, "", "onnxruntime", "ort.yaml")
+                .find("--set: 'options.sleep_us' is not an option of compiler onnxruntime"),
+            std::string::npos);
+  // Items that are not settings at all.
+  for (const auto& [item, message] : std::vector<std::pair<std::string, std::string>>{
+           {"threads", "--set 'threads' is not KEY=VALUE"},
+           {"=1", "--set '=1' is not KEY=VALUE"},
+           {"thread=1", "--set 'thread=1': 'thread' is not a known key; allowed keys: "},
+           {"onnxruntime.warmup=1", "'onnxruntime.warmup' is not a known key"},
+           {"options=1", "'options' is not a known key"},
+           {"validity.max_ci_rel.x=1", "'validity.max_ci_rel.x' is not a known key"},
+           {"batch_sizes=[1", "--set 'batch_sizes=[1': the value is not valid YAML"}}) {
+    EXPECT_NE(SetError({item}, "", "onnxruntime", "ort.yaml").find(message), std::string::npos)
+        << item << ": " << SetError({item}, "", "onnxruntime", "ort.yaml");
+  }
+  EXPECT_EQ(SetError({"threads=1", "threads=2"}, "", "onnxruntime", "ort.yaml"),
+            "--set 'threads' is given twice; give each key once");
+  try {
+    ValidateSettings({"warmup=1", "openvino.precision=bf16"}, {"onnxruntime", "tvm"});
+    ADD_FAILURE() << "a setting for a compiler the command does not run was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--set 'openvino.precision=bf16' is for compiler openvino, which this command does "
+              "not run (it runs onnxruntime, tvm)");
+  }
+}
+
 }  // namespace
 }  // namespace ngraphbench

@@ -74,10 +74,12 @@ ResolvedRun FullSpec() {
   s.device = "node-1.gpu_a";
   s.sample_ms = 25;
   s.config_hash = "0123456789abcdef";
+  s.settings = {"warmup=3", "onnxruntime.options.inter_op_threads=2"};
   return s;
 }
 
 void ExpectSame(const ResolvedRun& a, const ResolvedRun& b) {
+  EXPECT_EQ(a.settings, b.settings);
   const RunSpec& x = a.run;
   const RunSpec& y = b.run;
   EXPECT_EQ(x.run_id, y.run_id);
@@ -222,7 +224,7 @@ TEST_F(Spec, AMalformedFileIsAnInputErrorNamingIt) {
       << ReadError(wrong_type);
 
   text = good;
-  text.replace(text.find("\"ngraphbench_spec\": 1"), 21, "\"ngraphbench_spec\": 99");
+  text.replace(text.find("\"ngraphbench_spec\": 2"), 21, "\"ngraphbench_spec\": 99");
   const std::string other_format = Write("other_format.json", text);
   EXPECT_NE(ReadError(other_format).find(other_format), std::string::npos);
   EXPECT_NE(ReadError(other_format).find("format 99"), std::string::npos)

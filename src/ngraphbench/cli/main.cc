@@ -32,6 +32,12 @@ void AddGridOptions(CLI::App* cmd, ngraphbench::GridArgs& grid) {
   cmd->add_option("--processes", grid.processes,
                   "worker processes that share each run's timed runs (overrides the "
                   "experiment's `processes`)");
+  cmd->add_option("--set", grid.settings,
+                  "KEY=VALUE over the YAML, repeatable: an experiment setting (warmup=5, "
+                  "max_time_s=10, batch_sizes=[1,8], validity.max_ci_rel=0.1) or a compiler's "
+                  "(threads=1, precision=bf16, options.<key>=...; openvino.precision=bf16 for one "
+                  "compiler)")
+      ->allow_extra_args(false);
 }
 
 void AddRunOptions(CLI::App* cmd, ngraphbench::RunArgs& run) {
@@ -104,6 +110,9 @@ int main(int argc, char** argv) {
   std::string probe_configs;
   probe_cmd->add_option("--configs", probe_configs,
                         "also say whether this machine can run <configs>/<compiler>.yaml");
+  std::vector<std::string> probe_settings;
+  probe_cmd->add_option("--set", probe_settings, "with --configs: KEY=VALUE over the YAML")
+      ->allow_extra_args(false);
 
   RunArgs expand_run;
   GridArgs& expand = expand_run.grid;
@@ -200,7 +209,7 @@ int main(int argc, char** argv) {
       return CmdRun(run);
     }
     if (*worker_cmd) return CmdWorker(worker);
-    if (*probe_cmd) return CmdProbe(probe_name, probe_configs);
+    if (*probe_cmd) return CmdProbe(probe_name, probe_configs, probe_settings);
     if (*expand_cmd) {
       if (!expand_estimate && expand_run.shard.empty()) return CmdExpand(expand);
       return CmdExpandPlan(expand_run, expand_estimate);

@@ -17,7 +17,7 @@ int CmdExpandPlan(const RunArgs& args, bool estimate) {
                                : "shards are balanced by that compiler's estimates"));
   }
   const CompilerInfo& info = FindCompiler(args.compiler);
-  const CompilerConfig config = ResolveCompilerConfig(args.grid.configs_dir, info);
+  const CompilerConfig config = ResolveCompilerConfig(args.grid.configs_dir, info, 0, args.grid.settings);
   std::vector<RunSpec> runs = ResolveGrid(args.grid);
   if (!args.shard.empty()) {
     // The same partition as `run --shard` computes.

@@ -232,7 +232,132 @@ const std::vector<std::string> kRunSettingKeys = {
     "ci_rel_target", "ci_min_repeats",    "check",           "check_tolerance", "timing_boundary",
     "validity",      "processes",         "max_processes"};
 
+// The keys of a compiler's config; `options` is set one entry at a time, options.<key>.
+const std::vector<std::string> kCompilerKeys = {"device",   "precision", "threads",
+                                                "affinity", "opt_level", "options"};
+// Run settings whose value is a mapping, which --set may also set one entry at a time.
+const std::vector<std::string> kNestedRunKeys = {"check_tolerance", "validity"};
+// Where a value from --set is named in messages, as a file would be.
+const Where kSetTop{"--set", ""};
+
+bool Contains(const std::vector<std::string>& items, const std::string& item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+// One --set item, parsed.
+struct Setting {
+  std::string text;               // as given
+  std::string compiler;           // the compiler it is for; empty: every one
+  std::vector<std::string> path;  // the key's components after the compiler's name
+  bool experiment = false;        // a run setting, else a compiler's
+  YAML::Node value;
+};
+
+std::vector<Setting> ParseSettings(const std::vector<std::string>& settings) {
+  std::vector<Setting> parsed;
+  std::set<std::string> keys;
+  for (const std::string& text : settings) {
+    const size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw InputError("--set '" + text + "' is not KEY=VALUE (e.g. --set threads=1, --set "
+                       "warmup=5, --set openvino.precision=bf16)");
+    }
+    const std::string key = text.substr(0, eq);
+    Setting s;
+    s.text = text;
+    for (size_t start = 0;;) {
+      const size_t dot = key.find('.', start);
+      s.path.push_back(key.substr(start, dot - start));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    if (s.path.size() > 1) {
+      for (const CompilerInfo& info : AllCompilers()) {
+        if (info.name == s.path[0]) s.compiler = info.name;
+      }
+      if (!s.compiler.empty()) s.path.erase(s.path.begin());
+    }
+    const std::string& head = s.path[0];
+    const bool compiler_key =
+        Contains(kCompilerKeys, head) && s.path.size() == (head == "options" ? 2u : 1u);
+    s.experiment = s.compiler.empty() && Contains(kRunSettingKeys, head) &&
+                   (s.path.size() == 1 || (s.path.size() == 2 && Contains(kNestedRunKeys, head)));
+    if (!compiler_key && !s.experiment) {
+      throw InputError(
+          "--set '" + text + "': '" + key + "' is not a known key; allowed keys: " +
+          Join(kRunSettingKeys) + " (validity.<key>, check_tolerance.<key>) for the experiment; " +
+          "device, precision, threads, affinity, opt_level, options.<key> for every compiler, " +
+          "or <compiler>.<key> for one");
+    }
+    if (!keys.insert(key).second) {
+      throw InputError("--set '" + key + "' is given twice; give each key once");
+    }
+    try {
+      s.value = YAML::Load(text.substr(eq + 1));
+    } catch (const YAML::Exception& e) {
+      throw InputError("--set '" + text + "': the value is not valid YAML: " + e.what());
+    }
+    parsed.push_back(std::move(s));
+  }
+  return parsed;
+}
+
+// The settings of one kind as the mapping a YAML file would hold: {threads: 1, options: {...}}.
+YAML::Node SettingsMap(const std::vector<Setting>& settings, bool experiment,
+                       const std::string& compiler) {
+  YAML::Node map(YAML::NodeType::Map);
+  for (const Setting& s : settings) {
+    if (s.experiment != experiment || (!s.compiler.empty() && s.compiler != compiler)) continue;
+    if (s.path.size() == 1) {
+      map[s.path[0]] = s.value;
+    } else {
+      if (!map[s.path[0]].IsMap()) map[s.path[0]] = YAML::Node(YAML::NodeType::Map);
+      map[s.path[0]][s.path[1]] = s.value;
+    }
+  }
+  return map;
+}
+
+// At most kMaxRuns runs in one experiment's grid: a few lists of a few hundred values would
+// make billions.
+void CheckGridSize(const ExperimentConfig& e, const Where& where) {
+  const uint64_t models = e.models.empty() ? std::max<size_t>(1, e.widths.size()) *
+                                                 std::max<size_t>(1, e.depths.size())
+                                           : e.models.size();
+  const uint64_t runs = models * std::max(e.batch_sizes.size(), e.quick_batch_sizes.size());
+  if (runs > kMaxRuns) {
+    where.Fail("expands to " + std::to_string(runs) + " runs, more than the " +
+               std::to_string(kMaxRuns) + " one experiment may hold; split it into several");
+  }
+}
+
 }  // namespace
+
+void ValidateSettings(const std::vector<std::string>& settings,
+                      const std::vector<std::string>& compilers) {
+  for (const Setting& s : ParseSettings(settings)) {
+    if (!s.compiler.empty() && !Contains(compilers, s.compiler)) {
+      throw InputError("--set '" + s.text + "' is for compiler " + s.compiler +
+                       ", which this command does not run (it runs " + Join(compilers) + ")");
+    }
+  }
+}
+
+std::vector<std::string> SettingsFor(const std::vector<std::string>& settings,
+                                     const std::string& compiler) {
+  std::vector<std::string> applied;
+  for (const Setting& s : ParseSettings(settings)) {
+    if (s.compiler.empty() || s.compiler == compiler) applied.push_back(s.text);
+  }
+  return applied;
+}
+
+void ApplyExperimentSettings(const std::vector<std::string>& settings, ExperimentConfig& e) {
+  const YAML::Node map = SettingsMap(ParseSettings(settings), /*experiment=*/true, "");
+  if (map.size() == 0) return;
+  ApplyRunSettings(map, kSetTop, e);
+  CheckGridSize(e, kSetTop / "batch_sizes");
+}
 
 const ExperimentConfig& ExperimentsFile::Find(const std::string& name) const {
   std::vector<std::string> known;
@@ -332,17 +457,7 @@ ExperimentsFile ParseExperiments(const std::string& text, const std::string& pat
       }
     }
     ApplyRunSettings(node, where, e);
-    // A grid is expanded into memory and one row per run: a few lists of a few hundred values
-    // would make billions.
-    const uint64_t models = e.models.empty() ? std::max<size_t>(1, e.widths.size()) *
-                                                   std::max<size_t>(1, e.depths.size())
-                                             : e.models.size();
-    const uint64_t runs =
-        models * std::max(e.batch_sizes.size(), e.quick_batch_sizes.size());
-    if (runs > kMaxRuns) {
-      where.Fail("expands to " + std::to_string(runs) + " runs, more than the " +
-                 std::to_string(kMaxRuns) + " one experiment may hold; split it into several");
-    }
+    CheckGridSize(e, where);
     file.experiments.push_back(std::move(e));
   }
   return file;
@@ -363,56 +478,90 @@ CompilerConfig DefaultCompilerConfig(const CompilerInfo& info, int all_cores) {
 }
 
 CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& info,
-                                  int all_cores) {
+                                  int all_cores, const std::vector<std::string>& settings) {
   return ParseCompilerConfig(ReadFileCapped(path, kMaxConfigBytes, "config file"), path, info,
-                             all_cores);
+                             all_cores, settings);
 }
 
 CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& path,
-                                   const CompilerInfo& info, int all_cores) {
+                                   const CompilerInfo& info, int all_cores,
+                                   const std::vector<std::string>& settings) {
   CompilerConfig c = DefaultCompilerConfig(info, all_cores);
   c.source = path;
   YAML::Node root = ParseYaml(text, path);
-  const Where top{path, ""};
-  if (root.IsNull()) return c;
-  CheckKeys(root, top, {"device", "precision", "threads", "affinity", "opt_level", "options"});
-  if (root["device"]) c.device = ToString(root["device"], top / "device", info.devices);
+  const Where file_top{path, ""};
+  if (!root.IsNull()) CheckKeys(root, file_top, kCompilerKeys);
+  if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  // --set over the file: each key is then validated, and named in messages, as from --set.
+  std::set<std::string> from_set;
+  const YAML::Node set = SettingsMap(ParseSettings(settings), /*experiment=*/false, info.name);
+  for (const auto& kv : set) {
+    const std::string key = kv.first.Scalar();
+    if (key != "options") {
+      root[key] = kv.second;
+      from_set.insert(key);
+      continue;
+    }
+    if (!root["options"] || root["options"].IsNull()) {
+      root["options"] = YAML::Node(YAML::NodeType::Map);
+    } else if (!root["options"].IsMap()) {
+      continue;  // the file's own error, reported below
+    }
+    for (const auto& option : kv.second) {
+      root["options"][option.first.Scalar()] = option.second;
+      from_set.insert("options." + option.first.Scalar());
+    }
+  }
+  auto top_of = [&](const std::string& key) { return from_set.count(key) ? kSetTop : file_top; };
+  auto at = [&](const std::string& key) { return top_of(key) / key; };
+  if (root["device"]) c.device = ToString(root["device"], at("device"), info.devices);
   if (root["precision"]) {
-    c.precision = ToString(root["precision"], top / "precision", info.precisions);
+    c.precision = ToString(root["precision"], at("precision"), info.precisions);
   }
   if (root["threads"]) {
     const int64_t threads =
-        ToInt(root["threads"], top / "threads", 0, kMaxThreads, " (0 means every core)");
+        ToInt(root["threads"], at("threads"), 0, kMaxThreads, " (0 means every core)");
     c.threads = threads == 0 ? (all_cores > 0 ? all_cores : AvailableCores())
                              : static_cast<int>(threads);
   }
   if (root["affinity"]) {
-    c.affinity = ToString(root["affinity"], top / "affinity");
+    c.affinity = ToString(root["affinity"], at("affinity"));
     std::vector<int> cpus;
     try {
       cpus = AffinityCpus(c.affinity, c.threads, ProcessCpus());
     } catch (const InputError& e) {
-      throw InputError(path + ": " + e.what());
+      throw InputError(top_of("affinity").file + ": " + e.what());
     }
     // threads 0 (or unset) means every CPU the process may use: with a CPU list, those listed.
     const bool every_core =
-        !root["threads"] || ToInt(root["threads"], top / "threads", 0, kMaxThreads) == 0;
+        !root["threads"] || ToInt(root["threads"], at("threads"), 0, kMaxThreads) == 0;
     if (c.affinity != "compact" && !cpus.empty() && every_core) {
       c.threads = static_cast<int>(cpus.size());
     }
   }
   if (root["opt_level"]) {
-    c.opt_level = ToString(root["opt_level"], top / "opt_level", info.opt_levels);
+    c.opt_level = ToString(root["opt_level"], at("opt_level"), info.opt_levels);
   }
   std::map<std::string, std::string> values = c.options.values();
   if (const YAML::Node options = root["options"]; options && !options.IsNull()) {
     std::vector<std::string> keys;
     for (const auto& spec : info.options) keys.push_back(spec.key);
-    if (keys.empty()) (top / "options").Fail("is not used by compiler " + info.name);
-    CheckKeys(options, top / "options", keys);
+    const Where options_top = (set["options"] ? kSetTop : file_top) / "options";
+    if (keys.empty()) options_top.Fail("is not used by compiler " + info.name);
+    if (options.IsMap()) {
+      for (const auto& kv : options) {  // a key from --set is named as such
+        const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+        if (from_set.count("options." + key) && !Contains(keys, key)) {
+          (kSetTop / "options" / key)
+              .Fail("is not an option of compiler " + info.name + "; its options: " +
+                    Join(keys) + " (<compiler>.options.<key> sets one compiler's)");
+        }
+      }
+    }
+    CheckKeys(options, file_top / "options", keys);
     for (const auto& spec : info.options) {
       if (!options[spec.key]) continue;
-      const Where where = top / "options" / spec.key;
+      const Where where = top_of("options." + spec.key) / "options" / spec.key;
       switch (spec.type) {
         case OptionType::kInt: {
           const int64_t v =

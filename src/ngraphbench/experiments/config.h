@@ -60,13 +60,35 @@ ExperimentsFile LoadExperiments(const std::string& path);
 // The same from the file's text; `path` names it in errors.
 ExperimentsFile ParseExperiments(const std::string& text, const std::string& path);
 
-// Validates `path` against the compiler's schema; threads 0 (or unset) resolves to `all_cores`,
-// or to AvailableCores() when `all_cores` is 0. A scheduler running several workers at once
-// gives each a slice of the cores: there "every core" means the slice's size.
+// Settings given on the command line, `--set KEY=VALUE` each, applied over the YAML files and
+// validated by the same rules, with the same messages naming "--set" instead of a file. A KEY is
+// a setting of the experiment (warmup, repeats, max_time_s, batch_sizes, validity.max_ci_rel, any
+// key an experiment may set) or of a compiler's config (device, precision, threads, affinity,
+// opt_level, options.<key>), for every compiler of the command, or for one if prefixed with its
+// name (openvino.precision). A VALUE is YAML: 5, bf16, [1, 8]. Like a YAML edit, a setting
+// changes the fingerprint of the runs it applies to (through the values it sets).
+//
+// Throws InputError for an item that is not KEY=VALUE, a value that is not YAML, a key given
+// twice, a key that is neither kind (naming the known keys), or one prefixed with a compiler
+// that is not among `compilers`, those the command runs.
+void ValidateSettings(const std::vector<std::string>& settings,
+                      const std::vector<std::string>& compilers);
+// Those of `settings` that apply to a run of `compiler`: the experiment's, every unprefixed
+// compiler key and those prefixed with its name; as given.
+std::vector<std::string> SettingsFor(const std::vector<std::string>& settings,
+                                     const std::string& compiler);
+// The experiment's keys of `settings` applied to `e`.
+void ApplyExperimentSettings(const std::vector<std::string>& settings, ExperimentConfig& e);
+
+// Validates `path` against the compiler's schema, with the compiler keys of `settings` over it;
+// threads 0 (or unset) resolves to `all_cores`, or to AvailableCores() when `all_cores` is 0. A
+// scheduler running several workers at once gives each a slice of the cores: there "every core"
+// means the slice's size.
 CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& info,
-                                  int all_cores = 0);
+                                  int all_cores = 0, const std::vector<std::string>& settings = {});
 CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& path,
-                                   const CompilerInfo& info, int all_cores = 0);
+                                   const CompilerInfo& info, int all_cores = 0,
+                                   const std::vector<std::string>& settings = {});
 // The settings when configs/<compiler>.yaml does not exist: every default.
 CompilerConfig DefaultCompilerConfig(const CompilerInfo& info, int all_cores = 0);
 

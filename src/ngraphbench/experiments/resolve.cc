@@ -52,6 +52,8 @@ ExperimentConfig ResolveExperiment(const GridArgs& args) {
                      "(timm:<name>, <file>.py:<function>) only; '" + args.experiment +
                      "' is not one (an experiment of family torch sets input_shape in its YAML)");
   }
+  // --set over the YAML, then the named flags (--warmup, --repeats ...) over both.
+  ApplyExperimentSettings(args.settings, e);
   if (args.warmup) e.warmup = *args.warmup;
   if (args.repeats) {
     if (*args.repeats < 1) throw InputError("--repeats must be >= 1");
@@ -107,10 +109,12 @@ std::vector<RunSpec> ResolveGrid(const GridArgs& args) {
 }
 
 CompilerConfig ResolveCompilerConfig(const std::string& configs_dir, const CompilerInfo& info,
-                                     int all_cores) {
+                                     int all_cores, const std::vector<std::string>& settings) {
   const std::string path = configs_dir + "/" + info.name + ".yaml";
-  return FileExists(path) ? LoadCompilerConfig(path, info, all_cores)
-                          : DefaultCompilerConfig(info, all_cores);
+  if (FileExists(path)) return LoadCompilerConfig(path, info, all_cores, settings);
+  CompilerConfig c = ParseCompilerConfig("", path, info, all_cores, settings);
+  c.source = "(defaults)";
+  return c;
 }
 
 }  // namespace ngraphbench

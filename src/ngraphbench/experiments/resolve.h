@@ -25,15 +25,18 @@ struct GridArgs {
   std::optional<double> timeout_s;
   std::optional<std::string> stop;  // overrides the experiment's `stop` rule
   std::optional<int64_t> processes;  // overrides the experiment's `processes`
+  std::vector<std::string> settings;  // --set KEY=VALUE, in order (experiments/config.h)
 };
 
 // The experiment `args` names, with command-line overrides applied, validated.
 ExperimentConfig ResolveExperiment(const GridArgs& args);
 // The runs of that experiment.
 std::vector<RunSpec> ResolveGrid(const GridArgs& args);
-// configs/<compiler>.yaml validated against the registry, or the defaults if it does not exist;
-// threads 0 resolves to `all_cores` (AvailableCores() when 0).
+// configs/<compiler>.yaml validated against the registry, or the defaults if it does not exist,
+// with the compiler keys of `settings` (--set) over it; threads 0 resolves to `all_cores`
+// (AvailableCores() when 0).
 CompilerConfig ResolveCompilerConfig(const std::string& configs_dir, const CompilerInfo& info,
-                                     int all_cores = 0);
+                                     int all_cores = 0,
+                                     const std::vector<std::string>& settings = {});
 
 }  // namespace ngraphbench

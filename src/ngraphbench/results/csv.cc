@@ -231,6 +231,7 @@ const std::vector<Column>& Columns() {
       Text("host", &R::host),
       Text("compiler_version", &R::compiler_version),
       Text("compiler_settings", &R::compiler_settings),
+      Since(6, Text("settings", &R::settings)),
       Text("ngraphbench_version", &R::ngraphbench_version),
       Since(3, Text("machine_id", &R::machine_id)),
       Text("notes", &R::notes),

@@ -19,7 +19,8 @@ namespace ngraphbench {
 //    processes_reason, iqr_rel, latency_p50_within_ci_{low,high}_ms; latency_p50_ci_{low,high}_ms
 //    change meaning (the between-process interval, measure/repeat.h). Rows of older versions
 //    are read as one process each, their order-statistic interval moved to the within columns.
-constexpr int kSchemaVersion = 5;
+// 6: settings (the --set items the run was measured with). Rows of older versions read it empty.
+constexpr int kSchemaVersion = 6;
 // The oldest version ParseRowCsv reads.
 constexpr int kOldestReadableSchemaVersion = 2;
 
@@ -104,6 +105,7 @@ struct ResultRow {
   std::string timestamp, host, compiler_version, ngraphbench_version;
   std::string machine_id;  // links to results/<device>/machine.json (measure/machine.h)
   std::string compiler_settings;  // effective settings read back from the SDK, "k=v;k=v"
+  std::string settings;  // the --set items applied to the run (experiments/config.h), "k=v;k=v"
   std::string notes;              // why a measured cell is empty, "; "-joined
   int64_t schema_version = kSchemaVersion;
 };

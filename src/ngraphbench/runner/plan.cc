@@ -53,6 +53,7 @@ ResolvedRun Resolved(const RunArgs& args, const RunSpec& run, const CompilerConf
   spec.device = args.device;
   spec.sample_ms = args.sample_ms;
   spec.config_hash = ConfigHash(run, config, args.sample_ms);
+  spec.settings = SettingsFor(args.grid.settings, config.compiler);
   return spec;
 }
 
@@ -201,7 +202,8 @@ Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vect
   RunArgs& args = plan.args;
   plan.info = &FindCompiler(compiler);
   const CompilerInfo& info = *plan.info;
-  plan.config = ResolveCompilerConfig(args.grid.configs_dir, info, SliceCores(args.jobs, allowed));
+  plan.config = ResolveCompilerConfig(args.grid.configs_dir, info, SliceCores(args.jobs, allowed),
+                                      args.grid.settings);
   const CompilerConfig& config = plan.config;
   if (!IsBuilt(info.name)) {
     throw InputError("compiler '" + info.name + "' is not built (no " + ModulePath(info.name) +
@@ -248,7 +250,8 @@ Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vect
 ResolvedRun ResolveRunFromYaml(const RunArgs& args, const std::string& run_id) {
   const CompilerInfo& info = FindCompiler(args.compiler);
   const CompilerConfig config =
-      ResolveCompilerConfig(args.grid.configs_dir, info, SliceCores(args.jobs, ProcessCpus()));
+      ResolveCompilerConfig(args.grid.configs_dir, info, SliceCores(args.jobs, ProcessCpus()),
+                            args.grid.settings);
   for (const RunSpec& run : ResolveGrid(args.grid)) {
     if (run.run_id == run_id) return Resolved(args, run, config);
   }

@@ -12,9 +12,11 @@
 
 namespace ngraphbench {
 
-ProbeResult Probe(const std::string& compiler, const std::string& configs_dir) {
-  const std::string cmd =
-      ShellCommandLine({SelfExe(), "probe", compiler, "--configs", configs_dir}) + " 2>/dev/null";
+ProbeResult Probe(const std::string& compiler, const std::string& configs_dir,
+                  const std::vector<std::string>& settings) {
+  std::vector<std::string> argv = {SelfExe(), "probe", compiler, "--configs", configs_dir};
+  for (const std::string& s : settings) argv.insert(argv.end(), {"--set", s});
+  const std::string cmd = ShellCommandLine(argv) + " 2>/dev/null";
   std::string out;
   if (FILE* pipe = ::popen(cmd.c_str(), "r")) {
     char buf[1024];
@@ -34,11 +36,13 @@ ProbeResult Probe(const std::string& compiler, const std::string& configs_dir) {
   return result;
 }
 
-int CmdProbe(const std::string& compiler, const std::string& configs_dir) {
+int CmdProbe(const std::string& compiler, const std::string& configs_dir,
+             const std::vector<std::string>& settings) {
   std::unique_ptr<Compiler> loaded = LoadCompiler(compiler);
   std::cout << loaded->Version() << "\n";
   if (!configs_dir.empty()) {
-    const CompilerConfig config = ResolveCompilerConfig(configs_dir, FindCompiler(compiler));
+    const CompilerConfig config =
+        ResolveCompilerConfig(configs_dir, FindCompiler(compiler), 0, settings);
     const std::string why = loaded->Unavailable(config);
     std::cout << (why.empty() ? std::string(kProbeAvailable) : kProbeUnavailable + why) << "\n";
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace ngraphbench {
 
@@ -13,8 +14,10 @@ struct ProbeResult {
   std::string version;      // the SDK's version (Compiler::Version)
   std::string unavailable;  // why this machine cannot run the config; empty when it can
 };
-// Asks a probe process (CmdProbe, run.h) about `compiler` with its config from `configs_dir`.
+// Asks a probe process (CmdProbe, run.h) about `compiler` with its config from `configs_dir` and
+// the --set `settings` over it.
 // Both fields are empty when the probe itself fails: the workers then report what fails.
-ProbeResult Probe(const std::string& compiler, const std::string& configs_dir);
+ProbeResult Probe(const std::string& compiler, const std::string& configs_dir,
+                  const std::vector<std::string>& settings);
 
 }  // namespace ngraphbench

@@ -59,6 +59,7 @@ int CmdRun(const RunArgs& args);
 int CmdWorker(const WorkerArgs& args);
 // Prints the compiler's SDK version; with `configs_dir`, a second line: kProbeAvailable, or
 // kProbeUnavailable and why this machine cannot run the compiler's config (Compiler::Unavailable).
-int CmdProbe(const std::string& compiler, const std::string& configs_dir);
+int CmdProbe(const std::string& compiler, const std::string& configs_dir,
+             const std::vector<std::string>& settings);
 
 }  // namespace ngraphbench

@@ -111,6 +111,7 @@ int CmdRun(const RunArgs& given) {
     compilers.push_back(name);
     start = end + 1;
   }
+  ValidateSettings(given.grid.settings, compilers);
   std::deque<Plan> plans;
   for (const std::string& name : compilers) plans.push_back(MakePlan(given, name, allowed));
   const RunArgs& args = plans.front().args;  // what the compilers share
@@ -197,7 +198,7 @@ int CmdRun(const RunArgs& given) {
   // `skipped` rows without a worker each.
   for (Plan& plan : plans) {
     if (plan.todo == 0 || plan.config.device == "cpu") continue;
-    const ProbeResult probe = Probe(plan.info->name, args.grid.configs_dir);
+    const ProbeResult probe = Probe(plan.info->name, args.grid.configs_dir, args.grid.settings);
     plan.unavailable = probe.unavailable;
     plan.probed_version = probe.version;
     if (!plan.unavailable.empty()) {

@@ -17,7 +17,7 @@ namespace {
 using Json = nlohmann::ordered_json;  // fields in the order written, for a reader of the file
 
 // Bumped when a field changes meaning: a worker of another build refuses the spec.
-constexpr int kSpecFormat = 1;
+constexpr int kSpecFormat = 2;  // 2: settings
 
 Json ModelJson(const ModelSpec& m) {
   return Json{{"family", m.family},
@@ -193,7 +193,8 @@ std::string FormatResolvedRun(const ResolvedRun& spec) {
                {"results_dir", spec.results_dir},
                {"device", spec.device},
                {"sample_ms", spec.sample_ms},
-               {"config_hash", spec.config_hash}};
+               {"config_hash", spec.config_hash},
+               {"settings", spec.settings}};
   return j.dump(2) + "\n";
 }
 
@@ -215,6 +216,7 @@ ResolvedRun ParseResolvedRun(const std::string& text, const std::string& source)
   spec.device = f.Get<std::string>("device");
   spec.sample_ms = f.Get<int>("sample_ms");
   spec.config_hash = f.Get<std::string>("config_hash");
+  spec.settings = f.Get<std::vector<std::string>>("settings");
   return spec;
 }
 

@@ -21,6 +21,7 @@ struct ResolvedRun {
   std::string device;  // the device label: rows go to <results_dir>/<device>/<compiler>
   int sample_ms = 10;  // the sampler's period; 0 = no sampler thread
   std::string config_hash;  // ConfigHash(run, config, sample_ms), as the scheduler computed it
+  std::vector<std::string> settings;  // the --set items that apply to the run, as given
 };
 
 // The spec as JSON text, every field of it.

@@ -613,6 +613,7 @@ ResultRow BaseRow(const ResolvedRun& spec) {
   row.compute_device = config.device;
   row.quick = run.quick;
   row.config_hash = spec.config_hash;  // the scheduler's, which resume compares against
+  for (const std::string& s : spec.settings) row.settings += (row.settings.empty() ? "" : ";") + s;
   row.warmup = run.warmup;
   row.repeats = run.repeats;
   row.timestamp = UtcTimestamp();
