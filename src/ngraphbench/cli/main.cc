@@ -9,6 +9,7 @@
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/ops.h"
+#include "ngraphbench/results/row.h"
 #include "ngraphbench/runner/run.h"
 
 namespace {
@@ -144,6 +145,9 @@ int main(int argc, char** argv) {
   list_cmd->add_flag("--ops", list_ops,
                      "only the operator table: what the importer accepts, which compiler runs it");
   list_cmd->add_flag("--markdown", list_markdown, "with --ops: as a markdown table");
+  bool list_columns = false;
+  list_cmd->add_flag("--columns", list_columns,
+                     "only the result row's columns with their meanings (a markdown table)");
 
   GridArgs export_grid;
   std::string export_run, export_out;
@@ -215,6 +219,10 @@ int main(int argc, char** argv) {
       return CmdExpandPlan(expand_run, expand_estimate);
     }
     if (*list_cmd && list_names) return CmdListExperimentNames(list_configs);
+    if (*list_cmd && list_columns) {
+      std::cout << ColumnsMarkdown();  // generated from results/csv.cc
+      return kExitOk;
+    }
     if (*list_cmd && list_ops) {
       std::cout << FormatOpTable(list_markdown);  // generated from graph/ops.cc
       return kExitOk;

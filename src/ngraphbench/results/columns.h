@@ -14,6 +14,7 @@ struct Column {
   std::function<std::string(const ResultRow&)> format;
   std::function<void(ResultRow&, const std::string&)> parse;  // throws std::invalid_argument
   int since = 2;  // the schema version that added the column: older rows read it as empty
+  std::string meaning;  // what it holds and in which unit: the one place it is said
 };
 
 // A column added in schema version `version`.

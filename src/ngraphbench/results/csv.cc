@@ -62,28 +62,28 @@ void ParseOpt(std::optional<T>& field, const std::string& s) {
   if (used != s.size()) throw std::invalid_argument("trailing characters in '" + s + "'");
 }
 
-Column Text(const std::string& name, std::string ResultRow::*member) {
+Column Text(const std::string& name, std::string ResultRow::*member, const char* meaning) {
   return {name, [member](const ResultRow& r) { return r.*member; },
-          [member](ResultRow& r, const std::string& s) { r.*member = s; }};
+          [member](ResultRow& r, const std::string& s) { r.*member = s; }, 2, meaning};
 }
 
 template <typename T>
-Column Opt(const std::string& name, std::optional<T> ResultRow::*member) {
+Column Opt(const std::string& name, std::optional<T> ResultRow::*member, const char* meaning) {
   return {name, [member](const ResultRow& r) { return FormatOpt(r.*member); },
-          [member](ResultRow& r, const std::string& s) { ParseOpt(r.*member, s); }};
+          [member](ResultRow& r, const std::string& s) { ParseOpt(r.*member, s); }, 2, meaning};
 }
 
-Column Int(const std::string& name, int64_t ResultRow::*member) {
+Column Int(const std::string& name, int64_t ResultRow::*member, const char* meaning) {
   return {name, [member](const ResultRow& r) { return std::to_string(r.*member); },
           [member](ResultRow& r, const std::string& s) {
             std::optional<int64_t> v;
             ParseOpt(v, s);
             if (!v) throw std::invalid_argument("empty");
             r.*member = *v;
-          }};
+          }, 2, meaning};
 }
 
-Column Bool(const std::string& name, std::optional<bool> ResultRow::*member) {
+Column Bool(const std::string& name, std::optional<bool> ResultRow::*member, const char* meaning) {
   return {name,
           [member](const ResultRow& r) {
             const auto& v = r.*member;
@@ -97,11 +97,12 @@ Column Bool(const std::string& name, std::optional<bool> ResultRow::*member) {
             } else {
               throw std::invalid_argument("not true or false");
             }
-          }};
+          }, 2, meaning};
 }
 
 // Positive numbers joined by ';' (per-process values), empty for none.
-Column Doubles(const std::string& name, std::vector<double> ResultRow::*member) {
+Column Doubles(const std::string& name, std::vector<double> ResultRow::*member,
+               const char* meaning) {
   return {name,
           [member](const ResultRow& r) {
             std::string out;
@@ -120,7 +121,7 @@ Column Doubles(const std::string& name, std::vector<double> ResultRow::*member) 
               start = end + 1;
             }
             r.*member = std::move(values);
-          }};
+          }, 2, meaning};
 }
 
 void CheckedWrite(int fd, const std::string& data, const std::string& path) {
@@ -158,83 +159,175 @@ void MakeDirs(const std::string& dir) {
 const std::vector<Column>& Columns() {
   using R = ResultRow;
   static const std::vector<Column> columns = {
-      Int("schema_version", &R::schema_version),
-      Text("run_id", &R::run_id),
-      Text("experiment", &R::experiment),
-      Text("model", &R::model),
-      Text("family", &R::family),
-      Text("size", &R::size),
-      Opt("width", &R::width),
-      Opt("depth", &R::depth),
-      Int("batch_size", &R::batch_size),
-      Text("input_shape", &R::input_shape),
-      Text("compiler", &R::compiler),
-      Text("device", &R::device),
-      Text("compute_device", &R::compute_device),
-      Text("precision", &R::precision),
-      Opt("threads", &R::threads),
-      Text("opt_level", &R::opt_level),
-      Text("timing_boundary", &R::timing_boundary),
-      Bool("quick", &R::quick),
-      Text("config_hash", &R::config_hash),
-      Opt("params", &R::params),
-      Opt("macs", &R::macs),
-      Opt("build_s", &R::build_s),
-      Opt("compile_s", &R::compile_s),
-      Opt("first_run_ms", &R::first_run_ms),
-      Opt("latency_mean_ms", &R::latency_mean_ms),
-      Opt("latency_std_ms", &R::latency_std_ms),
-      Opt("latency_min_ms", &R::latency_min_ms),
-      Opt("latency_p50_ms", &R::latency_p50_ms),
-      Opt("latency_p90_ms", &R::latency_p90_ms),
-      Opt("latency_p95_ms", &R::latency_p95_ms),
-      Opt("latency_p99_ms", &R::latency_p99_ms),
-      Opt("latency_max_ms", &R::latency_max_ms),
-      Opt("cv", &R::cv),
-      Since(3, Opt("latency_p50_ci_low_ms", &R::latency_p50_ci_low_ms)),
-      Since(3, Opt("latency_p50_ci_high_ms", &R::latency_p50_ci_high_ms)),
-      Since(5, Opt("latency_p50_within_ci_low_ms", &R::latency_p50_within_ci_low_ms)),
-      Since(5, Opt("latency_p50_within_ci_high_ms", &R::latency_p50_within_ci_high_ms)),
-      Since(5, Opt("iqr_rel", &R::iqr_rel)),
-      Since(3, Text("stop_reason", &R::stop_reason)),
-      Since(5, Opt("processes", &R::processes)),
-      Since(5, Doubles("process_p50s_ms", &R::process_p50s_ms)),
-      Since(5, Text("processes_reason", &R::processes_reason)),
-      Opt("throughput_median_sps", &R::throughput_median_sps),
-      Opt("throughput_mean_sps", &R::throughput_mean_sps),
-      Text("check_reference", &R::check_reference),
-      Opt("check_max_abs_err", &R::check_max_abs_err),
-      Opt("check_max_rel_err", &R::check_max_rel_err),
-      Opt("check_tolerance", &R::check_tolerance),
-      Bool("valid", &R::valid),
-      Text("invalid_reason", &R::invalid_reason),
-      Opt("timed_window_s", &R::timed_window_s),
-      Opt("other_cpu_pct", &R::other_cpu_pct),
-      Opt("cpu_util_pct", &R::cpu_util_pct),
-      Opt("cpu_util_norm_pct", &R::cpu_util_norm_pct),
-      Opt("rss_start_mb", &R::rss_start_mb),
-      Opt("rss_peak_mb", &R::rss_peak_mb),
-      Opt("gpu_util_pct", &R::gpu_util_pct),
-      Opt("gpu_mem_mb", &R::gpu_mem_mb),
-      Since(4, Opt("gpu_power_w", &R::gpu_power_w)),
-      Since(4, Opt("gpu_energy_j", &R::gpu_energy_j)),
-      Since(3, Opt("cpu_ms_per_inference", &R::cpu_ms_per_inference)),
-      Since(3, Opt("energy_j", &R::energy_j)),
-      Since(3, Opt("power_w", &R::power_w)),
-      Since(3, Text("affinity", &R::affinity)),
-      Since(3, Text("affinity_cpus", &R::affinity_cpus)),
-      Text("status", &R::status),
-      Text("error", &R::error),
-      Opt("warmup", &R::warmup),
-      Opt("repeats", &R::repeats),
-      Text("timestamp", &R::timestamp),
-      Text("host", &R::host),
-      Text("compiler_version", &R::compiler_version),
-      Text("compiler_settings", &R::compiler_settings),
-      Since(6, Text("settings", &R::settings)),
-      Text("ngraphbench_version", &R::ngraphbench_version),
-      Since(3, Text("machine_id", &R::machine_id)),
-      Text("notes", &R::notes),
+      Int("schema_version", &R::schema_version,
+           "the row format's version (results/row.h); this ngraphbench reads 2 to the current"),
+      Text("run_id", &R::run_id,
+           "the run: `<model>_b<batch_size>`, unique within `results/<device>/<compiler>/`; only "
+           "`[A-Za-z0-9._-]`"),
+      Text("experiment", &R::experiment,
+           "the experiment (`configs/experiments.yaml`), `onnx` or `torch` for a model named on "
+           "the command line"),
+      Text("model", &R::model,
+           "the model's name: synthetic `<experiment>_w<width>[_d<depth>]`, an architecture, or "
+           "the file's name as given"),
+      Text("family", &R::family,
+           "the model family (`conv_block`, `mha_block`, ...); for an architecture its network "
+           "(`resnet`, `deit`, ...)"),
+      Text("size", &R::size,
+           "an architecture's size within its family (`50`, `tiny`); empty otherwise"),
+      Opt("width", &R::width,
+           "a synthetic model's width (channels or embedding size)"),
+      Opt("depth", &R::depth,
+           "a synthetic block model's depth (blocks stacked)"),
+      Int("batch_size", &R::batch_size,
+           "samples in one inference (the batch dimension of every input)"),
+      Text("input_shape", &R::input_shape,
+           "each input's shape, e.g. `8x3x224x224`; several inputs `;`-joined"),
+      Text("compiler", &R::compiler,
+           "the compiler (its folder under `src/ngraphbench/compilers/`)"),
+      Text("device", &R::device,
+           "the device label that files the row (`--device`): `results/<device>/`"),
+      Text("compute_device", &R::compute_device,
+           "what the compiler computed on: `cpu`, `cuda`, ... (its config's `device`)"),
+      Text("precision", &R::precision,
+           "the compiler's precision: `fp32`, `bf16`, `fp16`"),
+      Opt("threads", &R::threads,
+           "threads the SDK ran with, as it reports them (the config's value where it cannot say)"),
+      Text("opt_level", &R::opt_level,
+           "the compiler's optimization level, as its config names it"),
+      Text("timing_boundary", &R::timing_boundary,
+           "what the clock times: `compute` (`Run()` only) or `end_to_end` (inputs in, run, "
+           "outputs out)"),
+      Bool("quick", &R::quick,
+           "`true` for a `--quick` smoke run (batch sizes 1 and 8, a 5 s cap): never quote it"),
+      Text("config_hash", &R::config_hash,
+           "the settings fingerprint (16 hex digits): resume keeps a row only when the run's is "
+           "the same"),
+      Opt("params", &R::params,
+           "parameters: timm's count, a PyTorch module's own, or an `.onnx` file's float32 "
+           "weights (each once)"),
+      Opt("macs", &R::macs,
+           "multiply-accumulates for one sample, by fvcore's rules"),
+      Opt("build_s", &R::build_s,
+           "seconds to build (or import, or export) the model in the worker"),
+      Opt("compile_s", &R::compile_s,
+           "seconds the compiler took to compile, or to load a cached compile"),
+      Opt("first_run_ms", &R::first_run_ms,
+           "milliseconds of the first inference after compiling (cold caches, lazy "
+           "initialization)"),
+      Opt("latency_mean_ms", &R::latency_mean_ms,
+           "mean latency of one inference over the pooled timed runs, ms"),
+      Opt("latency_std_ms", &R::latency_std_ms,
+           "standard deviation of the pooled timed runs' latencies, ms"),
+      Opt("latency_min_ms", &R::latency_min_ms,
+           "fastest timed run, ms"),
+      Opt("latency_p50_ms", &R::latency_p50_ms,
+           "median latency of the pooled timed runs, ms: the number to quote, with its interval"),
+      Opt("latency_p90_ms", &R::latency_p90_ms,
+           "90th percentile of the timed runs' latencies, ms"),
+      Opt("latency_p95_ms", &R::latency_p95_ms,
+           "95th percentile, ms"),
+      Opt("latency_p99_ms", &R::latency_p99_ms,
+           "99th percentile, ms"),
+      Opt("latency_max_ms", &R::latency_max_ms,
+           "slowest timed run, ms"),
+      Opt("cv", &R::cv,
+           "coefficient of variation of the timed runs (std / mean)"),
+      Since(3, Opt("latency_p50_ci_low_ms", &R::latency_p50_ci_low_ms,
+           "lower end of the median's 95 % interval from the spread between the processes' "
+           "medians, ms: where a repeat of the run puts its median (empty below 2 processes)")),
+      Since(3, Opt("latency_p50_ci_high_ms", &R::latency_p50_ci_high_ms,
+           "upper end of that interval, ms")),
+      Since(5, Opt("latency_p50_within_ci_low_ms", &R::latency_p50_within_ci_low_ms,
+           "lower end of the pooled runs' order-statistic interval of the median, ms: one "
+           "process's precision, a diagnostic")),
+      Since(5, Opt("latency_p50_within_ci_high_ms", &R::latency_p50_within_ci_high_ms,
+           "upper end of that diagnostic interval, ms")),
+      Since(5, Opt("iqr_rel", &R::iqr_rel,
+           "robust dispersion of the pooled timed runs: (p75 - p25) / p50")),
+      Since(3, Text("stop_reason", &R::stop_reason,
+           "why timing ended in the processes: `repeats`, `ci`, `time`, `max_repeats`")),
+      Since(5, Opt("processes", &R::processes,
+           "worker processes whose timed runs the row pools")),
+      Since(5, Doubles("process_p50s_ms", &R::process_p50s_ms,
+           "each process's median, ms, `;`-joined in the order they ran")),
+      Since(5, Text("processes_reason", &R::processes_reason,
+           "why no more processes ran: `fixed` (the configured count), `ci` (the interval met "
+           "`ci_rel_target`), `max_processes`")),
+      Opt("throughput_median_sps", &R::throughput_median_sps,
+           "samples per second at the median latency: batch_size / latency_p50"),
+      Opt("throughput_mean_sps", &R::throughput_mean_sps,
+           "samples per second at the mean latency"),
+      Text("check_reference", &R::check_reference,
+           "the compiler whose outputs the first inference was checked against, `off`, or "
+           "`unavailable: <why>`"),
+      Opt("check_max_abs_err", &R::check_max_abs_err,
+           "largest absolute difference from the reference's outputs"),
+      Opt("check_max_rel_err", &R::check_max_rel_err,
+           "largest relative difference from the reference's outputs"),
+      Opt("check_tolerance", &R::check_tolerance,
+           "the relative error allowed at this precision; beyond it the row is `wrong`"),
+      Bool("valid", &R::valid,
+           "whether the measurement passed every validity rule (MLPerf's VALID); `false` rows "
+           "are left out of analyses unless asked"),
+      Text("invalid_reason", &R::invalid_reason,
+           "each rule the row broke, `; `-joined"),
+      Opt("timed_window_s", &R::timed_window_s,
+           "wall time of the timed runs, seconds"),
+      Opt("other_cpu_pct", &R::other_cpu_pct,
+           "CPU time of everything else on the machine during the timed runs, percent of one core"),
+      Opt("cpu_util_pct", &R::cpu_util_pct,
+           "this process's CPU time over the timed window, percent of one core"),
+      Opt("cpu_util_norm_pct", &R::cpu_util_norm_pct,
+           "the same, percent of the CPUs the process may use"),
+      Opt("rss_start_mb", &R::rss_start_mb,
+           "resident memory when the timed runs began, MB"),
+      Opt("rss_peak_mb", &R::rss_peak_mb,
+           "peak resident memory over the timed runs, MB"),
+      Opt("gpu_util_pct", &R::gpu_util_pct,
+           "mean GPU utilization over the timed runs (NVIDIA GPUs only), percent"),
+      Opt("gpu_mem_mb", &R::gpu_mem_mb,
+           "peak GPU memory used, MB"),
+      Since(4, Opt("gpu_power_w", &R::gpu_power_w,
+           "mean GPU power draw over the timed runs, W")),
+      Since(4, Opt("gpu_energy_j", &R::gpu_energy_j,
+           "GPU energy per inference, J")),
+      Since(3, Opt("cpu_ms_per_inference", &R::cpu_ms_per_inference,
+           "this process's CPU time per inference, ms (barely touched by CPU steal)")),
+      Since(3, Opt("energy_j", &R::energy_j,
+           "CPU package and DRAM energy per inference (RAPL), J; empty with the reason in "
+           "`notes` where unreadable")),
+      Since(3, Opt("power_w", &R::power_w,
+           "mean CPU package and DRAM power over the timed runs, W")),
+      Since(3, Text("affinity", &R::affinity,
+           "the compiler's `affinity` setting: `none`, `compact` or a CPU list")),
+      Since(3, Text("affinity_cpus", &R::affinity_cpus,
+           "the CPUs the worker's threads could run on, read back, e.g. `0-3`")),
+      Text("status", &R::status,
+           "`ok`; `wrong` (outputs beyond the tolerance); `error` (refused or failed); "
+           "`crashed`; `timeout`; `skipped` (this machine cannot run it)"),
+      Text("error", &R::error,
+           "what went wrong, for a row that is not `ok`"),
+      Opt("warmup", &R::warmup,
+           "untimed warm-up runs before the timed ones"),
+      Opt("repeats", &R::repeats,
+           "timed runs in all processes together"),
+      Text("timestamp", &R::timestamp,
+           "when the row was written, UTC (ISO 8601)"),
+      Text("host", &R::host,
+           "the machine's host name"),
+      Text("compiler_version", &R::compiler_version,
+           "the SDK's version as it reports it at run time"),
+      Text("compiler_settings", &R::compiler_settings,
+           "effective settings read back from the SDK, `k=v;k=v`"),
+      Since(6, Text("settings", &R::settings,
+           "the `--set` items the run was measured with, `;`-joined")),
+      Text("ngraphbench_version", &R::ngraphbench_version,
+           "the ngraphbench build (git describe) that measured the row"),
+      Since(3, Text("machine_id", &R::machine_id,
+           "the machine's key in `results/<device>/machine.json`")),
+      Text("notes", &R::notes,
+           "why a measured cell is empty, and other remarks, `; `-joined"),
   };
   return columns;
 }

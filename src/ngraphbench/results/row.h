@@ -113,4 +113,15 @@ struct ResultRow {
 // Column names in file order.
 const std::vector<std::string>& RowColumns();
 
+// A column with what it holds (and its unit), and the schema version that added it: the one
+// place a column's meaning is written (results/csv.cc), from which docs/results.md's table is
+// made (`ngraphbench list --columns`; a test keeps the two the same).
+struct ColumnMeaning {
+  std::string name, meaning;
+  int since = 2;
+};
+std::vector<ColumnMeaning> RowColumnMeanings();
+// Those as a Markdown table: column, since, meaning.
+std::string ColumnsMarkdown();
+
 }  // namespace ngraphbench
