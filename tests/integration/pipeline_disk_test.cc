@@ -127,13 +127,21 @@ TEST_F(Pipeline, AFullDiskStopsTheSweepWithExitThreeAndNoRowBlamesTheCompiler) {
   const fs::path results = root_ / "results";
   const std::vector<std::string> many = AllRunIds("many");
   ASSERT_EQ(many.size(), 24u);
-  // One process per run: rows are merged (a write of the scheduler's) as the sweep goes.
-  const std::string sweep = "run many null --processes 1 " + Common();
   bool scheduler_write_failed = false, worker_write_failed = false;
   // With this build, in order: machine.json's lock and machine.json (the scheduler's), a worker
-  // (its log empty: no room for it either), the merged trace, a worker's part, the merged row.
-  for (const int free_kib : {0, 4, 8, 20, 40, 60}) {
-    SCOPED_TRACE("free KiB before the sweep: " + std::to_string(free_kib));
+  // (its log empty: no room for it either), the merged trace, a worker's part, the merged row;
+  // then a worker whose trace (2000 timed runs, 26 KiB) does not fit where the scheduler's
+  // `crashed` part and row would: the case, the compiler blamed for the disk (before,
+  // `crashed` rows, and the resume exited 1).
+  const struct {
+    int free_kib, repeats;
+  } cases[] = {{0, 5}, {4, 5}, {8, 5}, {20, 5}, {40, 5}, {60, 5}, {16, 2000}};
+  for (const auto [free_kib, repeats] : cases) {
+    SCOPED_TRACE(std::to_string(free_kib) + " KiB free before the sweep, " +
+                 std::to_string(repeats) + " timed runs");
+    // One process per run: rows are merged (a write of the scheduler's) as the sweep goes.
+    const std::string sweep =
+        "run many null --processes 1 --repeats " + std::to_string(repeats) + " " + Common();
     fs::remove_all(results);
     const Tmpfs tmpfs(results, 2048);
     ASSERT_EQ(tmpfs.error(), "");
