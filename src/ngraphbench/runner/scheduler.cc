@@ -4,7 +4,8 @@
 // claim, so schedulers sharing a results tree measure it once), launch (launch.h: one worker
 // process each, in its own process group, with its deadline) and collect (collect.h: its part,
 // the run's row once its processes are in). A worker that crashes or hangs costs one process of
-// one run, never the sweep.
+// one run, never the sweep; a results tree whose storage fails (a full disk) stops the sweep with
+// exit 3 and no row, since no compiler is to blame for it.
 #include <fmt/core.h>
 #include <signal.h>
 #include <sys/wait.h>
