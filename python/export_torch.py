@@ -22,9 +22,12 @@ Writes into DIR:
                  versions, and each exporter's error when it failed. A failed torch.export does
                  not stop the ONNX export (or the reverse): the compilers that can still run do.
 Exit status 0 when meta.json was written (even with an exporter's error in it), 1 when the model
-could not be built at all (the message on stderr's last line).
+could not be built at all (the message on stderr's last line), 74 when the export could not be
+written because the storage failed (a full disk: the machine's failure, not the model's, so
+nothing of it is recorded in meta.json).
 """
 import argparse
+import errno
 import importlib.util
 import json
 import os
@@ -34,11 +37,43 @@ import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPSET = 17
+# The storage's failures and the exit status that reports them: IsStorageFailure and
+# kExitStorageFailed in src/ngraphbench/core/error.h. The worker then writes no row and the sweep
+# stops, instead of caching an exporter's "error" that a full disk caused.
+STORAGE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO)
+EXIT_STORAGE_FAILED = 74
+# Below this much free space, an exporter's failure is taken for the disk's: torch's own writers
+# (torch.export.save) report a full disk as a RuntimeError without an errno. A real failure of the
+# model is then recorded on the resume, once there is room.
+NO_ROOM_BYTES = 1 << 20
 
 
 def fail(message):
     print(f"export_torch: {message}", file=sys.stderr, flush=True)
     sys.exit(1)
+
+
+def storage_failed(e, out_dir):
+    """Whether exception `e` (or one it came from) says the storage of out_dir failed."""
+    seen = set()
+    cause = e
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, OSError) and cause.errno in STORAGE_ERRNOS:
+            return True
+        cause = cause.__cause__ or cause.__context__
+    try:
+        st = os.statvfs(out_dir)
+        return st.f_bavail * st.f_frsize < NO_ROOM_BYTES
+    except OSError:
+        return False
+
+
+def exit_if_storage_failed(e, out_dir):
+    if storage_failed(e, out_dir):
+        print(f"export_torch: cannot write the export into {out_dir}: {type(e).__name__}: "
+              f"{first_line(e)}", file=sys.stderr, flush=True)
+        sys.exit(EXIT_STORAGE_FAILED)
 
 
 def first_line(text):
@@ -129,6 +164,7 @@ def main():
         export_timm.fold_constants(onnx_path)
     except Exception as e:
         traceback.print_exc()
+        exit_if_storage_failed(e, args.out_dir)
         meta["onnx_error"] = f"torch.onnx.export failed: {type(e).__name__}: {first_line(e)}"
         if os.path.exists(onnx_path):
             os.remove(onnx_path)
@@ -138,12 +174,17 @@ def main():
         torch.export.save(program, os.path.join(args.out_dir, "program.pt2"))
     except Exception as e:
         traceback.print_exc()
+        exit_if_storage_failed(e, args.out_dir)
         meta["export_error"] = f"torch.export failed: {type(e).__name__}: {first_line(e)}"
 
     tmp = os.path.join(args.out_dir, "meta.json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(meta, f, indent=1)
-    os.replace(tmp, os.path.join(args.out_dir, "meta.json"))
+    try:
+        with open(tmp, "w") as f:
+            json.dump(meta, f, indent=1)
+        os.replace(tmp, os.path.join(args.out_dir, "meta.json"))
+    except OSError as e:
+        exit_if_storage_failed(e, args.out_dir)
+        raise
 
 
 if __name__ == "__main__":

@@ -2,12 +2,15 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -131,6 +134,36 @@ std::string FileDigest(const std::string& path) {
     known[path] = {stamp, hex};
   }
   return hex;
+}
+
+std::string StorageAdvice(int error_number, const std::string& dir) {
+  // The folder itself may be what could not be made: its nearest existing ancestor is on the
+  // same file system.
+  struct statvfs fs {};
+  bool known = false;
+  for (std::filesystem::path at = dir.empty() ? "." : dir; !known && !at.empty();
+       at = at == at.parent_path() ? std::filesystem::path() : at.parent_path()) {
+    known = ::statvfs(at.c_str(), &fs) == 0;
+  }
+  const bool read_only = error_number == EROFS || (known && (fs.f_flag & ST_RDONLY) != 0);
+  if (read_only) {
+    return "the file system of " + dir + " is read-only: make it writable (if it went read-only " +
+           "after errors, check the disk first)";
+  }
+  if (error_number == EIO) {
+    return "the storage of " + dir + " reported an I/O error: check the disk or the file server " +
+           "(dmesg) before writing to it again";
+  }
+  std::string space = "free space unknown";
+  if (known) {
+    char text[96];
+    std::snprintf(text, sizeof(text), "%.1f MiB free of %.1f MiB",
+                  static_cast<double>(fs.f_bavail) * fs.f_frsize / (1 << 20),
+                  static_cast<double>(fs.f_blocks) * fs.f_frsize / (1 << 20));
+    space = text;
+  }
+  return "free space on the file system of " + dir + " (" + space + ")" +
+         (error_number == EDQUOT ? ", or raise your quota there" : "");
 }
 
 }  // namespace ngraphbench

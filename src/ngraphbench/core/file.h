@@ -30,6 +30,13 @@ bool FileExists(const std::string& path);
 // of the process. "?" when the file cannot be read.
 std::string FileDigest(const std::string& path);
 
+// What to do about a write to `dir` (the results folder) that failed because the storage failed
+// (IsStorageFailure in core/error.h) with `error_number`, 0 when another process saw it: e.g.
+// "free space on the file system of <dir> (0.1 MiB free of 4.0 MiB)", with the file system's free
+// space now; a read-only file system (EROFS, or found so now) is to be made writable, and an I/O
+// error (EIO) checked first.
+std::string StorageAdvice(int error_number, const std::string& dir);
+
 // A file descriptor that is closed when it goes out of scope.
 class UniqueFd {
  public:

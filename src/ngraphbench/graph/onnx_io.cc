@@ -5,6 +5,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <cmath>
@@ -61,6 +62,16 @@ void SetTensorHeader(onnx::TensorProto* proto, const std::string& name, const Sh
                                               : onnx::TensorProto::FLOAT);
 }
 
+// A file of the model that could not be written: a StorageError when the storage failed (a full
+// disk is the machine's failure, not the model's: a worker then writes no row and the sweep
+// stops), else an InputError naming the file (e.g. `export` into a folder that does not exist).
+// `error` is errno as the stream's failed open(2) or write(2) left it (cleared before each), 0 when
+// unknown.
+[[noreturn]] void CannotWrite(const std::string& what, int error) {
+  if (IsStorageFailure(error)) ThrowFileError(what, error);
+  throw InputError(what + (error != 0 ? std::string(": ") + std::strerror(error) : ""));
+}
+
 // Appends float32 tensors of at least `min_bytes` to an external data file, each at an offset
 // aligned to kOnnxExternalAlignment, and points their TensorProto there (location relative to
 // the model's folder, which is the side file's).
@@ -69,9 +80,12 @@ class ExternalDataWriter {
   ExternalDataWriter(const std::string& path, uint64_t min_bytes)
       : path_(path),
         location_(std::filesystem::path(path).filename().string()),
-        min_bytes_(min_bytes),
-        out_(path, std::ios::binary | std::ios::trunc) {
-    if (!out_) throw InputError("cannot create the ONNX external data file '" + path_ + "'");
+        min_bytes_(min_bytes) {
+    errno = 0;
+    out_.open(path, std::ios::binary | std::ios::trunc);
+    if (const int error = errno; !out_) {
+      CannotWrite("cannot create the ONNX external data file '" + path_ + "'", error);
+    }
   }
 
   // Stores `bytes` of `data` for `proto` when it is large enough; false leaves it to the caller.
@@ -80,12 +94,13 @@ class ExternalDataWriter {
     const uint64_t offset =
         (end_ + kOnnxExternalAlignment - 1) / kOnnxExternalAlignment * kOnnxExternalAlignment;
     static const char kZeros[kOnnxExternalAlignment] = {};
+    errno = 0;
     out_.write(kZeros, static_cast<std::streamsize>(offset - end_));
     out_.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-    if (!out_) {
-      throw InputError("cannot write " + std::to_string(bytes) + " bytes of tensor '" +
-                       proto->name() + "' to the ONNX external data file '" + path_ +
-                       "' (disk full?)");
+    if (const int error = errno; !out_) {
+      CannotWrite("cannot write " + std::to_string(bytes) + " bytes of tensor '" +
+                      proto->name() + "' to the ONNX external data file '" + path_ + "'",
+                  error);
     }
     end_ = offset + bytes;
     proto->set_data_location(onnx::TensorProto::EXTERNAL);
@@ -100,8 +115,11 @@ class ExternalDataWriter {
   }
 
   void Close() {
+    errno = 0;
     out_.close();
-    if (!out_) throw InputError("cannot write the ONNX external data file '" + path_ + "'");
+    if (const int error = errno; !out_) {
+      CannotWrite("cannot write the ONNX external data file '" + path_ + "'", error);
+    }
   }
 
  private:
@@ -839,10 +857,11 @@ std::string Serialize(const onnx::ModelProto& model, const std::string& name) {
 }
 
 void WriteBytes(const std::string& bytes, const std::string& path) {
+  errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
-  if (!out) throw InputError("cannot write ONNX file '" + path + "'");
+  if (const int error = errno; !out) CannotWrite("cannot write ONNX file '" + path + "'", error);
 }
 
 }  // namespace

@@ -151,12 +151,13 @@ TorchExport ExportTorchModel(const ModelSpec& spec, int64_t batch_size,
   std::error_code ec;
   if (!fs::exists(entry / "meta.json", ec)) {
     fs::create_directories(root, ec);
-    if (ec) throw EnvironmentError("cannot create " + root.string() + ": " + ec.message());
+    if (ec) ThrowFileError("cannot create " + root.string(), ec.value());
     // Exported into a folder of its own, then renamed: workers running at once (--jobs) each
     // export, the first rename wins and the others use its entry.
     std::string tmp = (root / (".export-" + std::to_string(::getpid()) + "-XXXXXX")).string();
     if (::mkdtemp(tmp.data()) == nullptr) {
-      throw EnvironmentError("cannot create a folder in " + root.string());
+      const int error = errno;
+      ThrowFileError("cannot create a folder in " + root.string(), error);
     }
     const fs::path log = fs::path(tmp) / "export.log";
     const int status = RunProcess(
@@ -167,6 +168,12 @@ TorchExport ExportTorchModel(const ModelSpec& spec, int64_t batch_size,
     if (status != 0 || !fs::exists(fs::path(tmp) / "meta.json")) {
       const std::string last = LastLine(ReadFile(log));
       fs::remove_all(tmp, ec);
+      // The script could not write its export: the storage's failure, not the model's.
+      if (status == kExitStorageFailed) {
+        throw StorageError("exporting " + spec.torch_source + " into " + root.string() +
+                               ": " + (last.empty() ? "the export script's log is empty" : last),
+                           0);
+      }
       throw CompileError(
           "exporting " + spec.torch_source + " failed" +
           (last.empty() ? " (exit status " + std::to_string(status) + ")" : ": " + last));

@@ -114,8 +114,9 @@ struct FileState {
 std::optional<FileState> ReadState(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    throw EnvironmentError("cannot read '" + path + "': " + std::strerror(errno));
+    const int error = errno;
+    if (error == ENOENT) return std::nullopt;
+    ThrowFileError("cannot read '" + path + "'", error);
   }
   FileState state;
   struct stat st {};
@@ -138,9 +139,7 @@ void MakeParentDirs(const std::string& path) {
   if (parent.empty()) return;
   std::error_code ec;
   std::filesystem::create_directories(parent, ec);
-  if (ec) {
-    throw EnvironmentError("cannot create directory '" + parent.string() + "': " + ec.message());
-  }
+  if (ec) ThrowFileError("cannot create directory '" + parent.string() + "'", ec.value());
 }
 
 void WriteAll(int fd, const std::string& data, const std::string& path) {
@@ -149,8 +148,9 @@ void WriteAll(int fd, const std::string& data, const std::string& path) {
   while (left > 0) {
     const ssize_t n = ::write(fd, p, left);
     if (n < 0) {
-      if (errno == EINTR) continue;
-      throw EnvironmentError("cannot write '" + path + "': " + std::strerror(errno));
+      const int error = errno;
+      if (error == EINTR) continue;
+      ThrowFileError("cannot write '" + path + "'", error);
     }
     p += n;
     left -= static_cast<size_t>(n);
@@ -175,7 +175,10 @@ bool CreateExclusive(const std::string& path, const std::string& content) {
     MakeParentDirs(path);
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   }
-  if (fd < 0) throw EnvironmentError("cannot create '" + tmp + "': " + std::strerror(errno));
+  if (fd < 0) {
+    const int error = errno;
+    ThrowFileError("cannot create '" + tmp + "'", error);
+  }
   try {
     WriteAll(fd, content, tmp);
   } catch (...) {
@@ -183,7 +186,13 @@ bool CreateExclusive(const std::string& path, const std::string& content) {
     ::unlink(tmp.c_str());
     throw;
   }
-  ::close(fd);  // on NFS, close sends the data: whoever opens the name afterwards reads it
+  // On NFS, close sends the data: whoever opens the name afterwards reads it, and a full disk or
+  // quota shows here.
+  if (::close(fd) != 0) {
+    const int error = errno;
+    ::unlink(tmp.c_str());
+    ThrowFileError("cannot write '" + tmp + "'", error);
+  }
   const bool linked = ::link(tmp.c_str(), path.c_str()) == 0;
   const int error = errno;
   bool created = linked;
@@ -201,17 +210,21 @@ bool CreateExclusive(const std::string& path, const std::string& content) {
     // half-written for a moment, which is why an unreadable claim counts as live while young.
     fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0 && errno == EEXIST) return false;
-    if (fd < 0) throw EnvironmentError("cannot create '" + path + "': " + std::strerror(errno));
+    if (fd < 0) {
+      const int open_error = errno;
+      ThrowFileError("cannot create '" + path + "'", open_error);
+    }
     try {
       WriteAll(fd, content, path);
     } catch (...) {
       ::close(fd);
+      ::unlink(path.c_str());  // a claim cut short would hold the run until it is stale
       throw;
     }
     ::close(fd);
     return true;
   }
-  throw EnvironmentError("cannot create '" + path + "': " + std::strerror(error));
+  ThrowFileError("cannot create '" + path + "'", error);
 }
 
 // Removes `path` if it holds `expected`; true when this call removed it. A file that holds

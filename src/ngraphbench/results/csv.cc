@@ -130,8 +130,9 @@ void CheckedWrite(int fd, const std::string& data, const std::string& path) {
   while (left > 0) {
     ssize_t n = ::write(fd, p, left);
     if (n < 0) {
-      if (errno == EINTR) continue;
-      throw EnvironmentError("cannot write '" + path + "': " + std::strerror(errno));
+      const int error = errno;  // before the message's allocations
+      if (error == EINTR) continue;
+      ThrowFileError("cannot write '" + path + "'", error);
     }
     p += n;
     left -= static_cast<size_t>(n);
@@ -148,8 +149,8 @@ void MakeDirs(const std::string& dir) {
     if (part.empty()) continue;
     partial += part + "/";
     if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
-      throw EnvironmentError("cannot create directory '" + partial + "': " +
-                               std::strerror(errno));
+      const int error = errno;
+      ThrowFileError("cannot create directory '" + partial + "'", error);
     }
   }
 }
@@ -491,20 +492,33 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
   // whose file it is (see RemoveStaleTempFiles).
   const std::string tmp = path + kTempMarker + HostTag() + "." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw EnvironmentError("cannot create '" + tmp + "': " + std::strerror(errno));
+  if (fd < 0) {
+    const int error = errno;
+    ThrowFileError("cannot create '" + tmp + "'", error);
+  }
   try {
     CheckedWrite(fd, contents, tmp);
-    if (::fsync(fd) != 0) throw EnvironmentError("cannot fsync '" + tmp + "'");
+    // A full disk or quota may show only here or at close (NFS sends the data then, tmpfs or
+    // a local disk with delayed allocation may fail fsync): either way the file is not renamed
+    // into place, so a reader never sees it cut short.
+    if (::fsync(fd) != 0) {
+      const int error = errno;
+      ThrowFileError("cannot fsync '" + tmp + "'", error);
+    }
   } catch (...) {
     ::close(fd);
     ::unlink(tmp.c_str());
     throw;
   }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (::close(fd) != 0) {
+    const int error = errno;
     ::unlink(tmp.c_str());
-    throw EnvironmentError("cannot rename '" + tmp + "' to '" + path + "': " +
-                             std::strerror(errno));
+    ThrowFileError("cannot write '" + tmp + "'", error);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(tmp.c_str());
+    ThrowFileError("cannot rename '" + tmp + "' to '" + path + "'", error);
   }
 }
 

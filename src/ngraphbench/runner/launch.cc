@@ -95,7 +95,10 @@ std::string TempTemplate(const std::string& results_dir, const std::string& pref
                          const std::string& suffix) {
   const std::string tmp_dir = results_dir + "/.tmp";
   std::error_code ec;
-  std::filesystem::create_directories(tmp_dir, ec);  // mkstemps or mkdtemp reports a failure
+  std::filesystem::create_directories(tmp_dir, ec);
+  // Reported now with its own errno: mkstemps or mkdtemp would say only ENOENT, hiding a full
+  // disk (IsStorageFailure).
+  if (ec) ThrowFileError("cannot create " + tmp_dir, ec.value());
   return tmp_dir + "/" + prefix + HostTag() + "-" + std::to_string(::getpid()) + "-XXXXXX" +
          suffix;
 }
@@ -105,8 +108,8 @@ SpecFile::SpecFile(const ResolvedRun& spec) {
   std::string name = TempTemplate(spec.results_dir, kSpecFilePrefix, ".json");
   const int fd = ::mkstemps(name.data(), 5);
   if (fd < 0) {
-    throw EnvironmentError("cannot create a run specification in " + spec.results_dir +
-                           "/.tmp: " + std::strerror(errno));
+    const int error = errno;
+    ThrowFileError("cannot create a run specification in " + spec.results_dir + "/.tmp", error);
   }
   const UniqueFd closer(fd);
   path_ = name;
@@ -114,9 +117,9 @@ SpecFile::SpecFile(const ResolvedRun& spec) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      const std::string why = std::strerror(errno);
+      const int error = n < 0 ? errno : ENOSPC;  // a write of 0 bytes: no room for more
       ::unlink(path_.c_str());
-      throw EnvironmentError("cannot write the run specification " + path_ + ": " + why);
+      ThrowFileError("cannot write the run specification " + path_, error);
     }
     done += static_cast<size_t>(n);
   }
@@ -195,8 +198,8 @@ StartedWorker StartWorker(const std::vector<std::string>& argv, double timeout_s
   std::string log_template = TempTemplate(results_dir, kWorkerLogPrefix, ".log");
   const int log_fd = ::mkstemps(log_template.data(), 4);
   if (log_fd < 0) {
-    throw EnvironmentError("cannot create a worker log in " + results_dir + "/.tmp: " +
-                           std::strerror(errno));
+    const int error = errno;
+    ThrowFileError("cannot create a worker log in " + results_dir + "/.tmp", error);
   }
   // Made before the fork: the child only makes system calls until it execs.
   cpu_set_t mask;

@@ -4,7 +4,8 @@
 // claim, so schedulers sharing a results tree measure it once), launch (launch.h: one worker
 // process each, in its own process group, with its deadline) and collect (collect.h: its part,
 // the run's row once its processes are in). A worker that crashes or hangs costs one process of
-// one run, never the sweep.
+// one run, never the sweep; a results tree whose storage fails (a full disk) stops the sweep with
+// exit 3 and no row, since no compiler is to blame for it.
 #include <fmt/core.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -17,6 +18,7 @@
 #include <deque>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "ngraphbench/compilers/registry.h"
@@ -78,9 +80,33 @@ class InterruptScope {
   struct sigaction old_int_ {}, old_term_ {};
 };
 
-}  // namespace
+// Why the sweep stopped for its storage (IsStorageFailure): what could not be written, and its
+// errno (0 when a worker saw it).
+struct StorageStop {
+  std::string what;
+  int error_number = 0;
+};
 
-int CmdRun(const RunArgs& given) {
+// The last line of a worker's log without its "error: ", or what an empty log means.
+std::string WorkerFailure(const std::string& log_tail) {
+  std::string line = log_tail.substr(log_tail.rfind('\n') + 1);
+  if (line.rfind("error: ", 0) == 0) line.erase(0, 7);
+  return line.empty() ? "its log is empty (no room left for it either?)" : line;
+}
+
+// The sweep's last words when the results tree's storage failed, for kExitEnvironment: what
+// failed, what the sweep did (`progress`, may be empty), what to free or fix, and how to resume.
+int StopForStorage(const StorageStop& stop, const std::string& results_dir,
+                   const std::string& progress) {
+  std::cerr << fmt::format("stopped: the results tree's storage failed: {}\n{}{}; then resume "
+                           "with: {}\n",
+                           stop.what, progress.empty() ? "" : progress + "\n",
+                           StorageAdvice(stop.error_number, results_dir), OwnCommandLine());
+  return kExitEnvironment;
+}
+
+// The sweep, as CmdRun describes it.
+int RunSweep(const RunArgs& given) {
   // Everything that can be wrong with the input is checked before anything runs or is written.
   if (given.jobs < 1) {
     throw InputError(fmt::format("--jobs is {}; it must be at least 1 (1 runs one worker at a "
@@ -230,102 +256,124 @@ int CmdRun(const RunArgs& given) {
   } kill_on_exit{active};
   std::vector<bool> slot_busy(static_cast<size_t>(args.jobs), false);
   for (RunState& st : states) collect.Settle(st);  // complete or decided before this sweep began
+  // Set when a write to the results tree, the scheduler's or a worker's, failed for its storage
+  // (a full disk): the sweep then stops as on an interrupt, writes no row for the processes cut
+  // short (a row would blame the compiler) and exits 3; a resume measures them.
+  std::optional<StorageStop> storage;
 
   while (true) {
-    // Start workers while a slot is free; processes that need none (claimed by another
-    // scheduler, measured since the scan, of a run that is decided or skipped) go at once.
-    while (!g_interrupt && !queue.empty() && active.size() < slot_busy.size()) {
-      const Task task = queue.front();
-      queue.pop_front();
-      RunState& st = *task.state;
-      Plan& plan = *st.plan;
-      const RunSpec& run = *st.run;
-      st.queued--;
-      if (st.finished || st.failed) {  // decided: this process left the count then
-        collect.Settle(st);
-        continue;
-      }
-      // A row another scheduler wrote since the scan: the run is theirs.
-      if (VersionOf(RowPath(plan.dir, run.run_id)) != st.seen) {
-        collect.Drop();
-        collect.TakenByOthers(st);
-        collect.Settle(st);  // its spec file goes once none of its processes runs here
-        continue;
-      }
-      // One measurement per process, however many schedulers share the tree: each process is
-      // measured only under its claim, held until its part is written (or released on the way
-      // out of an interrupt or an error).
-      ClaimHolder holder;
-      std::optional<Claim> claim = ClaimProcess(plan.dir, run, task.process, &holder);
-      if (!claim || FileExists(PartRowPath(plan.dir, run.run_id, task.process))) {
-        if (claim) claim->Release();
-        collect.Drop();
-        st.left_to_others = true;  // being measured, or measured, by another scheduler
-        if (!claim) {
-          std::cerr << fmt::format("{:<28} p{} claimed by {}, left to it\n", run.run_id,
-                                   task.process, holder.Describe());
-        }
-        collect.Settle(st);
-        continue;
-      }
-      if (!plan.unavailable.empty()) {
-        ResultRow row = BaseRow(st.spec);
-        row.status = kStatusSkipped;
-        row.error = plan.unavailable;
-        row.compiler_version = plan.probed_version;
-        WriteRow(PartRowPath(plan.dir, run.run_id, task.process), row);
-        claim->Release();
-        collect.Drop();
-        st.failed = true;
-        collect.Decided(st);
-        tally.unavailable_reasons = plan.unavailable;
-        collect.Settle(st);  // a part not ok: the run is decided, its row written now
-        continue;
-      }
-      const size_t slot = static_cast<size_t>(
-          std::find(slot_busy.begin(), slot_busy.end(), false) - slot_busy.begin());
-      // The run's spec, written once for all its processes (and their reference children).
-      if (!st.spec_file) st.spec_file.emplace(st.spec);
-      RunningProcess a{task, slot, std::move(claim), {}};
-      st.running++;
-      a.worker = StartWorker(WorkerCommand(st.spec_file->path(), task.process), run.timeout_s,
-                             args.results_dir,
-                             plan.slices.empty() ? std::vector<int>{} : plan.slices[slot]);
-      slot_busy[slot] = true;
-      active.push_back(std::move(a));
-    }
-    if (active.empty()) break;  // all done, or interrupted between processes
-
     bool ended = false;
-    for (size_t k = 0; k < active.size();) {
-      if (std::optional<WorkerOutcome> outcome = PollWorker(active[k].worker, args.results_dir)) {
-        slot_busy[active[k].slot] = false;
-        RunningProcess a = std::move(active[k]);
-        active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
-        ended = true;
-        // A stop that signals every process of the sweep at once (Slurm's scancel or time limit,
-        // a kill of the whole process tree) may end a worker before this loop sees the
-        // scheduler's own signal: a worker killed by SIGTERM or SIGINT gets a moment for that
-        // signal to arrive, and one that did not end cleanly while the scheduler is asked to
-        // stop was stopped, not crashed: no part (resume measures that process again).
-        if (!outcome->timed_out &&
-            (outcome->signal == SIGTERM || outcome->signal == SIGINT) && !g_interrupt) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
-        if (g_interrupt && !outcome->timed_out && outcome->exit_code != 0) {
-          RemoveStaleTempFiles(PartsDirectory(a.task.state->plan->dir));
-          RemoveStaleTempFiles(args.results_dir + "/.cache/reference");
-          std::cerr << fmt::format("{} {:<28} p{} stopped (nothing written)\n",
-                                   collect.Counter(), a.task.state->run->run_id, a.task.process);
-          a.task.state->running--;
+    try {
+      // Start workers while a slot is free; processes that need none (claimed by another
+      // scheduler, measured since the scan, of a run that is decided or skipped) go at once.
+      while (!g_interrupt && !storage && !queue.empty() && active.size() < slot_busy.size()) {
+        const Task task = queue.front();
+        queue.pop_front();
+        RunState& st = *task.state;
+        Plan& plan = *st.plan;
+        const RunSpec& run = *st.run;
+        st.queued--;
+        if (st.finished || st.failed) {  // decided: this process left the count then
+          collect.Settle(st);
           continue;
         }
-        collect.Finish(a, *outcome);
-      } else {
-        ++k;
+        // A row another scheduler wrote since the scan: the run is theirs.
+        if (VersionOf(RowPath(plan.dir, run.run_id)) != st.seen) {
+          collect.Drop();
+          collect.TakenByOthers(st);
+          collect.Settle(st);  // its spec file goes once none of its processes runs here
+          continue;
+        }
+        // One measurement per process, however many schedulers share the tree: each process is
+        // measured only under its claim, held until its part is written (or released on the way
+        // out of an interrupt or an error).
+        ClaimHolder holder;
+        std::optional<Claim> claim = ClaimProcess(plan.dir, run, task.process, &holder);
+        if (!claim || FileExists(PartRowPath(plan.dir, run.run_id, task.process))) {
+          if (claim) claim->Release();
+          collect.Drop();
+          st.left_to_others = true;  // being measured, or measured, by another scheduler
+          if (!claim) {
+            std::cerr << fmt::format("{:<28} p{} claimed by {}, left to it\n", run.run_id,
+                                     task.process, holder.Describe());
+          }
+          collect.Settle(st);
+          continue;
+        }
+        if (!plan.unavailable.empty()) {
+          ResultRow row = BaseRow(st.spec);
+          row.status = kStatusSkipped;
+          row.error = plan.unavailable;
+          row.compiler_version = plan.probed_version;
+          WriteRow(PartRowPath(plan.dir, run.run_id, task.process), row);
+          claim->Release();
+          collect.Drop();
+          st.failed = true;
+          collect.Decided(st);
+          tally.unavailable_reasons = plan.unavailable;
+          collect.Settle(st);  // a part not ok: the run is decided, its row written now
+          continue;
+        }
+        const size_t slot = static_cast<size_t>(
+            std::find(slot_busy.begin(), slot_busy.end(), false) - slot_busy.begin());
+        // The run's spec, written once for all its processes (and their reference children).
+        if (!st.spec_file) st.spec_file.emplace(st.spec);
+        RunningProcess a{task, slot, std::move(claim), {}};
+        st.running++;
+        a.worker = StartWorker(WorkerCommand(st.spec_file->path(), task.process), run.timeout_s,
+                               args.results_dir,
+                               plan.slices.empty() ? std::vector<int>{} : plan.slices[slot]);
+        slot_busy[slot] = true;
+        active.push_back(std::move(a));
       }
+      if (active.empty()) break;  // all done, or interrupted between processes
+
+      for (size_t k = 0; k < active.size();) {
+        if (std::optional<WorkerOutcome> outcome = PollWorker(active[k].worker, args.results_dir)) {
+          slot_busy[active[k].slot] = false;
+          RunningProcess a = std::move(active[k]);
+          active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
+          ended = true;
+          // A stop that signals every process of the sweep at once (Slurm's scancel or time limit,
+          // a kill of the whole process tree) may end a worker before this loop sees the
+          // scheduler's own signal: a worker killed by SIGTERM or SIGINT gets a moment for that
+          // signal to arrive, and one that did not end cleanly while the scheduler is asked to
+          // stop was stopped, not crashed: no part (resume measures that process again).
+          if (!outcome->timed_out &&
+              (outcome->signal == SIGTERM || outcome->signal == SIGINT) && !g_interrupt) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          }
+          // A worker that could not write for its storage wrote no row, and gets none: the
+          // sweep stops. Others that fail meanwhile may have hit the same full disk: no row
+          // either, as on an interrupt.
+          const bool no_room = !outcome->timed_out && outcome->exit_code == kExitStorageFailed;
+          if (no_room && !storage) {
+            storage = StorageStop{fmt::format("the worker of {} p{} could not write: {}",
+                                              a.task.state->run->run_id, a.task.process,
+                                              WorkerFailure(outcome->log_tail)),
+                                  0};
+          }
+          if ((g_interrupt || storage) && !outcome->timed_out && outcome->exit_code != 0) {
+            RemoveStaleTempFiles(PartsDirectory(a.task.state->plan->dir));
+            RemoveStaleTempFiles(args.results_dir + "/.cache/reference");
+            std::cerr << fmt::format("{} {:<28} p{} stopped (nothing written){}\n",
+                                     collect.Counter(), a.task.state->run->run_id, a.task.process,
+                                     no_room ? ": its worker could not write" : "");
+            a.task.state->running--;
+            continue;  // its claim goes with `a`
+          }
+          collect.Finish(a, *outcome);
+        } else {
+          ++k;
+        }
+      }
+    } catch (const StorageError& e) {
+      // The scheduler's own write (a claim, a part or row it writes, a spec file, a worker's
+      // log): nothing half-written, since each write is atomic or removed when it fails.
+      if (!storage) storage = StorageStop{e.what(), e.error_number()};
     }
-    if (g_interrupt && !active.empty()) {
+    if (storage && active.empty()) break;
+    if ((g_interrupt || storage) && !active.empty()) {
       std::vector<StartedWorker> workers;
       for (const RunningProcess& a : active) workers.push_back(a.worker);
       StopWorkers(workers, args.results_dir);
@@ -349,6 +397,13 @@ int CmdRun(const RunArgs& given) {
                                    left_to_others, tally.done_by_others);
   std::string dirs;
   for (const Plan& plan : plans) dirs += (dirs.empty() ? "" : ", ") + plan.dir;
+  if (storage) {
+    return StopForStorage(
+        *storage, args.results_dir,
+        fmt::format("{} of {} runs measured now, {} left ({} not ok so far){}; rows in {}",
+                    tally.done, states.size(), states.size() - tally.done - by_others,
+                    tally.failed, others, dirs));
+  }
   if (const int signal = g_interrupt) {
     g_interrupt = 0;
     std::cerr << fmt::format(
@@ -368,6 +423,18 @@ int CmdRun(const RunArgs& given) {
           : "",
       others, dirs);
   return tally.failed ? kExitRunsFailed : kExitOk;
+}
+
+}  // namespace
+
+// A full or failing disk stops the sweep (exit 3) with what to free and how to resume, wherever
+// the write was; within the loop of processes, RunSweep stops its workers first.
+int CmdRun(const RunArgs& given) {
+  try {
+    return RunSweep(given);
+  } catch (const StorageError& e) {
+    return StopForStorage({e.what(), e.error_number()}, given.results_dir, "");
+  }
 }
 
 }  // namespace ngraphbench

@@ -176,6 +176,13 @@ std::vector<HostTensor> ReferenceOutputs(const ResolvedRun& spec, const std::str
     ::unlink(log.c_str());
     while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
     if (tail.size() > 300) tail = "..." + tail.substr(tail.size() - 300);
+    // The child could not write the cache (or its model for its compiler): the storage's
+    // failure, which stops the sweep, not a reference that is unavailable for this model.
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kExitStorageFailed) {
+      throw StorageError("the reference child (" + reference + ") could not write" +
+                             (tail.empty() ? std::string(" (its log is empty)") : ": " + tail),
+                         0);
+    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !FileExists(path)) {
       throw std::runtime_error(reference + " failed on this model" +
                                (tail.empty() ? std::string() : ": " + tail));
@@ -201,12 +208,21 @@ class OnnxForCompiler {
     }
     std::string name = TempTemplate(results_dir, kWorkerModelPrefix, "");
     if (::mkdtemp(name.data()) == nullptr) {
-      throw EnvironmentError("cannot create a folder for the ONNX model in " + results_dir +
-                             "/.tmp: " + std::strerror(errno));
+      const int error = errno;
+      ThrowFileError("cannot create a folder for the ONNX model in " + results_dir + "/.tmp",
+                     error);
     }
     dir_ = name;
     path_ = dir_ + "/model.onnx";
-    ExportOnnxFile(graph, path_);
+    try {
+      ExportOnnxFile(graph, path_);
+    } catch (...) {
+      // The weights written so far (on a full disk, the room a resume needs) go now: a
+      // constructor that throws runs no destructor.
+      std::error_code ec;
+      std::filesystem::remove_all(dir_, ec);
+      throw;
+    }
   }
   ~OnnxForCompiler() {
     std::error_code ec;
@@ -318,6 +334,8 @@ std::optional<std::vector<HostTensor>> Reference(const ResolvedRun& spec,
   row.check_tolerance = ToleranceFor(spec.run.check, spec.config.precision);
   try {
     return ReferenceOutputs(spec, spec_path, model.run, model.graph, row.check_reference);
+  } catch (const StorageError&) {
+    throw;  // the machine's failure, not the reference's: no row (CmdWorker)
   } catch (const std::exception& e) {
     row.check_reference = "unavailable: " + std::string(e.what());
     return std::nullopt;
@@ -504,15 +522,19 @@ void Verdict(const RunSpec& run, const CompilerConfig& config, const Measurement
 }
 
 // Write: the trace first, the row last, so that a row on disk means the run (or the part) is
-// complete; then what went wrong, if anything, on stderr (the scheduler's log tail).
+// complete; then what went wrong, if anything, on stderr (the scheduler's log tail). A part's
+// trace whose row cannot be written goes again: it would only take the room a resume needs (a
+// run's trace, written by hand, may have replaced an older row's and stays with it).
 void Write(const std::string& dir, const std::string& run_id, int process, const ResultRow& row,
            const std::vector<int64_t>& latencies) {
-  if (process >= 0) {
-    if (!latencies.empty()) WriteLatencies(PartLatenciesPath(dir, run_id, process), latencies);
-    WriteRow(PartRowPath(dir, run_id, process), row);
-  } else {
-    if (!latencies.empty()) WriteLatencies(LatenciesPath(dir, run_id), latencies);
-    WriteRow(RowPath(dir, run_id), row);
+  const std::string trace = process >= 0 ? PartLatenciesPath(dir, run_id, process)
+                                         : LatenciesPath(dir, run_id);
+  if (!latencies.empty()) WriteLatencies(trace, latencies);
+  try {
+    WriteRow(process >= 0 ? PartRowPath(dir, run_id, process) : RowPath(dir, run_id), row);
+  } catch (const EnvironmentError&) {
+    if (process >= 0 && !latencies.empty()) ::unlink(trace.c_str());
+    throw;
   }
   if (row.status == kStatusSkipped) {
     std::cerr << "skipped: " << row.error << "\n";
@@ -631,10 +653,17 @@ int CmdWorker(const WorkerArgs& args) {
   }
   const ResolvedRun spec = args.spec_path.empty() ? ResolveRunFromYaml(args.run, args.run_id)
                                                   : ReadResolvedRun(args.spec_path);
-  if (!args.reference_out.empty()) {
-    return RunReference(spec, args.reference_compiler, args.reference_out);
+  try {
+    if (!args.reference_out.empty()) {
+      return RunReference(spec, args.reference_compiler, args.reference_out);
+    }
+    return RunWorker(spec, args.spec_path, args.process);
+  } catch (const StorageError& e) {
+    // No row: the scheduler sees the exit code, writes none either, stops the sweep and says
+    // what to free. The message may not reach the log on a full disk; the exit code does.
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitStorageFailed;
   }
-  return RunWorker(spec, args.spec_path, args.process);
 }
 
 }  // namespace ngraphbench
