@@ -19,7 +19,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
-#include "ngraphbench/results/claim.h"
+#include "ngraphbench/core/process.h"
 
 namespace ngraphbench {
 
@@ -37,42 +37,6 @@ std::string Tail(const std::string& path, size_t max_chars) {
 }
 
 constexpr const char* kWorkerLogPrefix = "worker-";
-
-// The pid in `name`, when it reads `<prefix><pid>-XXXXXX<suffix>` (a name mkstemps or mkdtemp
-// made from a pid), or -1.
-long TempNamePid(const std::string& name, const std::string& prefix, const std::string& suffix) {
-  const size_t tail = 7 + suffix.size();  // "-XXXXXX" and the suffix
-  if (name.rfind(prefix, 0) != 0 || name.size() <= prefix.size() + tail ||
-      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
-    return -1;
-  }
-  const std::string pid_text = name.substr(prefix.size(), name.size() - prefix.size() - tail);
-  if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos ||
-      pid_text.size() >= 10) {
-    return -1;
-  }
-  return std::stol(pid_text);
-}
-
-// Removes the entries of <results_dir>/.tmp/ (files, or folders with what they hold) named
-// `<prefix><host>-<pid>-XXXXXX<suffix>` (TempTemplate) of this host whose pid is gone. Returns
-// how many.
-int RemoveLeftByGone(const std::string& results_dir, const std::string& prefix,
-                     const std::string& suffix) {
-  namespace fs = std::filesystem;
-  const std::string named = prefix + HostTag() + "-";
-  int removed = 0;
-  std::error_code ec;
-  for (fs::directory_iterator it(results_dir + "/.tmp", ec), end; !ec && it != end;
-       it.increment(ec)) {
-    const long pid = TempNamePid(it->path().filename().string(), named, suffix);
-    std::error_code remove_ec;
-    if (pid > 0 && !LocalProcessAlive(pid) && fs::remove_all(it->path(), remove_ec) > 0) {
-      ++removed;
-    }
-  }
-  return removed;
-}
 
 // The outcome of a reaped worker, from its wait status and its log (removed now).
 WorkerOutcome Reap(const StartedWorker& worker, int status, const std::string& results_dir) {
@@ -93,11 +57,7 @@ WorkerOutcome Reap(const StartedWorker& worker, int status, const std::string& r
 
 std::string TempTemplate(const std::string& results_dir, const std::string& prefix,
                          const std::string& suffix) {
-  const std::string tmp_dir = results_dir + "/.tmp";
-  std::error_code ec;
-  std::filesystem::create_directories(tmp_dir, ec);  // mkstemps or mkdtemp reports a failure
-  return tmp_dir + "/" + prefix + HostTag() + "-" + std::to_string(::getpid()) + "-XXXXXX" +
-         suffix;
+  return TempNameTemplate(results_dir + "/.tmp", prefix, suffix);
 }
 
 SpecFile::SpecFile(const ResolvedRun& spec) {
@@ -281,8 +241,6 @@ std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers
 
 int RemoveStaleWorkerLogs(const std::string& results_dir) {
   namespace fs = std::filesystem;
-  const std::string this_host = HostTag();
-  const std::string prefix = std::string(kWorkerLogPrefix) + this_host + "-";
   const auto now = fs::file_time_type::clock::now();
   int removed = 0;
   std::error_code ec;
@@ -290,9 +248,8 @@ int RemoveStaleWorkerLogs(const std::string& results_dir) {
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
     bool stale = false;
-    // worker-<host>-<pid>-XXXXXX.log: the pid sits between the host and the random part.
-    if (const long pid = TempNamePid(name, prefix, ".log"); pid >= 0) {
-      stale = !LocalProcessAlive(pid);
+    if (name.rfind(kWorkerLogPrefix, 0) == 0) {
+      stale = TempNameWriterGone(name, kWorkerLogPrefix, ".log");
     } else if (name.rfind("ngraphbench-worker-", 0) == 0) {
       std::error_code time_ec;
       const auto mtime = fs::last_write_time(it->path(), time_ec);
@@ -305,11 +262,11 @@ int RemoveStaleWorkerLogs(const std::string& results_dir) {
 }
 
 int RemoveStaleSpecFiles(const std::string& results_dir) {
-  return RemoveLeftByGone(results_dir, kSpecFilePrefix, ".json");
+  return RemoveTempNamesOfGoneWriters(results_dir + "/.tmp", kSpecFilePrefix, ".json");
 }
 
 int RemoveStaleWorkerModels(const std::string& results_dir) {
-  return RemoveLeftByGone(results_dir, kWorkerModelPrefix, "");
+  return RemoveTempNamesOfGoneWriters(results_dir + "/.tmp", kWorkerModelPrefix, "");
 }
 
 }  // namespace ngraphbench

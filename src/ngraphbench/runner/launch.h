@@ -17,9 +17,10 @@
 namespace ngraphbench {
 
 // What the runner's processes write in <results_dir>/.tmp/ is named
-// `<prefix><host>-<pid>-XXXXXX<suffix>`, `pid` the writing process's, so that the next `run` on
-// this host tells what a killed process left from what a live one uses. This returns the name to
-// hand to mkstemps or mkdtemp, with the folder made (they report a failure to make it).
+// `<prefix><host>-<pid>-XXXXXX<suffix>` (core/process.h), `pid` the writing process's, so that
+// the next `run` on this host tells what a killed process left from what a live one uses. This
+// returns the name to hand to mkstemps or mkdtemp, with the folder made (they report a failure
+// to make it).
 std::string TempTemplate(const std::string& results_dir, const std::string& prefix,
                          const std::string& suffix);
 

@@ -1,0 +1,103 @@
+#include "ngraphbench/core/process.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+namespace ngraphbench {
+
+std::string HostTag() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof(buf) - 1);
+  std::string tag;
+  for (const char* p = buf; *p; ++p) {
+    const char c = *p;
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') {
+      tag += c;
+    }
+  }
+  return tag.empty() ? "unknown" : tag;
+}
+
+std::optional<std::vector<std::string>> ProcStatFields(long pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  if (!in) return std::nullopt;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t paren = text.rfind(')');
+  if (paren == std::string::npos) return std::nullopt;
+  std::istringstream rest(text.substr(paren + 1));
+  std::vector<std::string> fields;
+  for (std::string f; rest >> f;) fields.push_back(f);
+  return fields;
+}
+
+bool LocalProcessAlive(long pid, const std::string& start_time) {
+  if (pid <= 0) return false;
+  const std::optional<std::vector<std::string>> fields = ProcStatFields(pid);
+  if (!fields || fields->empty()) {
+    return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+  }
+  const std::string& state = (*fields)[0];
+  if (state == "Z" || state == "X" || state == "x") return false;  // exited, not yet reaped
+  if (!start_time.empty() &&
+      (fields->size() <= kProcStartTimeIndex || (*fields)[kProcStartTimeIndex] != start_time)) {
+    return false;
+  }
+  return true;
+}
+
+std::string TempNameTemplate(const std::string& dir, const std::string& prefix,
+                             const std::string& suffix) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);  // mkstemps or mkdtemp reports a failure
+  return dir + "/" + prefix + HostTag() + "-" + std::to_string(::getpid()) + "-XXXXXX" + suffix;
+}
+
+bool TempNameWriterGone(const std::string& name, const std::string& prefix,
+                        const std::string& suffix) {
+  constexpr size_t kRandom = 6;  // mkstemps/mkdtemp's XXXXXX: letters and digits, never '-'
+  if (name.size() <= prefix.size() + suffix.size() + kRandom + 1 || name.rfind(prefix, 0) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return false;
+  }
+  const std::string rest =
+      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  if (rest[rest.size() - kRandom - 1] != '-') return false;
+  for (size_t i = rest.size() - kRandom; i < rest.size(); ++i) {
+    if (!std::isalnum(static_cast<unsigned char>(rest[i]))) return false;
+  }
+  // `<host>-<pid>`, the host possibly holding '-' itself; or `<pid>` alone (the older form).
+  const std::string head = rest.substr(0, rest.size() - kRandom - 1);
+  const size_t dash = head.rfind('-');
+  const std::string pid_text = dash == std::string::npos ? head : head.substr(dash + 1);
+  const std::string host = dash == std::string::npos ? HostTag() : head.substr(0, dash);
+  if (pid_text.empty() || pid_text.size() >= 10 ||
+      pid_text.find_first_not_of("0123456789") != std::string::npos || host != HostTag()) {
+    return false;
+  }
+  const long pid = std::stol(pid_text);
+  return pid > 0 && !LocalProcessAlive(pid);
+}
+
+int RemoveTempNamesOfGoneWriters(const std::string& dir, const std::string& prefix,
+                                 const std::string& suffix) {
+  namespace fs = std::filesystem;
+  int removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code remove_ec;
+    if (TempNameWriterGone(it->path().filename().string(), prefix, suffix) &&
+        fs::remove_all(it->path(), remove_ec) > 0) {
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+}  // namespace ngraphbench

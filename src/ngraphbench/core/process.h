@@ -1,0 +1,48 @@
+// This machine's processes as the runner's files name them: the host tag and the liveness test
+// behind every "is its writer gone" decision, and the temporary names that carry their writer's
+// host and pid, `<prefix><host>-<pid>-XXXXXX<suffix>`, with the one function that removes those
+// a gone writer left. Everything that writes a temporary file or folder into a results tree
+// (worker logs, run specs, large-model folders, cache entries being written) names it so, and the
+// scheduler removes what a killed process left.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ngraphbench {
+
+// This machine's host name as one file-name component: only [A-Za-z0-9-] (dots and anything
+// else dropped), "unknown" when nothing is left. Names temporary files and worker logs.
+std::string HostTag();
+
+// Fields 3 onwards of /proc/<pid>/stat (state, ppid, pgrp, ...: field n is element n - 3), read
+// past the last ')' because the command name may hold spaces and parentheses; nullopt when the
+// process is gone or its entry hidden.
+std::optional<std::vector<std::string>> ProcStatFields(long pid);
+// Field 22 (starttime) in ProcStatFields.
+constexpr size_t kProcStartTimeIndex = 22 - 3;
+
+// Whether process `pid` of this machine runs (a zombie does not); when `start_time` is given it
+// must also match field 22 of /proc/<pid>/stat, so that a reused pid reads as gone. A process
+// whose /proc entry is hidden (hidepid) but that answers kill(pid, 0) counts as running.
+bool LocalProcessAlive(long pid, const std::string& start_time = "");
+
+// `<dir>/<prefix><host>-<pid>-XXXXXX<suffix>` for mkstemps or mkdtemp, the pid this process's,
+// with `dir` made (they report a failure to make it).
+std::string TempNameTemplate(const std::string& dir, const std::string& prefix,
+                             const std::string& suffix);
+
+// Whether `name` (a file name, no folder) is `<prefix><host>-<pid>-XXXXXX<suffix>` of this host
+// whose writer `pid` is gone. A name without the host, `<prefix><pid>-XXXXXX<suffix>`, was made
+// before names held one and is taken as this host's. Another host's names are never gone here:
+// their pids mean nothing on this machine.
+bool TempNameWriterGone(const std::string& name, const std::string& prefix,
+                        const std::string& suffix);
+
+// Removes the entries of `dir` (files, or folders with what they hold) for which
+// TempNameWriterGone holds; returns how many.
+int RemoveTempNamesOfGoneWriters(const std::string& dir, const std::string& prefix,
+                                 const std::string& suffix);
+
+}  // namespace ngraphbench
