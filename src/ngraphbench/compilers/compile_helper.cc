@@ -13,6 +13,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "ngraphbench/core/process.h"
+
 namespace ngraphbench {
 
 namespace fs = std::filesystem;
@@ -108,6 +110,50 @@ ScriptOnnxFile::ScriptOnnxFile(const std::string& onnx_path, const std::string& 
 ScriptOnnxFile::~ScriptOnnxFile() {
   std::error_code ec;
   if (written_) fs::remove(path_, ec);
+}
+
+CacheEntryBuild::CacheEntryBuild(const fs::path& entry) : entry_(entry) {
+  std::string name =
+      TempNameTemplate(entry.parent_path().string(), kCacheBuildPrefix, "");
+  if (::mkdtemp(name.data()) == nullptr) {
+    throw EnvironmentError("cannot create a folder for the cache entry " + entry.string() +
+                           " in " + entry.parent_path().string() + ": " + std::strerror(errno));
+  }
+  dir_ = name;
+}
+
+CacheEntryBuild::~CacheEntryBuild() {
+  std::error_code ec;
+  if (!dir_.empty()) fs::remove_all(dir_, ec);
+}
+
+void CacheEntryBuild::Commit(const std::function<bool(const fs::path&)>& keep_existing) {
+  int err = 0;
+  // Three tries: a worker whose entry this replaces may be replacing another's at the same time.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (::rename(dir_.c_str(), entry_.c_str()) == 0) {
+      dir_.clear();
+      return;
+    }
+    err = errno;
+    if (err != ENOTEMPTY && err != EEXIST) break;
+    if (keep_existing(entry_)) return;  // this one goes with the destructor
+    // The old entry is first renamed to a temporary name of this process's, so that a kill
+    // between the two renames leaves only what the scheduler removes.
+    std::string aside = TempNameTemplate(entry_.parent_path().string(), kCacheBuildPrefix, "");
+    if (::mkdtemp(aside.data()) == nullptr) {
+      err = errno;
+      break;
+    }
+    const bool moved = ::rename(entry_.c_str(), aside.c_str()) == 0;
+    err = errno;
+    std::error_code ec;
+    fs::remove_all(aside, ec);
+    if (!moved && err != ENOENT) break;  // ENOENT: another writer moved it first; try again
+  }
+  throw EnvironmentError("cannot put the cache entry " + dir_.string() + " in place as " +
+                         entry_.string() + ": " + std::strerror(err) + "; remove " +
+                         entry_.string() + " and run again");
 }
 
 void RunCompileScript(const std::vector<std::string>& argv, const fs::path& entry,

@@ -1,7 +1,5 @@
 #include "ngraphbench/models/torch_export.h"
 
-#include <unistd.h>
-
 #include <cctype>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -156,31 +154,28 @@ TorchExport ExportTorchModel(const ModelSpec& spec, int64_t batch_size,
   const fs::path root = fs::path(cache_dir) / "torch";
   const fs::path entry =
       root / (spec.name + "_b" + std::to_string(batch_size) + "." + key.Hex().substr(0, 16));
-  std::error_code ec;
-  if (!fs::exists(entry / "meta.json", ec)) {
-    fs::create_directories(root, ec);
-    if (ec) throw EnvironmentError("cannot create " + root.string() + ": " + ec.message());
-    // Exported into a folder of its own, then renamed: workers running at once (--jobs) each
-    // export, the first rename wins and the others use its entry.
-    std::string tmp = (root / (".export-" + std::to_string(::getpid()) + "-XXXXXX")).string();
-    if (::mkdtemp(tmp.data()) == nullptr) {
-      throw EnvironmentError("cannot create a folder in " + root.string());
-    }
-    const fs::path log = fs::path(tmp) / "export.log";
+  const auto exported = [](const fs::path& e) {
+    std::error_code ec;
+    return fs::exists(e / "meta.json", ec);
+  };
+  if (!exported(entry)) {
+    // Exported into a folder of its own, then renamed (compile_helper.h): workers running at
+    // once (--jobs) each export, the first rename wins and the others use its entry; a worker
+    // killed while exporting (a timeout, an interrupt) leaves no partial entry.
+    CacheEntryBuild build(entry);
+    const fs::path log = build.dir() / "export.log";
     const int status = RunProcess(
         {python, script, "--source", spec.torch_source, "--input-shape",
          FormatInputShape(spec.input_shape), "--batch-size", std::to_string(batch_size),
-         "--out-dir", tmp},
+         "--out-dir", build.dir().string()},
         log, kWho, "set NGRAPHBENCH_PYTHON to a python with torch (and timm), or run ./setup.sh");
-    if (status != 0 || !fs::exists(fs::path(tmp) / "meta.json")) {
+    if (status != 0 || !exported(build.dir())) {
       const std::string last = LastLine(ReadFile(log));
-      fs::remove_all(tmp, ec);
       throw CompileError(
           "exporting " + spec.torch_source + " failed" +
           (last.empty() ? " (exit status " + std::to_string(status) + ")" : ": " + last));
     }
-    fs::rename(tmp, entry, ec);
-    if (ec) fs::remove_all(tmp, ec);  // another worker's export is there now
+    build.Commit(exported);
   }
   const fs::path meta_path = entry / "meta.json";
   nlohmann::json meta;

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/process.h"
@@ -37,6 +38,8 @@ std::string Tail(const std::string& path, size_t max_chars) {
 }
 
 constexpr const char* kWorkerLogPrefix = "worker-";
+// The torch export folders of binaries before CacheEntryBuild: `.export-<pid>-XXXXXX`.
+constexpr const char* kOldExportPrefix = ".export-";
 
 // The outcome of a reaped worker, from its wait status and its log (removed now).
 WorkerOutcome Reap(const StartedWorker& worker, int status, const std::string& results_dir) {
@@ -48,8 +51,9 @@ WorkerOutcome Reap(const StartedWorker& worker, int status, const std::string& r
   ::unlink(worker.log_path.c_str());
   // What the worker or its reference child could not remove because it was killed (the worker
   // itself may have ended normally after its child was). Live workers' folders stay: their pids
-  // are alive.
+  // are alive. The same for the cache entries they were writing.
   RemoveStaleWorkerModels(results_dir);
+  RemoveStaleCacheBuilds(results_dir);
   return outcome;
 }
 
@@ -267,6 +271,21 @@ int RemoveStaleSpecFiles(const std::string& results_dir) {
 
 int RemoveStaleWorkerModels(const std::string& results_dir) {
   return RemoveTempNamesOfGoneWriters(results_dir + "/.tmp", kWorkerModelPrefix, "");
+}
+
+int RemoveStaleCacheBuilds(const std::string& results_dir) {
+  namespace fs = std::filesystem;
+  int removed = 0;
+  std::error_code ec;
+  // Every cache folder, not a list of them: a compiler's cache is its own folder's business.
+  for (fs::directory_iterator it(results_dir + "/.cache", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::error_code dir_ec;
+    if (!it->is_directory(dir_ec) || it->is_symlink(dir_ec)) continue;
+    removed += RemoveTempNamesOfGoneWriters(it->path().string(), kCacheBuildPrefix, "");
+  }
+  return removed +
+         RemoveTempNamesOfGoneWriters(results_dir + "/.cache/torch", kOldExportPrefix, "");
 }
 
 }  // namespace ngraphbench

@@ -120,5 +120,10 @@ int RemoveStaleSpecFiles(const std::string& results_dir);
 // host that are gone: a worker or reference child killed (timeout, signal, out of memory) before
 // it removed its .onnx file and the weights beside it, which may take gigabytes. Returns how many.
 int RemoveStaleWorkerModels(const std::string& results_dir);
+// Removes the cache entries being written (compile_helper.h's CacheEntryBuild,
+// `.build-<host>-<pid>-XXXXXX` in each folder of <results_dir>/.cache/: torch exports, tvm and
+// inductor builds) of processes of this host that are gone, and the export folders that older
+// binaries named `.export-<pid>-XXXXXX` in .cache/torch/. Returns how many.
+int RemoveStaleCacheBuilds(const std::string& results_dir);
 
 }  // namespace ngraphbench

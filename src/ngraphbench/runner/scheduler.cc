@@ -144,6 +144,11 @@ int CmdRun(const RunArgs& given) {
     std::cerr << fmt::format("removed {} ONNX model folder(s) a killed worker left in {}/.tmp\n",
                              removed, args.results_dir);
   }
+  if (int removed = RemoveStaleCacheBuilds(args.results_dir)) {
+    std::cerr << fmt::format("removed {} unfinished cache entr(y/ies) a killed worker left in "
+                             "{}/.cache\n",
+                             removed, args.results_dir);
+  }
 
   std::deque<RunState> states;  // stable addresses: tasks point into it
   Resume(plans, args.replace_changed, states);
