@@ -1,13 +1,16 @@
 #include "ngraphbench/runner/launch.h"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -42,18 +45,13 @@ constexpr const char* kWorkerLogPrefix = "worker-";
 constexpr const char* kOldExportPrefix = ".export-";
 
 // The outcome of a reaped worker, from its wait status and its log (removed now).
-WorkerOutcome Reap(const StartedWorker& worker, int status, const std::string& results_dir) {
+WorkerOutcome Reap(const StartedWorker& worker, int status) {
   WorkerOutcome outcome;
   outcome.pid = worker.pid;
   if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
   outcome.log_tail = Tail(worker.log_path, 600);
   ::unlink(worker.log_path.c_str());
-  // What the worker or its reference child could not remove because it was killed (the worker
-  // itself may have ended normally after its child was). Live workers' folders stay: their pids
-  // are alive. The same for the cache entries they were writing.
-  RemoveStaleWorkerModels(results_dir);
-  RemoveStaleCacheBuilds(results_dir);
   return outcome;
 }
 
@@ -197,23 +195,21 @@ StartedWorker StartWorker(const std::vector<std::string>& argv, double timeout_s
   return worker;
 }
 
-std::optional<WorkerOutcome> PollWorker(const StartedWorker& worker,
-                                        const std::string& results_dir) {
+std::optional<WorkerOutcome> PollWorker(const StartedWorker& worker) {
   int status = 0;
   const pid_t r = ::waitpid(worker.pid, &status, WNOHANG);
   if (r < 0 && errno != EINTR) throw EnvironmentError("waitpid failed for a worker");
-  if (r == worker.pid) return Reap(worker, status, results_dir);
+  if (r == worker.pid) return Reap(worker, status);
   if (Clock::now() < worker.deadline) return std::nullopt;
   ::kill(-worker.pid, SIGKILL);
   ::kill(worker.pid, SIGKILL);
   ::waitpid(worker.pid, &status, 0);
-  WorkerOutcome outcome = Reap(worker, status, results_dir);
+  WorkerOutcome outcome = Reap(worker, status);
   outcome.timed_out = true;
   return outcome;
 }
 
-std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers,
-                                       const std::string& results_dir) {
+std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers) {
   for (const auto& w : workers) ::kill(-w.pid, SIGTERM);
   std::vector<std::optional<int>> statuses(workers.size());
   const auto grace = Clock::now() + std::chrono::seconds(1);
@@ -237,7 +233,7 @@ std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers
       ::waitpid(workers[i].pid, &status, 0);
       statuses[i] = status;
     }
-    outcomes.push_back(Reap(workers[i], *statuses[i], results_dir));
+    outcomes.push_back(Reap(workers[i], *statuses[i]));
     outcomes.back().interrupted = true;
   }
   return outcomes;
@@ -286,6 +282,125 @@ int RemoveStaleCacheBuilds(const std::string& results_dir) {
   }
   return removed +
          RemoveTempNamesOfGoneWriters(results_dir + "/.cache/torch", kOldExportPrefix, "");
+}
+
+void BecomeSubreaper() {
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+    // Linux before 3.4: orphans go to init as before; nothing else depends on it.
+    std::fprintf(stderr, "cannot become a subreaper (%s): a process a worker starts in its own "
+                 "session may outlive it\n", std::strerror(errno));
+  }
+}
+
+namespace {
+
+// A directory entry as getdents64(2) returns it (glibc declares no wrapper before 2.30).
+struct LinuxDirent64 {
+  uint64_t d_ino;
+  int64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[];
+};
+
+// Parses the decimal number at `p` (up to a non-digit); -1 when there is none.
+long ParseDecimal(const char* p) {
+  long value = -1;
+  for (; *p >= '0' && *p <= '9'; ++p) value = (value < 0 ? 0 : value * 10) + (*p - '0');
+  return value;
+}
+
+// The children of process `parent` (ppid, field 4 of /proc/<pid>/stat) other than `keep`, up to
+// `max` in `out`, with whether each runs (not a zombie) in `running`; returns how many. Raw
+// system calls and stack buffers only (async-signal-safe).
+size_t ListChildren(pid_t parent, const pid_t* keep, size_t keep_count, pid_t* out,
+                    bool* running, size_t max) {
+  const int dir = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return 0;
+  size_t count = 0;
+  alignas(LinuxDirent64) char entries[4096];
+  long n;
+  while (count < max && (n = ::syscall(SYS_getdents64, dir, entries, sizeof entries)) > 0) {
+    for (long offset = 0; offset < n && count < max;) {
+      const auto* entry = reinterpret_cast<const LinuxDirent64*>(entries + offset);
+      offset += entry->d_reclen;
+      const long pid = ParseDecimal(entry->d_name);
+      if (pid <= 0) continue;
+      // "/proc/<pid>/stat", built by hand: snprintf is not async-signal-safe.
+      char path[32] = "/proc/";
+      size_t len = 6;
+      for (const char* c = entry->d_name; *c && len < sizeof path - 6; ++c) path[len++] = *c;
+      for (const char* c = "/stat"; *c; ++c) path[len++] = *c;
+      path[len] = '\0';
+      const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      char text[512];
+      const ssize_t got = ::read(fd, text, sizeof text - 1);
+      ::close(fd);
+      if (got <= 0) continue;
+      text[got] = '\0';
+      // "<pid> (<comm>) <state> <ppid> ...": the command name may hold ')' itself.
+      const char* close_paren = nullptr;
+      for (const char* c = text; *c; ++c) {
+        if (*c == ')') close_paren = c;
+      }
+      if (!close_paren || close_paren[1] != ' ' || !close_paren[2] || close_paren[3] != ' ') {
+        continue;
+      }
+      if (ParseDecimal(close_paren + 4) != parent) continue;
+      bool kept = false;
+      for (size_t k = 0; k < keep_count; ++k) kept = kept || keep[k] == pid;
+      if (kept) continue;
+      running[count] = close_paren[2] != 'Z';
+      out[count++] = static_cast<pid_t>(pid);
+    }
+  }
+  ::close(dir);
+  return count;
+}
+
+long MonotonicMs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+}  // namespace
+
+int KillChildren(const pid_t* keep, size_t keep_count) {
+  const pid_t self = ::getpid();
+  const long give_up = MonotonicMs() + 5000;
+  int ended = 0;
+  constexpr size_t kBatch = 256;
+  pid_t children[kBatch];
+  bool running[kBatch];
+  while (MonotonicMs() < give_up) {
+    const size_t n = ListChildren(self, keep, keep_count, children, running, kBatch);
+    if (n == 0) break;
+    for (size_t i = 0; i < n; ++i) {
+      ::kill(children[i], SIGKILL);
+      ended += running[i];
+    }
+    // Reaped one by one, by pid: a wait for any child would take the scheduler's live workers'
+    // statuses from it. Their own children come back as children meanwhile: the next round.
+    for (size_t i = 0; i < n; ++i) {
+      while (::waitpid(children[i], nullptr, WNOHANG) == 0 && MonotonicMs() < give_up) {
+        const timespec pause{0, 2 * 1000 * 1000};
+        ::nanosleep(&pause, nullptr);
+      }
+    }
+  }
+  return ended;
+}
+
+int CleanUpAfterWorkers(const std::string& results_dir, const std::vector<pid_t>& live) {
+  const int ended = KillChildren(live.data(), live.size());
+  // Once nothing that could still write there runs: what the workers or their children could not
+  // remove because they were killed (a worker may have ended normally after its child was).
+  // Live workers' folders stay: their pids are alive.
+  RemoveStaleWorkerModels(results_dir);
+  RemoveStaleCacheBuilds(results_dir);
+  return ended;
 }
 
 }  // namespace ngraphbench

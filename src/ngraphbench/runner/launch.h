@@ -100,13 +100,31 @@ struct WorkerOutcome {
 StartedWorker StartWorker(const std::vector<std::string>& argv, double timeout_s,
                           const std::string& results_dir, const std::vector<int>& cpus);
 // The outcome once `worker` has ended, or killed (with its process group) past its deadline;
-// nullopt while it runs. Its log is read and removed then.
-std::optional<WorkerOutcome> PollWorker(const StartedWorker& worker,
-                                        const std::string& results_dir);
+// nullopt while it runs. Its log is read and removed then. What it left running or in the tree
+// is CleanUpAfterWorkers's.
+std::optional<WorkerOutcome> PollWorker(const StartedWorker& worker);
 // On an interrupt: every worker's process group (its reference child, a compile helper) gets
 // SIGTERM, and SIGKILL after one grace second shared by all.
-std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers,
-                                       const std::string& results_dir);
+std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers);
+
+// Makes this process the subreaper of its descendants (PR_SET_CHILD_SUBREAPER): a process whose
+// parent dies is then reparented to it rather than to init, so that one that left its process
+// group and session (setsid, Python's start_new_session=True), which no kill of a process group
+// reaches, still comes back to it to be ended. The scheduler and every worker call it first.
+void BecomeSubreaper();
+
+// Ends this process's children (SIGKILL, then reaped by pid), except the `keep_count` pids in
+// `keep`, until none is left: with BecomeSubreaper, the children of a process ended here come
+// back as its children, so whole trees go. Gives up on what has not died after about 5 s (a
+// process stuck in the kernel). Returns how many were running (zombies reaped are not counted).
+// Only async-signal-safe system calls, no allocation: a worker calls it from its signal handlers.
+int KillChildren(const pid_t* keep, size_t keep_count);
+
+// After workers of the scheduler ended (reaped: done, timed out, crashed or stopped): ends what
+// they left running (KillChildren: every child that is not one of the `live` workers is an
+// orphan of theirs), then removes what they or their children left in the results tree
+// (RemoveStaleWorkerModels, RemoveStaleCacheBuilds). Returns how many processes it ended.
+int CleanUpAfterWorkers(const std::string& results_dir, const std::vector<pid_t>& live);
 
 // Removes the worker logs in <results_dir>/.tmp/ of schedulers of this host that are gone (a
 // SIGKILL leaves one behind); returns how many. Another host's logs are left to that host, and

@@ -3,6 +3,7 @@
 // check, verdict, write): loads exactly one compiler module, and writes its part (or, started
 // by hand without --process, the run's row) atomically.
 #include <fmt/core.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -552,6 +553,35 @@ int RunReference(const ResolvedRun& spec, const std::string& reference, const st
   return kExitOk;
 }
 
+// A worker that is stopped (the scheduler's SIGTERM on an interrupt; Ctrl-C, a hang-up or a
+// kill of a worker started by hand) first ends what it started, which may have left the
+// worker's process group and session, then dies of the signal as it would have.
+void EndChildrenAndDie(int signal) {
+  KillChildren(nullptr, 0);
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);  // delivered once this handler returns
+}
+
+// What a worker started dies with it, however it ends: it is the subreaper of its descendants
+// (so those whose parent died come back to it), ends them when it returns or throws, and, on the
+// signals that stop it, in a handler. A SIGKILL (the scheduler's timeout) leaves them to the
+// scheduler, which is their subreaper next (CleanUpAfterWorkers).
+class ChildrenDieWithWorker {
+ public:
+  ChildrenDieWithWorker() {
+    BecomeSubreaper();
+    struct sigaction action {};
+    action.sa_handler = EndChildrenAndDie;
+    sigemptyset(&action.sa_mask);
+    for (const int signal : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) {
+      ::sigaction(signal, &action, nullptr);
+    }
+  }
+  ~ChildrenDieWithWorker() { KillChildren(nullptr, 0); }
+  ChildrenDieWithWorker(const ChildrenDieWithWorker&) = delete;
+  ChildrenDieWithWorker& operator=(const ChildrenDieWithWorker&) = delete;
+};
+
 }  // namespace
 
 ResultRow BaseRow(const ResolvedRun& spec) {
@@ -586,6 +616,7 @@ ResultRow BaseRow(const ResolvedRun& spec) {
 }
 
 int CmdWorker(const WorkerArgs& args) {
+  const ChildrenDieWithWorker children_die_with_worker;
   if (args.spec_path.empty() &&
       (args.run.grid.experiment.empty() || args.run.compiler.empty() || args.run_id.empty())) {
     throw InputError("worker needs --spec FILE (as `ngraphbench run` starts it), or "
