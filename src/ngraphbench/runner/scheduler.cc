@@ -244,7 +244,7 @@ int CmdRun(const RunArgs& given) {
     for (const RunningProcess& a : active) live.push_back(a.worker.pid);
     if (const int ended = CleanUpAfterWorkers(args.results_dir, live)) {
       std::cerr << fmt::format("ended {} process(es) that ended workers had started and left "
-                               "running\n",
+                               "behind\n",
                                ended);
     }
   };
