@@ -147,6 +147,42 @@ TEST_F(Leftovers, AWorkerStartedByHandEndsWhatItStarted) {
   EXPECT_EQ(UnfinishedExports(), std::vector<std::string>{});
 }
 
+// A worker started by hand and stopped by Ctrl-C (SIGINT) during its export ends what it started
+// and removes the folder it was exporting into before it dies of the signal: there is no
+// scheduler to do either after it.
+TEST_F(Leftovers, AWorkerStartedByHandAndStoppedLeavesNothing) {
+  HostilePython("exec sleep 300");
+  const Result expand = Ngb("expand " + Model() + " --input-shape 4 --quick --configs " +
+                            (root_ / "configs").string());
+  ASSERT_EQ(expand.code, 0) << expand.output;
+  const std::string run_id = expand.output.substr(0, expand.output.find('\n'));
+  const std::string exe = std::string(NGB_BINARY_DIR) + "/ngraphbench";
+  const std::string model = Model(), configs = (root_ / "configs").string(),
+                    results = (root_ / "results").string(), log = (root_ / "worker.log").string();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::freopen(log.c_str(), "w", stderr);
+    ::execl(exe.c_str(), exe.c_str(), "worker", model.c_str(), "null", run_id.c_str(),
+            "--input-shape", "4", "--quick", "--configs", configs.c_str(), "--results",
+            results.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (EscapedPid() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(UnfinishedExports().size(), 1u);  // being written now
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGINT);
+  const long escaped = EscapedPid();
+  ASSERT_GT(escaped, 0);
+  EXPECT_FALSE(StillRuns(escaped)) << "pid " << escaped << " outlived the worker";
+  EXPECT_EQ(UnfinishedExports(), std::vector<std::string>{});
+}
+
 // Folders that killed writers left (an older binary's `.export-<pid>-*`, cache entries being
 // written by a tvm or inductor compile or an export) go at the next run once their writer is
 // gone; a live writer's, another host's and finished entries stay.

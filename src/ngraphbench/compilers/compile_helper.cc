@@ -13,7 +13,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "ngraphbench/core/process.h"
 
 namespace ngraphbench {
 
@@ -120,6 +119,7 @@ CacheEntryBuild::CacheEntryBuild(const fs::path& entry) : entry_(entry) {
                            " in " + entry.parent_path().string() + ": " + std::strerror(errno));
   }
   dir_ = name;
+  remove_on_signal_.emplace(dir_.string());
 }
 
 CacheEntryBuild::~CacheEntryBuild() {
@@ -132,6 +132,7 @@ void CacheEntryBuild::Commit(const std::function<bool(const fs::path&)>& keep_ex
   // Three tries: a worker whose entry this replaces may be replacing another's at the same time.
   for (int attempt = 0; attempt < 3; ++attempt) {
     if (::rename(dir_.c_str(), entry_.c_str()) == 0) {
+      remove_on_signal_.reset();  // the entry now: a complete one stays
       dir_.clear();
       return;
     }

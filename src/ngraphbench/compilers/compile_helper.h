@@ -9,11 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/process.h"
 
 namespace ngraphbench {
 
@@ -58,8 +60,9 @@ class ScriptOnnxFile {
 // folder of its own beside it, `.build-<host>-<pid>-XXXXXX` (core/process.h), and renamed into
 // place once complete, so that a writer killed half-way (a timeout, an interrupt) never leaves a
 // partial entry that a later run would read or trip over. The folder goes when this does unless
-// it was committed; one that a killed writer left is removed by the scheduler once that writer
-// is gone (RemoveStaleCacheBuilds, runner/launch.h).
+// it was committed, and with a worker stopped by a signal (RemoveOnSignal, core/process.h); one
+// that a killed writer left is removed by the scheduler once that writer is gone
+// (RemoveStaleCacheBuilds, runner/launch.h).
 constexpr const char* kCacheBuildPrefix = ".build-";
 class CacheEntryBuild {
  public:
@@ -80,6 +83,7 @@ class CacheEntryBuild {
 
  private:
   std::filesystem::path entry_, dir_;  // dir_ empty once committed
+  std::optional<RemoveOnSignal> remove_on_signal_;  // dir_, until committed
 };
 
 // Runs a compile script (argv) that writes into cache entry `entry`, its output to

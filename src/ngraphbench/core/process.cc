@@ -1,16 +1,75 @@
 #include "ngraphbench/core/process.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 
 namespace ngraphbench {
+
+namespace {
+
+// A directory entry as getdents64(2) returns it (glibc declares no wrapper before 2.30).
+struct LinuxDirent64 {
+  uint64_t d_ino;
+  int64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[];
+};
+
+// RemoveOnSignal's table: written by the registering thread, read by a signal handler, so a slot
+// is marked used only once its path is complete (and unmarked before it is reused).
+constexpr size_t kRemoveOnSignalSlots = 8;
+struct RemoveOnSignalSlot {
+  std::atomic<bool> used{false};
+  char path[4096] = {};
+};
+RemoveOnSignalSlot g_remove_on_signal[kRemoveOnSignalSlots];
+
+// Removes `name` under `parent_fd`, a folder with what it holds (`depth` bounds the recursion,
+// and so the stack a handler uses); never follows a symbolic link.
+void RemoveTreeAt(int parent_fd, const char* name, int depth) {
+  if (::unlinkat(parent_fd, name, 0) == 0 || (errno != EISDIR && errno != EPERM) || depth > 32) {
+    return;
+  }
+  const int fd = ::openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    // Read again from the start until a pass finds nothing: entries removed while reading may
+    // shift the directory's offsets.
+    for (int pass = 0; pass < 16; ++pass) {
+      bool found = false;
+      struct Context {
+        int fd, depth;
+        bool* found;
+      } context{fd, depth, &found};
+      ::lseek(fd, 0, SEEK_SET);
+      ForEachDirEntry(
+          fd,
+          [](const char* entry, void* c) {
+            const auto* ctx = static_cast<const Context*>(c);
+            *ctx->found = true;
+            RemoveTreeAt(ctx->fd, entry, ctx->depth + 1);
+          },
+          &context);
+      if (!found) break;
+    }
+    ::close(fd);
+  }
+  ::unlinkat(parent_fd, name, AT_REMOVEDIR);
+}
+
+}  // namespace
 
 std::string HostTag() {
   char buf[256] = {};
@@ -98,6 +157,41 @@ int RemoveTempNamesOfGoneWriters(const std::string& dir, const std::string& pref
     }
   }
   return removed;
+}
+
+void ForEachDirEntry(int dir_fd, void (*fn)(const char* name, void* context), void* context) {
+  alignas(LinuxDirent64) char entries[2048];
+  long n;
+  while ((n = ::syscall(SYS_getdents64, dir_fd, entries, sizeof entries)) > 0) {
+    for (long offset = 0; offset < n;) {
+      const auto* entry = reinterpret_cast<const LinuxDirent64*>(entries + offset);
+      offset += entry->d_reclen;
+      const char* name = entry->d_name;
+      if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+      fn(name, context);
+    }
+  }
+}
+
+RemoveOnSignal::RemoveOnSignal(const std::string& path) {
+  for (size_t i = 0; i < kRemoveOnSignalSlots; ++i) {
+    RemoveOnSignalSlot& slot = g_remove_on_signal[i];
+    if (slot.used.load() || path.size() >= sizeof slot.path) continue;
+    std::memcpy(slot.path, path.c_str(), path.size() + 1);
+    slot.used.store(true);
+    slot_ = static_cast<int>(i);
+    return;
+  }
+}
+
+RemoveOnSignal::~RemoveOnSignal() {
+  if (slot_ >= 0) g_remove_on_signal[slot_].used.store(false);
+}
+
+void RemoveFoldersOnSignal() {
+  for (RemoveOnSignalSlot& slot : g_remove_on_signal) {
+    if (slot.used.load()) RemoveTreeAt(AT_FDCWD, slot.path, 0);
+  }
 }
 
 }  // namespace ngraphbench

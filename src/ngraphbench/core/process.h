@@ -45,4 +45,28 @@ bool TempNameWriterGone(const std::string& name, const std::string& prefix,
 int RemoveTempNamesOfGoneWriters(const std::string& dir, const std::string& prefix,
                                  const std::string& suffix);
 
+// Calls `fn(name, context)` for each entry of the directory open as `dir_fd` but "." and "..",
+// from where its offset stands. Raw system calls and a stack buffer only (async-signal-safe), for
+// signal handlers and what they call.
+void ForEachDirEntry(int dir_fd, void (*fn)(const char* name, void* context), void* context);
+
+// A folder this process is writing, removed by RemoveFoldersOnSignal when a signal stops the
+// process before it could remove the folder itself (a worker stopped during an export or a
+// compile). Registered while this lives; a fixed table of a few slots, since a signal handler
+// may not allocate: a folder that finds no slot is left to the scheduler's clean-up of gone
+// writers. For one thread (the worker's main thread) to register.
+class RemoveOnSignal {
+ public:
+  explicit RemoveOnSignal(const std::string& path);
+  ~RemoveOnSignal();
+  RemoveOnSignal(const RemoveOnSignal&) = delete;
+  RemoveOnSignal& operator=(const RemoveOnSignal&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
+// Removes the folders that RemoveOnSignal holds, with what they hold. Async-signal-safe.
+void RemoveFoldersOnSignal();
+
 }  // namespace ngraphbench

@@ -4,13 +4,11 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -294,15 +292,6 @@ void BecomeSubreaper() {
 
 namespace {
 
-// A directory entry as getdents64(2) returns it (glibc declares no wrapper before 2.30).
-struct LinuxDirent64 {
-  uint64_t d_ino;
-  int64_t d_off;
-  unsigned short d_reclen;
-  unsigned char d_type;
-  char d_name[];
-};
-
 // Parses the decimal number at `p` (up to a non-digit); -1 when there is none.
 long ParseDecimal(const char* p) {
   long value = -1;
@@ -310,53 +299,61 @@ long ParseDecimal(const char* p) {
   return value;
 }
 
-// The children of process `parent` (ppid, field 4 of /proc/<pid>/stat) other than `keep`, up to
-// `max` in `out`, with whether each runs (not a zombie) in `running`; returns how many. Raw
-// system calls and stack buffers only (async-signal-safe).
+// What ListChildren collects, one /proc entry at a time.
+struct ChildList {
+  pid_t parent;
+  const pid_t* keep;
+  size_t keep_count;
+  pid_t* out;
+  bool* running;
+  size_t max, count;
+};
+
+// Adds /proc entry `name` to the ChildList `list` when it is a child of its parent (ppid, field 4
+// of /proc/<pid>/stat) and not one to keep. Stack buffers only (async-signal-safe).
+void AddIfChild(const char* name, void* list) {
+  ChildList& children = *static_cast<ChildList*>(list);
+  const long pid = ParseDecimal(name);
+  if (pid <= 0 || children.count == children.max) return;
+  // "/proc/<pid>/stat", built by hand: snprintf is not async-signal-safe.
+  char path[32] = "/proc/";
+  size_t len = 6;
+  for (const char* c = name; *c && len < sizeof path - 6; ++c) path[len++] = *c;
+  for (const char* c = "/stat"; *c; ++c) path[len++] = *c;
+  path[len] = '\0';
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  char text[512];
+  const ssize_t got = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (got <= 0) return;
+  text[got] = '\0';
+  // "<pid> (<comm>) <state> <ppid> ...": the command name may hold ')' itself.
+  const char* close_paren = nullptr;
+  for (const char* c = text; *c; ++c) {
+    if (*c == ')') close_paren = c;
+  }
+  if (!close_paren || close_paren[1] != ' ' || !close_paren[2] || close_paren[3] != ' ' ||
+      ParseDecimal(close_paren + 4) != children.parent) {
+    return;
+  }
+  for (size_t k = 0; k < children.keep_count; ++k) {
+    if (children.keep[k] == pid) return;
+  }
+  children.running[children.count] = close_paren[2] != 'Z';
+  children.out[children.count++] = static_cast<pid_t>(pid);
+}
+
+// The children of process `parent` other than `keep`, up to `max` in `out`, with whether each
+// runs (not a zombie) in `running`; returns how many. Async-signal-safe.
 size_t ListChildren(pid_t parent, const pid_t* keep, size_t keep_count, pid_t* out,
                     bool* running, size_t max) {
   const int dir = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return 0;
-  size_t count = 0;
-  alignas(LinuxDirent64) char entries[4096];
-  long n;
-  while (count < max && (n = ::syscall(SYS_getdents64, dir, entries, sizeof entries)) > 0) {
-    for (long offset = 0; offset < n && count < max;) {
-      const auto* entry = reinterpret_cast<const LinuxDirent64*>(entries + offset);
-      offset += entry->d_reclen;
-      const long pid = ParseDecimal(entry->d_name);
-      if (pid <= 0) continue;
-      // "/proc/<pid>/stat", built by hand: snprintf is not async-signal-safe.
-      char path[32] = "/proc/";
-      size_t len = 6;
-      for (const char* c = entry->d_name; *c && len < sizeof path - 6; ++c) path[len++] = *c;
-      for (const char* c = "/stat"; *c; ++c) path[len++] = *c;
-      path[len] = '\0';
-      const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-      if (fd < 0) continue;
-      char text[512];
-      const ssize_t got = ::read(fd, text, sizeof text - 1);
-      ::close(fd);
-      if (got <= 0) continue;
-      text[got] = '\0';
-      // "<pid> (<comm>) <state> <ppid> ...": the command name may hold ')' itself.
-      const char* close_paren = nullptr;
-      for (const char* c = text; *c; ++c) {
-        if (*c == ')') close_paren = c;
-      }
-      if (!close_paren || close_paren[1] != ' ' || !close_paren[2] || close_paren[3] != ' ') {
-        continue;
-      }
-      if (ParseDecimal(close_paren + 4) != parent) continue;
-      bool kept = false;
-      for (size_t k = 0; k < keep_count; ++k) kept = kept || keep[k] == pid;
-      if (kept) continue;
-      running[count] = close_paren[2] != 'Z';
-      out[count++] = static_cast<pid_t>(pid);
-    }
-  }
+  ChildList list{parent, keep, keep_count, out, running, max, 0};
+  ForEachDirEntry(dir, AddIfChild, &list);
   ::close(dir);
-  return count;
+  return list.count;
 }
 
 long MonotonicMs() {

@@ -27,6 +27,7 @@
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/core/process.h"
 #include "ngraphbench/core/random.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/measure/check.h"
@@ -203,6 +204,7 @@ class OnnxForCompiler {
                              "/.tmp: " + std::strerror(errno));
     }
     dir_ = name;
+    remove_on_signal_.emplace(dir_);
     path_ = dir_ + "/model.onnx";
     ExportOnnxFile(graph, path_);
   }
@@ -213,7 +215,12 @@ class OnnxForCompiler {
   OnnxForCompiler(OnnxForCompiler&& other) noexcept
       : bytes_(std::move(other.bytes_)),
         dir_(std::exchange(other.dir_, std::string())),
-        path_(std::move(other.path_)) {}
+        path_(std::move(other.path_)) {
+    if (other.remove_on_signal_) {
+      other.remove_on_signal_.reset();
+      remove_on_signal_.emplace(dir_);
+    }
+  }
   OnnxForCompiler(const OnnxForCompiler&) = delete;
   OnnxForCompiler& operator=(const OnnxForCompiler&) = delete;
   OnnxForCompiler& operator=(OnnxForCompiler&&) = delete;
@@ -227,6 +234,7 @@ class OnnxForCompiler {
 
  private:
   std::string bytes_, dir_, path_;
+  std::optional<RemoveOnSignal> remove_on_signal_;  // dir_, while it is there
 };
 
 // The compiler whose outputs are the output check's reference for `compiler` with `config`: a
@@ -555,9 +563,12 @@ int RunReference(const ResolvedRun& spec, const std::string& reference, const st
 
 // A worker that is stopped (the scheduler's SIGTERM on an interrupt; Ctrl-C, a hang-up or a
 // kill of a worker started by hand) first ends what it started, which may have left the
-// worker's process group and session, then dies of the signal as it would have.
+// worker's process group and session, then removes the folders it was writing (an export, a
+// compiler's cache entry, a large model), which nothing writes to any more, and dies of the
+// signal as it would have.
 void EndChildrenAndDie(int signal) {
   KillChildren(nullptr, 0);
+  RemoveFoldersOnSignal();
   ::signal(signal, SIG_DFL);
   ::raise(signal);  // delivered once this handler returns
 }
