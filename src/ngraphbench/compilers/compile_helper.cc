@@ -13,7 +13,6 @@
 #include <iostream>
 #include <sstream>
 
-
 namespace ngraphbench {
 
 namespace fs = std::filesystem;
@@ -112,8 +111,7 @@ ScriptOnnxFile::~ScriptOnnxFile() {
 }
 
 CacheEntryBuild::CacheEntryBuild(const fs::path& entry) : entry_(entry) {
-  std::string name =
-      TempNameTemplate(entry.parent_path().string(), kCacheBuildPrefix, "");
+  std::string name = TempNameTemplate(entry.parent_path().string(), kCacheBuildPrefix, "");
   if (::mkdtemp(name.data()) == nullptr) {
     throw EnvironmentError("cannot create a folder for the cache entry " + entry.string() +
                            " in " + entry.parent_path().string() + ": " + std::strerror(errno));
