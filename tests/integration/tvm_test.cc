@@ -8,8 +8,11 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "ngraphbench/compilers/registry.h"
+#include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/builder.h"
 #include "ngraphbench/models/zoo.h"
@@ -37,6 +40,7 @@ class Tvm : public ::testing::Test {
 
   void TearDown() override {
     ::unsetenv("NGRAPHBENCH_TVM_COMPILE_SCRIPT");  // set by CacheKeyCoversTheScriptsModules
+    ::unsetenv("NGRAPHBENCH_TVM_PYTHON");           // set by AFailedCompileLeavesNoCacheEntry
     if (!cache_dir_.empty()) fs::remove_all(cache_dir_);
   }
 
@@ -187,6 +191,23 @@ TEST_F(Tvm, SecondCompileLoadsTheCachedLibrary) {
   const Compiled other = RunTvm(batch2, Inputs(batch2));
   EXPECT_EQ(other.settings.at("cache_hit"), "false");
   EXPECT_NE(other.settings.at("cache_key"), first.settings.at("cache_key"));
+}
+
+// A cache entry is complete or absent (compile_helper.h's CacheEntryBuild): a compile that fails
+// (here its python cannot run) leaves neither a partial <key>/ folder, which a later run would
+// find half-written, nor the folder it was written in.
+TEST_F(Tvm, AFailedCompileLeavesNoCacheEntry) {
+  ::setenv("NGRAPHBENCH_TVM_PYTHON", "/bin/false", 1);
+  const Graph graph = BuildModel(SyntheticSpec("linear", "linear", 8, 0), 1);
+  const std::string bytes = ExportOnnx(graph);
+  const CompileRequest request{graph, bytes, Config("tvm", TvmOptions(0, 480)), cache_dir_};
+  EXPECT_THROW(tvm_->Compile(request), CompileError);
+  ::unsetenv("NGRAPHBENCH_TVM_PYTHON");
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(fs::path(cache_dir_) / "tvm")) {
+    left.push_back(e.path().filename().string());
+  }
+  EXPECT_EQ(left, std::vector<std::string>{});
 }
 
 // The cache key covers the modules the compile script imports from its folder (python/tvm_*.py):

@@ -8,11 +8,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/process.h"
 
 namespace ngraphbench {
 
@@ -51,6 +54,36 @@ class ScriptOnnxFile {
  private:
   std::filesystem::path path_;
   bool written_ = false;
+};
+
+// A cache entry (a folder such as <cache>/tvm/<key>/) is complete or absent: it is written in a
+// folder of its own beside it, `.build-<host>-<pid>-XXXXXX` (core/process.h), and renamed into
+// place once complete, so that a writer killed half-way (a timeout, an interrupt) never leaves a
+// partial entry that a later run would read or trip over. The folder goes when this does unless
+// it was committed, and with a worker stopped by a signal (RemoveOnSignal, core/process.h); one
+// that a killed writer left is removed by the scheduler once that writer is gone
+// (RemoveStaleCacheBuilds, runner/launch.h).
+constexpr const char* kCacheBuildPrefix = ".build-";
+class CacheEntryBuild {
+ public:
+  // Makes the folder beside `entry` (and entry's parent). Throws EnvironmentError naming the
+  // folder when it cannot.
+  explicit CacheEntryBuild(const std::filesystem::path& entry);
+  ~CacheEntryBuild();
+  CacheEntryBuild(const CacheEntryBuild&) = delete;
+  CacheEntryBuild& operator=(const CacheEntryBuild&) = delete;
+
+  // Where the entry is written until Commit().
+  const std::filesystem::path& dir() const { return dir_; }
+  // Renames the folder to the entry. An entry already there (another worker's, written at the
+  // same time) stays when `keep_existing(entry)` says it is usable, and this one is dropped;
+  // otherwise (a worse build, an older binary's partial entry) this one replaces it. Throws
+  // EnvironmentError when neither can be put in place.
+  void Commit(const std::function<bool(const std::filesystem::path&)>& keep_existing);
+
+ private:
+  std::filesystem::path entry_, dir_;  // dir_ empty once committed
+  std::optional<RemoveOnSignal> remove_on_signal_;  // dir_, until committed
 };
 
 // Runs a compile script (argv) that writes into cache entry `entry`, its output to

@@ -1,7 +1,5 @@
 #include "ngraphbench/models/torch_export.h"
 
-#include <unistd.h>
-
 #include <cctype>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -148,26 +146,23 @@ TorchExport ExportTorchModel(const ModelSpec& spec, int64_t batch_size,
   const fs::path root = fs::path(cache_dir) / "torch";
   const fs::path entry =
       root / (spec.name + "_b" + std::to_string(batch_size) + "." + key.Hex().substr(0, 16));
-  std::error_code ec;
-  if (!fs::exists(entry / "meta.json", ec)) {
-    fs::create_directories(root, ec);
-    if (ec) ThrowFileError("cannot create " + root.string(), ec.value());
-    // Exported into a folder of its own, then renamed: workers running at once (--jobs) each
-    // export, the first rename wins and the others use its entry.
-    std::string tmp = (root / (".export-" + std::to_string(::getpid()) + "-XXXXXX")).string();
-    if (::mkdtemp(tmp.data()) == nullptr) {
-      const int error = errno;
-      ThrowFileError("cannot create a folder in " + root.string(), error);
-    }
-    const fs::path log = fs::path(tmp) / "export.log";
+  const auto exported = [](const fs::path& e) {
+    std::error_code ec;
+    return fs::exists(e / "meta.json", ec);
+  };
+  if (!exported(entry)) {
+    // Exported into a folder of its own, then renamed (compile_helper.h): workers running at
+    // once (--jobs) each export, the first rename wins and the others use its entry; a worker
+    // killed while exporting (a timeout, an interrupt) leaves no partial entry.
+    CacheEntryBuild build(entry);
+    const fs::path log = build.dir() / "export.log";
     const int status = RunProcess(
         {python, script, "--source", spec.torch_source, "--input-shape",
          FormatInputShape(spec.input_shape), "--batch-size", std::to_string(batch_size),
-         "--out-dir", tmp},
+         "--out-dir", build.dir().string()},
         log, kWho, "set NGRAPHBENCH_PYTHON to a python with torch (and timm), or run ./setup.sh");
-    if (status != 0 || !fs::exists(fs::path(tmp) / "meta.json")) {
+    if (status != 0 || !exported(build.dir())) {
       const std::string last = LastLine(ReadFile(log));
-      fs::remove_all(tmp, ec);
       // The script could not write its export: the storage's failure, not the model's.
       if (status == kExitStorageFailed) {
         throw StorageError("exporting " + spec.torch_source + " into " + root.string() +
@@ -178,8 +173,7 @@ TorchExport ExportTorchModel(const ModelSpec& spec, int64_t batch_size,
           "exporting " + spec.torch_source + " failed" +
           (last.empty() ? " (exit status " + std::to_string(status) + ")" : ": " + last));
     }
-    fs::rename(tmp, entry, ec);
-    if (ec) fs::remove_all(tmp, ec);  // another worker's export is there now
+    build.Commit(exported);
   }
   const fs::path meta_path = entry / "meta.json";
   nlohmann::json meta;

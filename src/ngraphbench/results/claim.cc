@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/process.h"
 
 namespace ngraphbench {
 
@@ -52,23 +53,6 @@ std::string RawHostname() {
   }
   return host;
 }
-
-// Fields 3 onwards of /proc/<pid>/stat: the command name (field 2) sits in parentheses and may
-// hold spaces and parentheses itself, so the fields start after the last ')'.
-std::optional<std::vector<std::string>> StatFields(long pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  if (!in) return std::nullopt;
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t paren = text.rfind(')');
-  if (paren == std::string::npos) return std::nullopt;
-  std::istringstream rest(text.substr(paren + 1));
-  std::vector<std::string> fields;
-  for (std::string f; rest >> f;) fields.push_back(f);
-  return fields;
-}
-
-// Field 22 (starttime) is the 20th after the command name.
-constexpr size_t kStartTimeIndex = 22 - 3;
 
 // When this boot started, from /proc/stat's btime; 0 when unknown.
 std::time_t BootTime() {
@@ -310,19 +294,6 @@ std::string ClaimHolder::Describe() const {
   return host.empty() ? std::string("an unknown holder") : host + " pid " + std::to_string(pid);
 }
 
-std::string HostTag() {
-  char buf[256] = {};
-  ::gethostname(buf, sizeof(buf) - 1);
-  std::string tag;
-  for (const char* p = buf; *p; ++p) {
-    const char c = *p;
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') {
-      tag += c;
-    }
-  }
-  return tag.empty() ? "unknown" : tag;
-}
-
 ClaimHolder LocalProcess(pid_t pid) {
   ClaimHolder h;
   h.host = RawHostname();
@@ -330,8 +301,8 @@ ClaimHolder LocalProcess(pid_t pid) {
   std::error_code ec;
   h.pid_ns = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/ns/pid", ec);
   h.pid = pid;
-  if (const auto fields = StatFields(pid); fields && fields->size() > kStartTimeIndex) {
-    h.start_time = (*fields)[kStartTimeIndex];
+  if (const auto fields = ProcStatFields(pid); fields && fields->size() > kProcStartTimeIndex) {
+    h.start_time = (*fields)[kProcStartTimeIndex];
   }
   h.utc = UtcNow();
   h.nonce = Nonce();
@@ -368,21 +339,6 @@ std::optional<ClaimHolder> ParseClaim(const std::string& text) {
   }
   if (h.host.empty() || !has_pid) return std::nullopt;
   return h;
-}
-
-bool LocalProcessAlive(long pid, const std::string& start_time) {
-  if (pid <= 0) return false;
-  const std::optional<std::vector<std::string>> fields = StatFields(pid);
-  if (!fields || fields->empty()) {
-    return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
-  }
-  const std::string& state = (*fields)[0];
-  if (state == "Z" || state == "X" || state == "x") return false;  // exited, not yet reaped
-  if (!start_time.empty() &&
-      (fields->size() <= kStartTimeIndex || (*fields)[kStartTimeIndex] != start_time)) {
-    return false;
-  }
-  return true;
 }
 
 std::string RunClaimPath(const std::string& run_dir, const std::string& run_id) {

@@ -12,6 +12,10 @@
 #include <optional>
 #include <string>
 
+// HostTag and LocalProcessAlive, which name and judge claims, live there with the temporary
+// names that use them too.
+#include "ngraphbench/core/process.h"
+
 namespace ngraphbench {
 
 // Who holds a claim: what its file says, as `key=value` lines.
@@ -36,15 +40,6 @@ ClaimHolder ThisProcess();
 std::string FormatClaim(const ClaimHolder& holder);
 // nullopt when `text` lacks a host or a positive pid (e.g. an empty file).
 std::optional<ClaimHolder> ParseClaim(const std::string& text);
-
-// This machine's host name as one file-name component: only [A-Za-z0-9-] (dots and anything
-// else dropped), "unknown" when nothing is left. Names temporary files and worker logs.
-std::string HostTag();
-
-// Whether process `pid` of this machine runs (a zombie does not); when `start_time` is given it
-// must also match field 22 of /proc/<pid>/stat, so that a reused pid reads as gone. A process
-// whose /proc entry is hidden (hidepid) but that answers kill(pid, 0) counts as running.
-bool LocalProcessAlive(long pid, const std::string& start_time = "");
 
 // `<run_dir>/.claims/<run_id>.claim`.
 std::string RunClaimPath(const std::string& run_dir, const std::string& run_id);

@@ -42,7 +42,7 @@ std::vector<std::vector<int64_t>> ParseProcessLatencies(const std::string& text,
                                                         const std::string& source);
 
 // Writes `contents` to `path` atomically (temp file `<path>.tmp.<host>.<pid>` + fsync + rename,
-// <host> as HostTag() in results/claim.h). Creates parent dirs.
+// <host> as HostTag() in core/process.h). Creates parent dirs.
 void WriteFileAtomic(const std::string& path, const std::string& contents);
 
 // Removes temporary files that an interrupted writer left in `dir`; returns how many. A file of

@@ -1,5 +1,6 @@
 #include "ngraphbench/runner/launch.h"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -17,9 +18,10 @@
 #include <sstream>
 #include <thread>
 
+#include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
-#include "ngraphbench/results/claim.h"
+#include "ngraphbench/core/process.h"
 
 namespace ngraphbench {
 
@@ -37,55 +39,17 @@ std::string Tail(const std::string& path, size_t max_chars) {
 }
 
 constexpr const char* kWorkerLogPrefix = "worker-";
-
-// The pid in `name`, when it reads `<prefix><pid>-XXXXXX<suffix>` (a name mkstemps or mkdtemp
-// made from a pid), or -1.
-long TempNamePid(const std::string& name, const std::string& prefix, const std::string& suffix) {
-  const size_t tail = 7 + suffix.size();  // "-XXXXXX" and the suffix
-  if (name.rfind(prefix, 0) != 0 || name.size() <= prefix.size() + tail ||
-      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
-    return -1;
-  }
-  const std::string pid_text = name.substr(prefix.size(), name.size() - prefix.size() - tail);
-  if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos ||
-      pid_text.size() >= 10) {
-    return -1;
-  }
-  return std::stol(pid_text);
-}
-
-// Removes the entries of <results_dir>/.tmp/ (files, or folders with what they hold) named
-// `<prefix><host>-<pid>-XXXXXX<suffix>` (TempTemplate) of this host whose pid is gone. Returns
-// how many.
-int RemoveLeftByGone(const std::string& results_dir, const std::string& prefix,
-                     const std::string& suffix) {
-  namespace fs = std::filesystem;
-  const std::string named = prefix + HostTag() + "-";
-  int removed = 0;
-  std::error_code ec;
-  for (fs::directory_iterator it(results_dir + "/.tmp", ec), end; !ec && it != end;
-       it.increment(ec)) {
-    const long pid = TempNamePid(it->path().filename().string(), named, suffix);
-    std::error_code remove_ec;
-    if (pid > 0 && !LocalProcessAlive(pid) && fs::remove_all(it->path(), remove_ec) > 0) {
-      ++removed;
-    }
-  }
-  return removed;
-}
+// The torch export folders of binaries before CacheEntryBuild: `.export-<pid>-XXXXXX`.
+constexpr const char* kOldExportPrefix = ".export-";
 
 // The outcome of a reaped worker, from its wait status and its log (removed now).
-WorkerOutcome Reap(const StartedWorker& worker, int status, const std::string& results_dir) {
+WorkerOutcome Reap(const StartedWorker& worker, int status) {
   WorkerOutcome outcome;
   outcome.pid = worker.pid;
   if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
   outcome.log_tail = Tail(worker.log_path, 600);
   ::unlink(worker.log_path.c_str());
-  // What the worker or its reference child could not remove because it was killed (the worker
-  // itself may have ended normally after its child was). Live workers' folders stay: their pids
-  // are alive.
-  RemoveStaleWorkerModels(results_dir);
   return outcome;
 }
 
@@ -93,14 +57,7 @@ WorkerOutcome Reap(const StartedWorker& worker, int status, const std::string& r
 
 std::string TempTemplate(const std::string& results_dir, const std::string& prefix,
                          const std::string& suffix) {
-  const std::string tmp_dir = results_dir + "/.tmp";
-  std::error_code ec;
-  std::filesystem::create_directories(tmp_dir, ec);
-  // Reported now with its own errno: mkstemps or mkdtemp would say only ENOENT, hiding a full
-  // disk (IsStorageFailure).
-  if (ec) ThrowFileError("cannot create " + tmp_dir, ec.value());
-  return tmp_dir + "/" + prefix + HostTag() + "-" + std::to_string(::getpid()) + "-XXXXXX" +
-         suffix;
+  return TempNameTemplate(results_dir + "/.tmp", prefix, suffix);
 }
 
 SpecFile::SpecFile(const ResolvedRun& spec) {
@@ -237,23 +194,21 @@ StartedWorker StartWorker(const std::vector<std::string>& argv, double timeout_s
   return worker;
 }
 
-std::optional<WorkerOutcome> PollWorker(const StartedWorker& worker,
-                                        const std::string& results_dir) {
+std::optional<WorkerOutcome> PollWorker(const StartedWorker& worker) {
   int status = 0;
   const pid_t r = ::waitpid(worker.pid, &status, WNOHANG);
   if (r < 0 && errno != EINTR) throw EnvironmentError("waitpid failed for a worker");
-  if (r == worker.pid) return Reap(worker, status, results_dir);
+  if (r == worker.pid) return Reap(worker, status);
   if (Clock::now() < worker.deadline) return std::nullopt;
   ::kill(-worker.pid, SIGKILL);
   ::kill(worker.pid, SIGKILL);
   ::waitpid(worker.pid, &status, 0);
-  WorkerOutcome outcome = Reap(worker, status, results_dir);
+  WorkerOutcome outcome = Reap(worker, status);
   outcome.timed_out = true;
   return outcome;
 }
 
-std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers,
-                                       const std::string& results_dir) {
+std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers) {
   for (const auto& w : workers) ::kill(-w.pid, SIGTERM);
   std::vector<std::optional<int>> statuses(workers.size());
   const auto grace = Clock::now() + std::chrono::seconds(1);
@@ -277,7 +232,7 @@ std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers
       ::waitpid(workers[i].pid, &status, 0);
       statuses[i] = status;
     }
-    outcomes.push_back(Reap(workers[i], *statuses[i], results_dir));
+    outcomes.push_back(Reap(workers[i], *statuses[i]));
     outcomes.back().interrupted = true;
   }
   return outcomes;
@@ -285,8 +240,6 @@ std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers
 
 int RemoveStaleWorkerLogs(const std::string& results_dir) {
   namespace fs = std::filesystem;
-  const std::string this_host = HostTag();
-  const std::string prefix = std::string(kWorkerLogPrefix) + this_host + "-";
   const auto now = fs::file_time_type::clock::now();
   int removed = 0;
   std::error_code ec;
@@ -294,9 +247,8 @@ int RemoveStaleWorkerLogs(const std::string& results_dir) {
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
     bool stale = false;
-    // worker-<host>-<pid>-XXXXXX.log: the pid sits between the host and the random part.
-    if (const long pid = TempNamePid(name, prefix, ".log"); pid >= 0) {
-      stale = !LocalProcessAlive(pid);
+    if (name.rfind(kWorkerLogPrefix, 0) == 0) {
+      stale = TempNameWriterGone(name, kWorkerLogPrefix, ".log");
     } else if (name.rfind("ngraphbench-worker-", 0) == 0) {
       std::error_code time_ec;
       const auto mtime = fs::last_write_time(it->path(), time_ec);
@@ -309,11 +261,144 @@ int RemoveStaleWorkerLogs(const std::string& results_dir) {
 }
 
 int RemoveStaleSpecFiles(const std::string& results_dir) {
-  return RemoveLeftByGone(results_dir, kSpecFilePrefix, ".json");
+  return RemoveTempNamesOfGoneWriters(results_dir + "/.tmp", kSpecFilePrefix, ".json");
 }
 
 int RemoveStaleWorkerModels(const std::string& results_dir) {
-  return RemoveLeftByGone(results_dir, kWorkerModelPrefix, "");
+  return RemoveTempNamesOfGoneWriters(results_dir + "/.tmp", kWorkerModelPrefix, "");
+}
+
+int RemoveStaleCacheBuilds(const std::string& results_dir) {
+  namespace fs = std::filesystem;
+  int removed = 0;
+  std::error_code ec;
+  // Every cache folder, not a list of them: a compiler's cache is its own folder's business.
+  for (fs::directory_iterator it(results_dir + "/.cache", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::error_code dir_ec;
+    if (!it->is_directory(dir_ec) || it->is_symlink(dir_ec)) continue;
+    removed += RemoveTempNamesOfGoneWriters(it->path().string(), kCacheBuildPrefix, "");
+  }
+  return removed +
+         RemoveTempNamesOfGoneWriters(results_dir + "/.cache/torch", kOldExportPrefix, "");
+}
+
+void BecomeSubreaper() {
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+    // Linux before 3.4: orphans go to init as before; nothing else depends on it.
+    std::fprintf(stderr, "cannot become a subreaper (%s): a process a worker starts in its own "
+                 "session may outlive it\n", std::strerror(errno));
+  }
+}
+
+namespace {
+
+// Parses the decimal number at `p` (up to a non-digit); -1 when there is none.
+long ParseDecimal(const char* p) {
+  long value = -1;
+  for (; *p >= '0' && *p <= '9'; ++p) value = (value < 0 ? 0 : value * 10) + (*p - '0');
+  return value;
+}
+
+// What ListChildren collects, one /proc entry at a time.
+struct ChildList {
+  pid_t parent;
+  const pid_t* keep;
+  size_t keep_count;
+  pid_t* out;
+  bool* running;
+  size_t max, count;
+};
+
+// Adds /proc entry `name` to the ChildList `list` when it is a child of its parent (ppid, field 4
+// of /proc/<pid>/stat) and not one to keep. Stack buffers only (async-signal-safe).
+void AddIfChild(const char* name, void* list) {
+  ChildList& children = *static_cast<ChildList*>(list);
+  const long pid = ParseDecimal(name);
+  if (pid <= 0 || children.count == children.max) return;
+  // "/proc/<pid>/stat", built by hand: snprintf is not async-signal-safe.
+  char path[32] = "/proc/";
+  size_t len = 6;
+  for (const char* c = name; *c && len < sizeof path - 6; ++c) path[len++] = *c;
+  for (const char* c = "/stat"; *c; ++c) path[len++] = *c;
+  path[len] = '\0';
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  char text[512];
+  const ssize_t got = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (got <= 0) return;
+  text[got] = '\0';
+  // "<pid> (<comm>) <state> <ppid> ...": the command name may hold ')' itself.
+  const char* close_paren = nullptr;
+  for (const char* c = text; *c; ++c) {
+    if (*c == ')') close_paren = c;
+  }
+  if (!close_paren || close_paren[1] != ' ' || !close_paren[2] || close_paren[3] != ' ' ||
+      ParseDecimal(close_paren + 4) != children.parent) {
+    return;
+  }
+  for (size_t k = 0; k < children.keep_count; ++k) {
+    if (children.keep[k] == pid) return;
+  }
+  children.running[children.count] = close_paren[2] != 'Z';
+  children.out[children.count++] = static_cast<pid_t>(pid);
+}
+
+// The children of process `parent` other than `keep`, up to `max` in `out`, with whether each
+// runs (not a zombie) in `running`; returns how many. Async-signal-safe.
+size_t ListChildren(pid_t parent, const pid_t* keep, size_t keep_count, pid_t* out,
+                    bool* running, size_t max) {
+  const int dir = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return 0;
+  ChildList list{parent, keep, keep_count, out, running, max, 0};
+  ForEachDirEntry(dir, AddIfChild, &list);
+  ::close(dir);
+  return list.count;
+}
+
+long MonotonicMs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+}  // namespace
+
+int KillChildren(const pid_t* keep, size_t keep_count) {
+  const pid_t self = ::getpid();
+  const long give_up = MonotonicMs() + 5000;
+  int ended = 0;
+  constexpr size_t kBatch = 256;
+  pid_t children[kBatch];
+  bool running[kBatch];
+  while (MonotonicMs() < give_up) {
+    const size_t n = ListChildren(self, keep, keep_count, children, running, kBatch);
+    if (n == 0) break;
+    for (size_t i = 0; i < n; ++i) {
+      ::kill(children[i], SIGKILL);
+      ended += running[i];
+    }
+    // Reaped one by one, by pid: a wait for any child would take the scheduler's live workers'
+    // statuses from it. Their own children come back as children meanwhile: the next round.
+    for (size_t i = 0; i < n; ++i) {
+      while (::waitpid(children[i], nullptr, WNOHANG) == 0 && MonotonicMs() < give_up) {
+        const timespec pause{0, 2 * 1000 * 1000};
+        ::nanosleep(&pause, nullptr);
+      }
+    }
+  }
+  return ended;
+}
+
+int CleanUpAfterWorkers(const std::string& results_dir, const std::vector<pid_t>& live) {
+  const int ended = KillChildren(live.data(), live.size());
+  // Once nothing that could still write there runs: what the workers or their children could not
+  // remove because they were killed (a worker may have ended normally after its child was).
+  // Live workers' folders stay: their pids are alive.
+  RemoveStaleWorkerModels(results_dir);
+  RemoveStaleCacheBuilds(results_dir);
+  return ended;
 }
 
 }  // namespace ngraphbench

@@ -17,9 +17,10 @@
 namespace ngraphbench {
 
 // What the runner's processes write in <results_dir>/.tmp/ is named
-// `<prefix><host>-<pid>-XXXXXX<suffix>`, `pid` the writing process's, so that the next `run` on
-// this host tells what a killed process left from what a live one uses. This returns the name to
-// hand to mkstemps or mkdtemp, with the folder made (they report a failure to make it).
+// `<prefix><host>-<pid>-XXXXXX<suffix>` (core/process.h), `pid` the writing process's, so that
+// the next `run` on this host tells what a killed process left from what a live one uses. This
+// returns the name to hand to mkstemps or mkdtemp, with the folder made (they report a failure
+// to make it).
 std::string TempTemplate(const std::string& results_dir, const std::string& prefix,
                          const std::string& suffix);
 
@@ -99,13 +100,32 @@ struct WorkerOutcome {
 StartedWorker StartWorker(const std::vector<std::string>& argv, double timeout_s,
                           const std::string& results_dir, const std::vector<int>& cpus);
 // The outcome once `worker` has ended, or killed (with its process group) past its deadline;
-// nullopt while it runs. Its log is read and removed then.
-std::optional<WorkerOutcome> PollWorker(const StartedWorker& worker,
-                                        const std::string& results_dir);
+// nullopt while it runs. Its log is read and removed then. What it left running or in the tree
+// is CleanUpAfterWorkers's.
+std::optional<WorkerOutcome> PollWorker(const StartedWorker& worker);
 // On an interrupt: every worker's process group (its reference child, a compile helper) gets
 // SIGTERM, and SIGKILL after one grace second shared by all.
-std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers,
-                                       const std::string& results_dir);
+std::vector<WorkerOutcome> StopWorkers(const std::vector<StartedWorker>& workers);
+
+// Makes this process the subreaper of its descendants (PR_SET_CHILD_SUBREAPER): a process whose
+// parent dies is then reparented to it rather than to init, so that one that left its process
+// group and session (setsid, Python's start_new_session=True), which no kill of a process group
+// reaches, still comes back to it to be ended. The scheduler and every worker call it first.
+void BecomeSubreaper();
+
+// Ends this process's children (SIGKILL, then reaped by pid), except the `keep_count` pids in
+// `keep`, until none is left: with BecomeSubreaper, the children of a process ended here come
+// back as its children, so whole trees go. Gives up on what has not died after about 5 s (a
+// process stuck in the kernel). Returns how many it killed (zombies it reaped are not counted;
+// one that was dying already is).
+// Only async-signal-safe system calls, no allocation: a worker calls it from its signal handlers.
+int KillChildren(const pid_t* keep, size_t keep_count);
+
+// After workers of the scheduler ended (reaped: done, timed out, crashed or stopped): ends what
+// they left running (KillChildren: every child that is not one of the `live` workers is an
+// orphan of theirs), then removes what they or their children left in the results tree
+// (RemoveStaleWorkerModels, RemoveStaleCacheBuilds). Returns how many processes it ended.
+int CleanUpAfterWorkers(const std::string& results_dir, const std::vector<pid_t>& live);
 
 // Removes the worker logs in <results_dir>/.tmp/ of schedulers of this host that are gone (a
 // SIGKILL leaves one behind); returns how many. Another host's logs are left to that host, and
@@ -119,5 +139,10 @@ int RemoveStaleSpecFiles(const std::string& results_dir);
 // host that are gone: a worker or reference child killed (timeout, signal, out of memory) before
 // it removed its .onnx file and the weights beside it, which may take gigabytes. Returns how many.
 int RemoveStaleWorkerModels(const std::string& results_dir);
+// Removes the cache entries being written (compile_helper.h's CacheEntryBuild,
+// `.build-<host>-<pid>-XXXXXX` in each folder of <results_dir>/.cache/: torch exports, tvm and
+// inductor builds) of processes of this host that are gone, and the export folders that older
+// binaries named `.export-<pid>-XXXXXX` in .cache/torch/. Returns how many.
+int RemoveStaleCacheBuilds(const std::string& results_dir);
 
 }  // namespace ngraphbench

@@ -171,6 +171,11 @@ int RunSweep(const RunArgs& given) {
     std::cerr << fmt::format("removed {} ONNX model folder(s) a killed worker left in {}/.tmp\n",
                              removed, args.results_dir);
   }
+  if (int removed = RemoveStaleCacheBuilds(args.results_dir)) {
+    std::cerr << fmt::format("removed {} unfinished cache entr(y/ies) a killed worker left in "
+                             "{}/.cache\n",
+                             removed, args.results_dir);
+  }
 
   std::deque<RunState> states;  // stable addresses: tasks point into it
   Resume(plans, args.replace_changed, states);
@@ -219,6 +224,9 @@ int RunSweep(const RunArgs& given) {
     UpdateMachineFile(machine_path, machine);
     ::setenv(kMachineIdEnv, machine.machine_id.c_str(), 1);  // the workers inherit it
   }
+  // Before any child starts: what a worker started comes back here when the worker dies, even
+  // from a session of its own, and is ended (CleanUpAfterWorkers) instead of living on.
+  BecomeSubreaper();
   // A compiler config this machine cannot run at all (a GPU device without a GPU, a provider
   // missing from the SDK's build) is found out once, by a probe process, and its runs get
   // `skipped` rows without a worker each.
@@ -242,9 +250,10 @@ int RunSweep(const RunArgs& given) {
 
   std::vector<RunningProcess> active;
   // Whatever ends the sweep with workers still running (an error writing a row) takes them
-  // along; their claims are released as `active` goes.
+  // along, and what they started; their claims are released as `active` goes.
   struct KillOnExit {
     std::vector<RunningProcess>& active;
+    const std::string& results_dir;
     ~KillOnExit() {
       for (const RunningProcess& a : active) {
         ::kill(-a.worker.pid, SIGKILL);
@@ -252,8 +261,20 @@ int RunSweep(const RunArgs& given) {
         ::waitpid(a.worker.pid, nullptr, 0);
         ::unlink(a.worker.log_path.c_str());
       }
+      CleanUpAfterWorkers(results_dir, {});
     }
-  } kill_on_exit{active};
+  } kill_on_exit{active, args.results_dir};
+  // After workers ended: what they left running (their orphans, reparented here) goes, and what
+  // they left in the tree. Every other child of this process is a live worker.
+  const auto clean_up_after_workers = [&] {
+    std::vector<pid_t> live;
+    for (const RunningProcess& a : active) live.push_back(a.worker.pid);
+    if (const int ended = CleanUpAfterWorkers(args.results_dir, live)) {
+      std::cerr << fmt::format("ended {} process(es) that ended workers had started and left "
+                               "behind\n",
+                               ended);
+    }
+  };
   std::vector<bool> slot_busy(static_cast<size_t>(args.jobs), false);
   for (RunState& st : states) collect.Settle(st);  // complete or decided before this sweep began
   // Set when a write to the results tree, the scheduler's or a worker's, failed for its storage
@@ -329,11 +350,12 @@ int RunSweep(const RunArgs& given) {
       if (active.empty()) break;  // all done, or interrupted between processes
 
       for (size_t k = 0; k < active.size();) {
-        if (std::optional<WorkerOutcome> outcome = PollWorker(active[k].worker, args.results_dir)) {
+        if (std::optional<WorkerOutcome> outcome = PollWorker(active[k].worker)) {
           slot_busy[active[k].slot] = false;
           RunningProcess a = std::move(active[k]);
           active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
           ended = true;
+          clean_up_after_workers();
           // A stop that signals every process of the sweep at once (Slurm's scancel or time limit,
           // a kill of the whole process tree) may end a worker before this loop sees the
           // scheduler's own signal: a worker killed by SIGTERM or SIGINT gets a moment for that
@@ -376,7 +398,7 @@ int RunSweep(const RunArgs& given) {
     if ((g_interrupt || storage) && !active.empty()) {
       std::vector<StartedWorker> workers;
       for (const RunningProcess& a : active) workers.push_back(a.worker);
-      StopWorkers(workers, args.results_dir);
+      StopWorkers(workers);
       // No part for a process cut short: resume measures it again. Its temporary files go too.
       for (const Plan& plan : plans) RemoveStaleTempFiles(PartsDirectory(plan.dir));
       RemoveStaleTempFiles(args.results_dir + "/.cache/reference");
@@ -385,6 +407,7 @@ int RunSweep(const RunArgs& given) {
                                  a.task.state->run->run_id, a.task.process);
       }
       active.clear();  // reaped: their claims go with them
+      clean_up_after_workers();
       break;
     }
     if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -3,6 +3,7 @@
 // check, verdict, write): loads exactly one compiler module, and writes its part (or, started
 // by hand without --process, the run's row) atomically.
 #include <fmt/core.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -28,6 +29,7 @@
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/core/process.h"
 #include "ngraphbench/core/random.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/graph/working_set.h"
@@ -213,6 +215,7 @@ class OnnxForCompiler {
                      error);
     }
     dir_ = name;
+    remove_on_signal_.emplace(dir_);
     path_ = dir_ + "/model.onnx";
     try {
       ExportOnnxFile(graph, path_);
@@ -231,7 +234,12 @@ class OnnxForCompiler {
   OnnxForCompiler(OnnxForCompiler&& other) noexcept
       : bytes_(std::move(other.bytes_)),
         dir_(std::exchange(other.dir_, std::string())),
-        path_(std::move(other.path_)) {}
+        path_(std::move(other.path_)) {
+    if (other.remove_on_signal_) {
+      other.remove_on_signal_.reset();
+      remove_on_signal_.emplace(dir_);
+    }
+  }
   OnnxForCompiler(const OnnxForCompiler&) = delete;
   OnnxForCompiler& operator=(const OnnxForCompiler&) = delete;
   OnnxForCompiler& operator=(OnnxForCompiler&&) = delete;
@@ -245,6 +253,7 @@ class OnnxForCompiler {
 
  private:
   std::string bytes_, dir_, path_;
+  std::optional<RemoveOnSignal> remove_on_signal_;  // dir_, while it is there
 };
 
 // The compiler whose outputs are the output check's reference for `compiler` with `config`: a
@@ -611,6 +620,38 @@ int RunReference(const ResolvedRun& spec, const std::string& reference, const st
   return kExitOk;
 }
 
+// A worker that is stopped (the scheduler's SIGTERM on an interrupt; Ctrl-C, a hang-up or a
+// kill of a worker started by hand) first ends what it started, which may have left the
+// worker's process group and session, then removes the folders it was writing (an export, a
+// compiler's cache entry, a large model), which nothing writes to any more, and dies of the
+// signal as it would have.
+void EndChildrenAndDie(int signal) {
+  KillChildren(nullptr, 0);
+  RemoveFoldersOnSignal();
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);  // delivered once this handler returns
+}
+
+// What a worker started dies with it, however it ends: it is the subreaper of its descendants
+// (so those whose parent died come back to it), ends them when it returns or throws, and, on the
+// signals that stop it, in a handler. A SIGKILL (the scheduler's timeout) leaves them to the
+// scheduler, which is their subreaper next (CleanUpAfterWorkers).
+class ChildrenDieWithWorker {
+ public:
+  ChildrenDieWithWorker() {
+    BecomeSubreaper();
+    struct sigaction action {};
+    action.sa_handler = EndChildrenAndDie;
+    sigemptyset(&action.sa_mask);
+    for (const int signal : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) {
+      ::sigaction(signal, &action, nullptr);
+    }
+  }
+  ~ChildrenDieWithWorker() { KillChildren(nullptr, 0); }
+  ChildrenDieWithWorker(const ChildrenDieWithWorker&) = delete;
+  ChildrenDieWithWorker& operator=(const ChildrenDieWithWorker&) = delete;
+};
+
 }  // namespace
 
 ResultRow BaseRow(const ResolvedRun& spec) {
@@ -646,6 +687,7 @@ ResultRow BaseRow(const ResolvedRun& spec) {
 }
 
 int CmdWorker(const WorkerArgs& args) {
+  const ChildrenDieWithWorker children_die_with_worker;
   if (args.spec_path.empty() &&
       (args.run.grid.experiment.empty() || args.run.compiler.empty() || args.run_id.empty())) {
     throw InputError("worker needs --spec FILE (as `ngraphbench run` starts it), or "

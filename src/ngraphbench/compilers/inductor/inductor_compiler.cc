@@ -209,30 +209,36 @@ class InductorCompiler : public Compiler {
     const fs::path entry = root / key.Hex();
     const fs::path meta_path = entry / "meta.json";
     const fs::path package = entry / "model.pt2";
-    nlohmann::json meta;
-    const bool hit = cached && fs::exists(meta_path) && fs::exists(package);
-    if (hit) {
-      meta = nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
-    } else {
-      fs::create_directories(entry);
-      std::vector<std::string> argv = {EnvOr("NGRAPHBENCH_INDUCTOR_PYTHON", NGB_INDUCTOR_PYTHON),
-                                       script_path,
-                                       "--out-dir", entry.string(),
-                                       "--threads", std::to_string(threads)};
-      std::optional<ScriptOnnxFile> onnx;
-      if (from_program) {
-        argv.insert(argv.end(), {"--program", request.torch_program});
-      } else {
-        onnx.emplace(request.onnx_path, request.onnx, entry);
-        argv.insert(argv.end(), {"--onnx", onnx->path().string()});
+    const auto usable = [](const fs::path& e) {
+      return fs::exists(e / "meta.json") && fs::exists(e / "model.pt2");
+    };
+    const bool hit = cached && usable(entry);
+    if (!hit) {
+      // Written beside the entry and renamed into place: an interrupted compile leaves no
+      // partial entry (compile_helper.h).
+      CacheEntryBuild build(entry);
+      {
+        std::vector<std::string> argv = {
+            EnvOr("NGRAPHBENCH_INDUCTOR_PYTHON", NGB_INDUCTOR_PYTHON), script_path,
+            "--out-dir", build.dir().string(), "--threads", std::to_string(threads)};
+        std::optional<ScriptOnnxFile> onnx;
+        if (from_program) {
+          argv.insert(argv.end(), {"--program", request.torch_program});
+        } else {
+          onnx.emplace(request.onnx_path, request.onnx, build.dir());
+          argv.insert(argv.end(), {"--onnx", onnx->path().string()});
+        }
+        if (config.device != "cpu") argv.insert(argv.end(), {"--device", config.device});
+        if (max_autotune) argv.push_back("--max-autotune");
+        if (freezing) argv.push_back("--freezing");
+        RunCompileScript(argv, build.dir(), build.dir() / "meta.json",
+                         cached ? fs::path() : root, "inductor",
+                         "set NGRAPHBENCH_INDUCTOR_PYTHON to a python with torch and onnx2torch");
       }
-      if (config.device != "cpu") argv.insert(argv.end(), {"--device", config.device});
-      if (max_autotune) argv.push_back("--max-autotune");
-      if (freezing) argv.push_back("--freezing");
-      RunCompileScript(argv, entry, meta_path, cached ? fs::path() : root, "inductor",
-                       "set NGRAPHBENCH_INDUCTOR_PYTHON to a python with torch and onnx2torch");
-      meta = nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
+      build.Commit(usable);
     }
+    const nlohmann::json meta =
+        nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
     if (!meta.is_object()) throw CompileError("inductor: unreadable " + meta_path.string());
 
     std::map<std::string, std::string> settings = {

@@ -249,32 +249,39 @@ class TvmCompiler : public Compiler {
                                                                 std::to_string(::getpid()));
     const fs::path entry = root / entry_key.Hex();
     const fs::path meta_path = entry / "meta.json";
-    nlohmann::json meta;
-    bool hit = false;
-    if (cached && fs::exists(meta_path) && fs::exists(entry / "model.so")) {
-      meta = nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
-      // A build whose tuning failed is not reused: the next run tries tuning again.
-      hit = meta.is_object() && meta.value("tuning", "").rfind("failed:", 0) != 0;
-    }
+    // A build whose tuning failed is not reused: the next run tries tuning again.
+    const auto usable = [](const fs::path& e) {
+      if (!fs::exists(e / "meta.json") || !fs::exists(e / "model.so")) return false;
+      const nlohmann::json m = nlohmann::json::parse(ReadFile(e / "meta.json"), nullptr,
+                                                     /*allow_exceptions=*/false);
+      return m.is_object() && m.value("tuning", "").rfind("failed:", 0) != 0;
+    };
+    const bool hit = cached && usable(entry);
     if (!hit) {
-      fs::create_directories(entry);
-      // A model given by path is compiled from there: its external data lies beside it.
-      const ScriptOnnxFile onnx(request.onnx_path, request.onnx, entry);
-      const std::vector<std::string> argv = {
-          EnvOr("NGRAPHBENCH_TVM_PYTHON", NGB_TVM_PYTHON),
-          script_path,
-          "--onnx", onnx.path().string(),
-          "--out-dir", entry.string(),
-          "--target", target,
-          "--trials", std::to_string(trials),
-          "--tuning-timeout-s", timeout,
-          "--threads", std::to_string(threads),
-          "--tuning-db", (root / "tuning" / tuning_key.Hex()).string()};
-      RunCompileScript(argv, entry, meta_path, cached ? fs::path() : root, "tvm",
-                       "set NGRAPHBENCH_TVM_PYTHON to a python with apache-tvm");
-      meta = nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
-      if (!meta.is_object()) throw CompileError("tvm: unreadable " + meta_path.string());
+      // Written beside the entry and renamed into place: an interrupted compile leaves no
+      // partial entry (compile_helper.h).
+      CacheEntryBuild build(entry);
+      {
+        // A model given by path is compiled from there: its external data lies beside it.
+        const ScriptOnnxFile onnx(request.onnx_path, request.onnx, build.dir());
+        const std::vector<std::string> argv = {
+            EnvOr("NGRAPHBENCH_TVM_PYTHON", NGB_TVM_PYTHON),
+            script_path,
+            "--onnx", onnx.path().string(),
+            "--out-dir", build.dir().string(),
+            "--target", target,
+            "--trials", std::to_string(trials),
+            "--tuning-timeout-s", timeout,
+            "--threads", std::to_string(threads),
+            "--tuning-db", (root / "tuning" / tuning_key.Hex()).string()};
+        RunCompileScript(argv, build.dir(), build.dir() / "meta.json", cached ? fs::path() : root,
+                         "tvm", "set NGRAPHBENCH_TVM_PYTHON to a python with apache-tvm");
+      }
+      build.Commit(usable);
     }
+    const nlohmann::json meta =
+        nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
+    if (!meta.is_object()) throw CompileError("tvm: unreadable " + meta_path.string());
 
     std::map<std::string, std::string> settings = {
         {"cache_hit", Bool(hit)},
