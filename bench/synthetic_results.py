@@ -37,7 +37,7 @@ COMPILER_FACTOR = {"identity": 1.0, "onnxruntime": 0.7, "openvino": 0.6, "torchs
                    "tvm": 2.0}
 BATCHES = (1, 2, 4, 8, 16, 32, 64, 128)
 PROCESSES = 3
-ITERATIONS = 20  # timed runs per process in the trace
+ITERATIONS = 10  # timed runs per process in the trace (a quick run's minimum)
 ARCHITECTURES = ("resnet", "efficientnet", "deit", "swin", "convnext")
 
 

@@ -55,10 +55,10 @@ def compact(value):
     """A number rounded to DIGITS significant digits (an int when it is one), or None."""
     if value is None or not math.isfinite(value):
         return None
-    if value == int(value) and abs(value) < 2**53:
-        return int(value)
+    if value.is_integer() and abs(value) < 2**53:
+        return int(value)  # batch sizes, counts: exact
     rounded = float(f"{value:.{DIGITS}g}")
-    return int(rounded) if rounded == int(rounded) and abs(rounded) < 2**53 else rounded
+    return int(rounded) if rounded.is_integer() else rounded
 
 
 def number(text):

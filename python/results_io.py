@@ -117,9 +117,16 @@ class Tree:
 
 def trace_latencies_ns(text):
     """(process, latency_ns) pairs of a trace's text; rows of schema 1 have no process column."""
-    reader = csv.reader(io.StringIO(text))
-    header = next(reader, None) or []
+    # Plain splits: a trace holds only integers, and 20,000 traces through csv.reader take
+    # seconds longer.
+    lines = text.split("\n")
+    header = lines[0].strip().split(",")
     latency = header.index("latency_ns")
     process = header.index("process") if "process" in header else None
-    return [(int(r[process]) if process is not None else 0, int(r[latency]))
-            for r in reader if r]
+    out = []
+    for line in lines[1:]:
+        if line.strip():
+            fields = line.split(",")
+            out.append((int(fields[process]) if process is not None else 0,
+                        int(fields[latency])))
+    return out
