@@ -114,7 +114,9 @@
                    toImageButtonOptions: { format: "svg" } };
 
   function layout(title, extra) {
-    return Object.assign({}, BASE_LAYOUT, { title: { text: title, font: { size: 13 } } }, extra);
+    // Left-aligned: Plotly's toolbar sits at the top right.
+    return Object.assign({}, BASE_LAYOUT, {
+      title: { text: title, font: { size: 13 }, x: 0, xref: "paper", xanchor: "left" } }, extra);
   }
 
   function emptyLayout(title, why) {

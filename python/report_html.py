@@ -125,6 +125,9 @@ def collect(analysis_dir, inputs):
 
     joined = [scaling.get(tuple(r.get(k, "") for k in SCALING_KEY), {}) for r in rows]
     cols = {}
+    for r in rows:  # each process's median, at the precision of every other number here
+        r["process_p50s_ms"] = ";".join(str(compact(float(v)))
+                                        for v in (r.get("process_p50s_ms") or "").split(";") if v)
     for name in TEXT_COLUMNS:
         cols[name] = text_column([r.get(name) or "" for r in rows])
     for name in NUMBER_COLUMNS:

@@ -170,9 +170,11 @@ def check_filter(driver, name, compiler):
     select.select_by_value(compiler)  # clicks, as a reader would: the page sees change events
     wait_for(driver, f"return window.__ngbDraws > {draws}", f"{name}: redraw after the filter")
     after = driver.execute_script(LATENCY_FIGURE)
+    redraw_ms = driver.execute_script("return window.__ngbLastDrawMs")
     shown_after = driver.execute_script("return document.getElementById('shown-runs').textContent")
     print(f"{name}: filter compiler = {compiler}: fig-latency traces (name, points) {before} -> "
-          f"{after}; runs shown {shown_before} -> {shown_after}", flush=True)
+          f"{after}; runs shown {shown_before} -> {shown_after}; redrawn in {redraw_ms / 1000:.2f} s",
+          flush=True)
     # Past MAX_LINES lines the figure draws the first ones and says so above it.
     capped = driver.execute_script("return document.getElementById('note-batch').textContent")
     drawn = after[0][1] if len(after) == 1 else 0
