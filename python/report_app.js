@@ -10,8 +10,9 @@
   for (const [name, col] of Object.entries(RAW.runs.cols)) {
     C[name] = Array.isArray(col) ? col : col.codes.map((code) => col.dict[code]);
   }
-  // "An empty valid counts as valid" (README, Analysis).
-  C.validity = C.valid.map((v) => (v === "false" ? "invalid" : "valid"));
+  // "An empty valid counts as valid" (README, Analysis); a run that did not end ok is not judged.
+  C.validity = C.valid.map((v, i) => (C.status[i] !== "ok" ? "not judged (not ok)"
+                                      : v === "false" ? "invalid" : "valid"));
 
   // Views stay quick at 20,000 runs: a chart draws at most this many lines, the tables this
   // many rows, and each says what it left out.
@@ -41,6 +42,7 @@
   const $ = (id) => document.getElementById(id);
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
   const fmt = (v, digits = 3) => (v === null || v === undefined ? "" : Number(v.toPrecision(digits)).toString());
+  const csvNum = (s) => (s === undefined || s === "" ? null : Number(s));  // a cell of RAW.ranking
   const str = (v) => (v === null || v === undefined ? "" : String(v));
   const isOk = (i) => C.status[i] === "ok";
 
@@ -238,7 +240,7 @@
   }
 
   function drawScaling(idx) {
-    const ok = idx.filter((i) => isOk(i));
+    const ok = idx.filter(isOk);
     const batches = [...new Set(ok.map(batch))].sort((a, b) => a - b);
     for (const [id, name, title] of [["fig-rtr", "rtr", "RTR = T(b)/T(1)"],
                                      ["fig-ase", "ase", "ASE = T(b)/(b·T(1)) = L(1)/L(b)"]]) {
@@ -386,19 +388,19 @@
       yaxis: { autorange: "reversed", dtick: 1, title: { text: "rank" } } }));
     let html = "<table><tr><th>compiler</th><th>models</th><th>Kendall tau-b</th><th>reversed pairs</th><th>significant</th><th>ties</th><th>note</th></tr>";
     for (const r of chosen) {
-      html += `<tr><td>${esc(r.compiler)}</td><td class="num">${esc(r.models_ranked)}</td><td class="num">${esc(fmt(Number(r.kendall_tau_b)))}</td>` +
+      html += `<tr><td>${esc(r.compiler)}</td><td class="num">${esc(r.models_ranked)}</td><td class="num">${esc(fmt(csvNum(r.kendall_tau_b)))}</td>` +
               `<td class="num">${esc(r.reversed_pairs)} of ${esc(r.pairs)}</td><td class="num">${esc(r.significant_reversals || "")}</td>` +
               `<td class="num">${esc(r.tied_reversals || "")}</td><td>${esc(r.note)}</td></tr>`;
     }
     html += "</table>";
     if (reversals.length) {
       html += "<table><tr><th>compiler</th><th>A</th><th>B</th><th>identity A, B (samples/s)</th><th>compiler A, B</th><th>identity L_A/L_B 95%</th><th>compiler L_A/L_B 95%</th><th>verdict</th></tr>";
-      const ci = (r, p) => (r[p + "_ci_low"] ? `${fmt(Number(r[p + "_ci_low"]), 3)}–${fmt(Number(r[p + "_ci_high"]), 3)}` : "");
+      const ci = (r, p) => (r[p + "_ci_low"] ? `${fmt(csvNum(r[p + "_ci_low"]), 3)}–${fmt(csvNum(r[p + "_ci_high"]), 3)}` : "");
       for (const r of reversals) {
         const cls = r.verdict === "significant" ? "sig" : "tie";
         html += `<tr><td>${esc(r.compiler)}</td><td>${esc(r.model_a)}</td><td>${esc(r.model_b)}</td>` +
-                `<td class="num">${fmt(Number(r.identity_a_sps), 4)}, ${fmt(Number(r.identity_b_sps), 4)}</td>` +
-                `<td class="num">${fmt(Number(r.compiler_a_sps), 4)}, ${fmt(Number(r.compiler_b_sps), 4)}</td>` +
+                `<td class="num">${fmt(csvNum(r.identity_a_sps), 4)}, ${fmt(csvNum(r.identity_b_sps), 4)}</td>` +
+                `<td class="num">${fmt(csvNum(r.compiler_a_sps), 4)}, ${fmt(csvNum(r.compiler_b_sps), 4)}</td>` +
                 `<td class="num">${ci(r, "identity_latency_ratio")}</td><td class="num">${ci(r, "compiler_latency_ratio")}</td>` +
                 `<td class="${cls}">${esc(r.verdict || "")}</td></tr>`;
       }
