@@ -46,7 +46,8 @@ say() { echo "setup: $*" >&2; }
 debs=(cmake g++ ninja-build pkg-config python3-venv libonnx-dev libprotobuf-dev protobuf-compiler
       libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
       libzip-dev zip clang libclang-rt-14-dev  # clang: the fuzz targets (scripts/fuzz.sh)
-      libboost-math-dev)  # header-only: Student's t for the between-process intervals
+      libboost-math-dev  # header-only: Student's t for the between-process intervals
+      chromium chromium-driver)  # tests/report/report_browser_test.py loads report.html in it
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,6 +6,7 @@
 
 #include "ngraphbench/analysis/analyze.h"
 #include "ngraphbench/analysis/compare.h"
+#include "ngraphbench/analysis/report.h"
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/ops.h"
@@ -174,6 +175,24 @@ int main(int argc, char** argv) {
                         "keep ok runs marked invalid (valid = false) in the derived numbers; "
                         "they are left out by default and listed in invalid.csv either way");
 
+  std::vector<std::string> report_inputs;
+  std::string report_out;
+  CLI::App* report_cmd = app.add_subcommand(
+      "report", "analyze, then write DIR/report.html (interactive, offline) and report.md with "
+                "its PNG figures");
+  report_cmd->add_option("inputs", report_inputs,
+                         "results directories (results/<device>/<compiler>/...) or .zip archives")
+      ->required();
+  report_cmd->add_option("-o,--output", report_out,
+                         "output directory: the analysis CSVs, report.html, report.md, figures/")
+      ->required();
+  bool report_include_invalid = false, report_html_only = false;
+  report_cmd->add_flag("--include-invalid", report_include_invalid,
+                       "as analyze --include-invalid: runs marked invalid enter RTR, ASE, "
+                       "speedups and rankings (the page's filters can still hide them)");
+  report_cmd->add_flag("--html-only", report_html_only,
+                       "only report.html, without report.md and its figures");
+
   std::string compare_base, compare_new;
   CompareOptions compare;
   bool compare_include_invalid = false;
@@ -232,6 +251,11 @@ int main(int argc, char** argv) {
     if (*analyze_cmd) {
       return RunAnalyze(analyze_inputs, analyze_out,
                         analyze_include_invalid ? InvalidRuns::kInclude : InvalidRuns::kExclude);
+    }
+    if (*report_cmd) {
+      return RunReport(report_inputs, report_out,
+                       report_include_invalid ? InvalidRuns::kInclude : InvalidRuns::kExclude,
+                       report_html_only);
     }
     if (*compare_cmd) {
       if (compare_include_invalid) compare.invalid_runs = InvalidRuns::kInclude;

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Writes the interactive report: one self-contained report.html, plus report.md and its PNGs.
+
+    python/report_html.py DIR --results INPUT [INPUT ...] [--no-static]
+
+DIR holds the CSVs of `ngraphbench analyze` over the same INPUTs (results directories or .zip
+archives of them); `ngraphbench report INPUT... -o DIR` runs analyze into DIR and then this. The
+page embeds its data (the runs as columnar JSON, the analysis tables, machine.json, and each run's
+latency distribution as a quantile summary of its trace) and Plotly's JavaScript bundle from the
+plotly PyPI package: it opens offline, from a file, with nothing fetched. Unless --no-static,
+python/report.py's Markdown report and its PNG figures (for papers) are written into DIR too.
+Needs the standard library, matplotlib and plotly (pinned in scripts/setup/report.sh).
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import re
+import sys
+
+import report  # the analysis CSVs' readers and the static report
+from results_io import Tree, trace_latencies_ns
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEMPLATE = os.path.join(HERE, "report_template.html")
+APP = os.path.join(HERE, "report_app.js")
+
+# The row columns the page uses (README "Result schema"); a column an older row lacks is empty.
+TEXT_COLUMNS = ("run_id", "device", "compiler", "experiment", "model", "family", "precision",
+                "compute_device", "timing_boundary", "status", "error", "valid",
+                "invalid_reason", "process_p50s_ms", "machine_id", "host", "compiler_version",
+                "notes", "stop_reason")
+NUMBER_COLUMNS = ("batch_size", "threads", "width", "depth", "params", "macs", "build_s",
+                  "compile_s", "first_run_ms", "latency_p50_ms", "latency_p50_ci_low_ms",
+                  "latency_p50_ci_high_ms", "latency_p99_ms", "cv", "processes",
+                  "throughput_median_sps", "cpu_util_pct", "cpu_ms_per_inference",
+                  "other_cpu_pct", "rss_peak_mb", "gpu_util_pct", "gpu_mem_mb", "gpu_power_w",
+                  "gpu_energy_j", "energy_j", "power_w")
+# From scaling.csv, joined to the run by (device, experiment, compiler, model, batch size): the
+# analysis has at most one run per key (analyze refuses a run present twice).
+SCALING_KEY = ("device", "experiment", "compiler", "model", "batch_size")
+SCALING_NUMBERS = ("rtr", "rtr_ci_low", "rtr_ci_high", "ase", "ase_ci_low", "ase_ci_high",
+                   "speedup_vs_identity", "speedup_ci_low", "speedup_ci_high")
+SCALING_TEXT = ("scaling_note", "speedup_note")
+# The latency distribution of a run is drawn from these quantiles of its trace (all processes'
+# timed runs pooled): 25 numbers a run instead of every iteration, so 20,000 runs stay a few MB.
+QUANTILES = (0, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6,
+             0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.975, 0.99, 1)
+DIGITS = 4  # significant digits kept in the page: more than any interval here resolves
+
+
+def compact(value):
+    """A number rounded to DIGITS significant digits (an int when it is one), or None."""
+    if value is None or not math.isfinite(value):
+        return None
+    if value.is_integer() and abs(value) < 2**53:
+        return int(value)  # batch sizes, counts: exact
+    rounded = float(f"{value:.{DIGITS}g}")
+    return int(rounded) if rounded.is_integer() else rounded
+
+
+def number(text):
+    try:
+        return compact(report.num(text))
+    except ValueError:
+        return None
+
+
+def text_column(values):
+    """A column of strings, dictionary-encoded when that is smaller (most are: devices,
+    compilers, statuses, the same invalid reason on many runs)."""
+    distinct = sorted(set(values))
+    if len(distinct) * 4 > len(values):
+        return values
+    index = {v: i for i, v in enumerate(distinct)}
+    return {"dict": distinct, "codes": [index[v] for v in values]}
+
+
+def quantiles(samples):
+    """QUANTILES of the sorted samples, linear between order statistics (numpy's default)."""
+    last = len(samples) - 1
+    out = []
+    for p in QUANTILES:
+        position = p * last
+        low = math.floor(position)
+        high = min(low + 1, last)
+        out.append(samples[low] + (samples[high] - samples[low]) * (position - low))
+    return out
+
+
+def distribution(tree, trace_key):
+    """[sample count, quantiles in ms...] of a run's trace, or None without one."""
+    text = tree.trace(trace_key)
+    if not text:
+        return None
+    samples = sorted(ns for _, ns in trace_latencies_ns(text))
+    if not samples:
+        return None
+    return [len(samples)] + [compact(q / 1e6) for q in quantiles(samples)]
+
+
+def collect(analysis_dir, inputs):
+    """The page's data: every run of every input (skipped and failed ones too) with its
+    analysis values, its distribution, and the analysis tables the page draws."""
+    scaling = {tuple(r[k] for k in SCALING_KEY): r
+               for r in report.read_table(os.path.join(analysis_dir, "scaling.csv"))}
+    rows, dists, machines = [], [], {}
+    for path in inputs:
+        tree = Tree(path)
+        try:
+            for row, trace_key in tree.rows():
+                rows.append(row)
+                dists.append(distribution(tree, trace_key))
+            for device, entries in tree.machines().items():
+                machines.setdefault(device, {}).update(entries)
+        finally:
+            tree.close()
+    order = sorted(range(len(rows)), key=lambda i: tuple(
+        rows[i].get(k, "") for k in ("device", "experiment", "compiler", "model")) +
+        (int(rows[i].get("batch_size") or 0),))
+    rows = [rows[i] for i in order]
+    dists = [dists[i] for i in order]
+
+    joined = [scaling.get(tuple(r.get(k, "") for k in SCALING_KEY), {}) for r in rows]
+    cols = {}
+    for r in rows:  # each process's median, at the precision of every other number here
+        r["process_p50s_ms"] = ";".join(str(compact(float(v)))
+                                        for v in (r.get("process_p50s_ms") or "").split(";") if v)
+    for name in TEXT_COLUMNS:
+        cols[name] = text_column([r.get(name) or "" for r in rows])
+    for name in NUMBER_COLUMNS:
+        cols[name] = [number(r.get(name)) for r in rows]
+    for name in SCALING_NUMBERS:
+        cols[name] = [number(s.get(name)) for s in joined]
+    for name in SCALING_TEXT:
+        cols[name] = text_column([s.get(name) or "" for s in joined])
+
+    invalid_path = os.path.join(analysis_dir, report.INVALID)
+    invalid = report.read_table(invalid_path) if os.path.exists(invalid_path) else []
+    return {
+        "inputs": [os.path.basename(os.path.normpath(p)) for p in inputs],
+        "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "invalid_included": any(not report.left_out_of_numbers(r) for r in invalid),
+        "baseline": report.BASELINE,
+        "runs": {"n": len(rows), "cols": cols},
+        "quantile_probs": list(QUANTILES),
+        "dists": dists,
+        "ranking": report.read_table(os.path.join(analysis_dir, "ranking.csv")),
+        "reversals": report.read_table(os.path.join(analysis_dir, "rank_reversals.csv")),
+        "machines": machines,
+    }
+
+
+def plotly_bundle():
+    try:
+        from plotly.offline import get_plotlyjs
+    except ImportError:
+        sys.exit("report_html.py: the plotly package is missing; run ./setup.sh (it installs the "
+                 "version pinned in scripts/setup/report.sh)")
+    return get_plotlyjs()
+
+
+def script_text(text, is_json):
+    """Text safe inside <script>...</script>, which only "</script" can end early (and "<!--"
+    confuse): JSON escapes every "<" (\\u003c, the same string to JSON.parse); code, where that
+    would change its meaning outside strings, escapes the slash of "</script" (the same string
+    or regular expression)."""
+    if is_json:
+        return text.replace("<", "\\u003c")
+    return re.sub(r"</(script)", r"<\/\1", text, flags=re.IGNORECASE)
+
+
+def write_html(data, path):
+    with open(TEMPLATE, encoding="utf-8") as f:
+        page = f.read()
+    with open(APP, encoding="utf-8") as f:
+        app = f.read()
+    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    # str.replace with a function: the replacements hold backslashes that must stay as they are.
+    for marker, content, is_json in (("/*NGB_PLOTLY*/", plotly_bundle(), False),
+                                     ("/*NGB_APP*/", app, False), ("/*NGB_DATA*/", payload, True)):
+        if page.count(marker) != 1:
+            sys.exit(f"report_html.py: {TEMPLATE} must hold {marker} once")
+        head, tail = page.split(marker)
+        page = head + script_text(content, is_json) + tail
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(page)
+    os.replace(tmp, path)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dir", help="the output directory of `ngraphbench analyze` over INPUTs; "
+                        "the report is written into it")
+    parser.add_argument("--results", nargs="+", required=True, metavar="INPUT",
+                        help="the results directories or .zip files analyze read")
+    parser.add_argument("--no-static", action="store_true",
+                        help="only report.html: no report.md and PNG figures")
+    args = parser.parse_args(argv)
+    missing = [t for t in report.TABLES if not os.path.exists(os.path.join(args.dir, t))]
+    if missing:
+        sys.exit(f"report_html.py: {args.dir} lacks {', '.join(missing)}; expected the output "
+                 "directory of `ngraphbench analyze` (run `ngraphbench report`, which runs it)")
+    html = os.path.join(args.dir, "report.html")
+    data = collect(args.dir, args.results)
+    write_html(data, html)
+    print(html)
+    if not args.no_static:
+        print(report.write_report(args.dir, args.dir))
+
+
+if __name__ == "__main__":
+    main()
