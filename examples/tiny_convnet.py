@@ -1,5 +1,5 @@
 """A model given as PyTorch code: ngraphbench runs `examples/tiny_convnet.py:make_model` on every
-compiler (README, "Models from PyTorch"):
+compiler (docs/experiments.md, "Models from PyTorch"):
 
     ./run.sh examples/tiny_convnet.py:make_model onnxruntime --input-shape 3,32,32 --quick
 """

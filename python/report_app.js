@@ -10,7 +10,7 @@
   for (const [name, col] of Object.entries(RAW.runs.cols)) {
     C[name] = Array.isArray(col) ? col : col.codes.map((code) => col.dict[code]);
   }
-  // "An empty valid counts as valid" (README, Analysis); a run that did not end ok is not judged.
+  // "An empty valid counts as valid" (docs/analysis.md); a run that did not end ok is not judged.
   C.validity = C.valid.map((v, i) => (C.status[i] !== "ok" ? "not judged (not ok)"
                                       : v === "false" ? "invalid" : "valid"));
 
@@ -202,7 +202,7 @@
   const batch = (i) => C.batch_size[i];
   const latencyMs = (i) => C.latency_p50_ms[i];
   const throughput = (i) => C.throughput_median_sps[i];
-  // Throughput's interval is b over the median latency's (README: throughput_ci_*_sps).
+  // Throughput's interval is b over the median latency's (docs/analysis.md: throughput_ci_*_sps).
   const tpLow = (i) => (C.latency_p50_ci_high_ms[i] ? 1000 * C.batch_size[i] / C.latency_p50_ci_high_ms[i] : null);
   const tpHigh = (i) => (C.latency_p50_ci_low_ms[i] ? 1000 * C.batch_size[i] / C.latency_p50_ci_low_ms[i] : null);
   const col = (name) => (i) => C[name][i];

@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TEMPLATE = os.path.join(HERE, "report_template.html")
 APP = os.path.join(HERE, "report_app.js")
 
-# The row columns the page uses (README "Result schema"); a column an older row lacks is empty.
+# The row columns the page uses (docs/results.md); a column an older row lacks is empty.
 TEXT_COLUMNS = ("run_id", "device", "compiler", "experiment", "model", "family", "precision",
                 "compute_device", "timing_boundary", "status", "error", "valid",
                 "invalid_reason", "process_p50s_ms", "machine_id", "host", "compiler_version",

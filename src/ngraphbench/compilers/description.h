@@ -13,7 +13,7 @@ namespace ngraphbench {
 
 struct CompilerInfo {
   std::string name;  // the folder's name: libngraphbench_<name>.so, configs/<name>.yaml
-  std::string role;  // as in the README's table
+  std::string role;  // as in docs/compilers.md's table
   std::string sdk;
   bool consumes_onnx = false;  // the worker exports ONNX bytes before compiling
   std::vector<std::string> devices;     // first is the default

@@ -32,7 +32,7 @@ std::string FingerprintText(const RunSpec& run, const CompilerConfig& config, in
   if (!run.model.onnx_path.empty()) {
     // An external model: its path and content (a re-exported file is a different model, even
     // at the same size). Weights in external data files are not read here: a changed side
-    // file beside an unchanged .onnx file is the same model to resume (README).
+    // file beside an unchanged .onnx file is the same model to resume (docs/cli.md).
     add("model.onnx_path", run.model.onnx_path);
     add("model.onnx_digest", FileDigest(run.model.onnx_path));
   }

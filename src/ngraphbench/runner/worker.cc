@@ -273,7 +273,7 @@ std::string ReferenceCompilerFor(const std::string& compiler, const CompilerConf
 // The worker's phases, in the order RunWorker runs them; each fills its columns of the row.
 
 // Pin: before the model is built and before any SDK starts a thread, so that the threads the
-// runtimes start later inherit the mask (README, Measurement: pinning). Returns the CPUs pinned
+// runtimes start later inherit the mask (docs/measurement.md, Pinning). Returns the CPUs pinned
 // to, none without `affinity`.
 std::vector<int> Pin(const CompilerConfig& config, ResultRow& row) {
   const std::vector<int> pinned = AffinityCpus(config.affinity, config.threads, ProcessCpus());

@@ -215,7 +215,7 @@ class TvmCompiler : public Compiler {
     if (config.affinity != "none") ::setenv("TVM_BIND_THREADS", "0", 1);
 
     const std::string target = config.options.String("target");
-    // --quick skips auto-tuning (CompileRequest::quick), as the README's --quick promises.
+    // --quick skips auto-tuning (CompileRequest::quick), as docs/compilers.md promises.
     const int64_t configured_trials = config.options.Int("tuning_trials");
     const int64_t trials = request.quick ? 0 : configured_trials;
     const std::string timeout = std::to_string(config.options.Int("tuning_timeout_s"));
