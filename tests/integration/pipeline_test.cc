@@ -454,6 +454,18 @@ TEST_F(Pipeline, KilledSweepResumesToExactlyOneCompleteRowPerRun) {
   }
 }
 
+// A scheduler killed while removing the parts a row was merged from (RemovePart: the trace,
+// then the row) may leave a part's row without its trace: the next sweep removes it too.
+TEST_F(Pipeline, APartLeftBesideAKeptRowGoesEvenWithoutItsTrace) {
+  ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
+  fs::create_directories(RunDir() / ".parts");
+  fs::copy_file(RowPath(RunDir(), "tiny_w8_b1"), PartPath("tiny_w8_b1", 1));  // the run's hash
+  const Result r = Ngb("run tiny null --quick " + Common());
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("0 to run"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(PartPath("tiny_w8_b1", 1)));
+}
+
 TEST_F(Pipeline, TheCiStoppingRuleIsRecordedAndFingerprinted) {
   // 3 processes a run, each timing 2 of the 5 timed runs (ceil 5/3); `stop: ci` adds processes
   // up to 8.

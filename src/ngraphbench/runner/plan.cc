@@ -147,10 +147,13 @@ void Scan(Plan& plan, std::vector<Changed>& changed, std::deque<RunState>& state
             measure = false;
             // Parts the row was merged from, left by a scheduler killed right after writing it:
             // a later measurement of the run must not take them up again.
+            // Their rows alone are read: a scheduler killed between removing a part's trace
+            // and its row (RemovePart) left the row without its trace.
             for (int process : PartIndices(plan.dir, run.run_id)) {
               try {
-                if (ReadPart(plan.dir, run.run_id, process).row.config_hash !=
-                    state.spec.config_hash) {
+                const std::string part = PartRowPath(plan.dir, run.run_id, process);
+                if (ParseRowCsv(ReadFileCapped(part, kMaxRowBytes, "result file"), part)
+                        .config_hash != state.spec.config_hash) {
                   continue;
                 }
               } catch (const InputError&) {
