@@ -118,8 +118,9 @@ CompilerConfig ReferenceConfig(const CompilerInfo& info) {
   return c;
 }
 
-// The cache file of a run's reference outputs: keyed by the reference compiler, the model, the
-// batch size, the input seeds and this build (which fixes the model builder and generator).
+// The cache file of a run's reference outputs, named by its run id and keyed by the reference
+// compiler, the model, the batch size, the input seeds and this build (which fixes the model
+// builder and generator).
 std::string ReferencePath(const std::string& results_dir, const RunSpec& run, const Graph& graph,
                           const std::string& reference) {
   std::string key = std::string("reference=1\n") + reference + "\n" + NGB_VERSION + "\n" +
@@ -131,8 +132,8 @@ std::string ReferencePath(const std::string& results_dir, const RunSpec& run, co
   for (const auto& in : graph.inputs) {
     key += in.name + "=" + std::to_string(InputSeed(run.run_id, in.name)) + "\n";
   }
-  return results_dir + "/.cache/reference/" + SafeName(run.model.name) + "_b" +
-         std::to_string(run.batch_size) + "." + reference + "." + Fnv1a64Hex(key) + ".bin";
+  return results_dir + "/.cache/reference/" + run.run_id + "." + reference + "." +
+         Fnv1a64Hex(key) + ".bin";
 }
 
 // Runs `argv` with stdout and stderr into `log`; returns its wait status. The child stays in
@@ -676,7 +677,7 @@ ResultRow BaseRow(const ResolvedRun& spec) {
   row.compute_device = config.device;
   row.quick = run.quick;
   row.config_hash = spec.config_hash;  // the scheduler's, which resume compares against
-  for (const std::string& s : spec.settings) row.settings += (row.settings.empty() ? "" : ";") + s;
+  row.settings = Join(spec.settings, ";");
   row.warmup = run.warmup;
   row.repeats = run.repeats;
   row.timestamp = UtcTimestamp();
