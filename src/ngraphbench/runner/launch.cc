@@ -310,6 +310,31 @@ struct ChildList {
   size_t max, count;
 };
 
+// Whether the process whose /proc/<pid>/stat reads `fields` from its state on (field 3) ends
+// already without us: a zombie, a process in its exit (PF_EXITING in field 9, its flags), or one
+// with a SIGKILL pending (field 31, its pending signals: a kill of its process group, such as the
+// scheduler's of a timed-out worker, puts it there before kill() returns). Such a process is
+// reaped but not counted as one this cleanup ended.
+bool AlreadyEnding(const char* fields) {
+  constexpr unsigned long kExiting = 0x4;           // PF_EXITING
+  constexpr unsigned long kSigkill = 1UL << (SIGKILL - 1);
+  const char state = fields[0];
+  if (state == 'Z' || state == 'X' || state == 'x') return true;
+  unsigned long flags = 0, pending = 0;
+  int field = 3;
+  for (const char* c = fields; *c; ++c) {
+    if (*c != ' ') continue;
+    ++field;
+    const long value = ParseDecimal(c + 1);
+    if (field == 9) flags = value < 0 ? 0 : static_cast<unsigned long>(value);
+    if (field == 31) {
+      pending = value < 0 ? 0 : static_cast<unsigned long>(value);
+      break;
+    }
+  }
+  return (flags & kExiting) != 0 || (pending & kSigkill) != 0;
+}
+
 // Adds /proc entry `name` to the ChildList `list` when it is a child of its parent (ppid, field 4
 // of /proc/<pid>/stat) and not one to keep. Stack buffers only (async-signal-safe).
 void AddIfChild(const char* name, void* list) {
@@ -341,7 +366,7 @@ void AddIfChild(const char* name, void* list) {
   for (size_t k = 0; k < children.keep_count; ++k) {
     if (children.keep[k] == pid) return;
   }
-  children.running[children.count] = close_paren[2] != 'Z';
+  children.running[children.count] = !AlreadyEnding(close_paren + 2);
   children.out[children.count++] = static_cast<pid_t>(pid);
 }
 

@@ -116,8 +116,9 @@ void BecomeSubreaper();
 // Ends this process's children (SIGKILL, then reaped by pid), except the `keep_count` pids in
 // `keep`, until none is left: with BecomeSubreaper, the children of a process ended here come
 // back as its children, so whole trees go. Gives up on what has not died after about 5 s (a
-// process stuck in the kernel). Returns how many it killed (zombies it reaped are not counted;
-// one that was dying already is).
+// process stuck in the kernel). Returns how many it ended: a child that was ending already (a
+// zombie, one in its exit, or one with a SIGKILL pending, as after a kill of its process group)
+// is reaped but not counted.
 // Only async-signal-safe system calls, no allocation: a worker calls it from its signal handlers.
 int KillChildren(const pid_t* keep, size_t keep_count);
 
