@@ -7,11 +7,16 @@
 # by side.
 #
 #   scripts/make_traces.sh [--device LABEL] [--compilers a,b] [--experiments a,b] [--out PATH]
-#                          [--configs DIR] [--repeats N] [--jobs N] [--add]
+#                          [--configs DIR] [--repeats N] [--jobs N] [--add] [--work DIR]
 #
 # --add starts from the rows already in --out: the experiments named are measured into that
 # results tree, and the rows of the others are kept as they are (a run already there with the
 # same settings is kept too, as `run` keeps it when resuming).
+#
+# --work DIR measures into DIR/results (created when missing) and keeps it afterwards, with its
+# compile caches: a sweep stopped part-way (Ctrl-C, a lost session) resumes when the same command
+# is given again, measuring only what is missing. Without it a temporary folder is used and
+# removed at the end.
 #
 # Defaults: device `local`, every compiler module in build/ except `null` (a test double),
 # experiments architectures,conv_blocks,mha_blocks,conv2d,fully_connected,self_attention,
@@ -28,6 +33,7 @@ experiments=architectures,conv_blocks,mha_blocks,conv2d,fully_connected,self_att
 out=$ROOT/resources/traces/results_raw.zip
 extra=()
 add=0
+work=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --device) device=${2:?--device needs a label}; shift 2 ;;
@@ -38,7 +44,8 @@ while [ $# -gt 0 ]; do
     --repeats) extra+=(--repeats "${2:?--repeats needs a number}"); shift 2 ;;
     --jobs) extra+=(--jobs "${2:?--jobs needs a number}"); shift 2 ;;
     --add) add=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --work) work=${2:?--work needs a directory}; shift 2 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "make_traces.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -65,9 +72,17 @@ count_runs() {  # <zip>
   unzip -Z1 "$1" | grep -E '^results/[^/]+/[^/]+/[^/]+\.csv$' | grep -vc '\.latencies\.csv$' || true
 }
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-if [ "$add" = 1 ]; then
+if [ -n "$work" ]; then
+  mkdir -p "$work"
+  tmp=$(cd "$work" && pwd)
+  rm -rf "$tmp/analysis"
+else
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+fi
+if [ "$add" = 1 ] && [ -d "$tmp/results" ]; then
+  echo "make_traces: resuming in $tmp/results" >&2
+elif [ "$add" = 1 ]; then
   [ -f "$out" ] || { echo "make_traces.sh: --add needs an existing $out" >&2; exit 2; }
   command -v unzip >/dev/null ||
     { echo "make_traces.sh: --add needs unzip (apt-get install -y unzip)" >&2; exit 2; }
