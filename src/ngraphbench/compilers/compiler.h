@@ -18,7 +18,9 @@
 
 namespace ngraphbench {
 
-// Everything a compiler gets to build an executable. References stay valid during Compile().
+// Everything a compiler gets to build an executable. References stay valid during Compile();
+// `graph`, `onnx` and the folder of `onnx_path` also while the executable lives, since
+// Executable::Profile may compile the model again.
 struct CompileRequest {
   const Graph& graph;          // the model IR, static shapes (batch size included)
   const std::string& onnx;     // the same model as ONNX ModelProto bytes (opset 17); empty when

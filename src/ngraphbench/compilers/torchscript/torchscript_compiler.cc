@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "ngraphbench/compilers/compiler.h"
@@ -86,6 +87,19 @@ class TorchScriptExecutable : public TorchExecutable {
     extra_settings_["ops"] = OpSummary(*module_.get_method("forward").graph());
     extra_settings_["freeze"] = freeze ? "true" : "false";
     extra_settings_["optimize_for_inference"] = optimize ? "true" : "false";
+  }
+
+  // The kernels are the operators the TorchScript interpreter runs (after freezing and
+  // optimize_for_inference), by name. The traced graph records no scope or name per model
+  // node (TraceModule names no values, and freezing rewrites the graph), so nodes are unknown.
+  std::optional<KernelProfile> Profile(int runs) override {
+    KernelProfile profile = torch_common::ToKernelProfile(ProfileRuns(runs), settings().device);
+    profile.notes.push_back(
+        "kernels are the optimized TorchScript graph's operators, summed by name; the graph "
+        "keeps no link to the model's nodes, so nodes are unknown; operators the JIT registers "
+        "itself (prim:: ops, the MKLDNN ops optimize_for_inference may insert) run without a "
+        "RecordFunction and are not recorded");
+    return profile;
   }
 
  protected:
