@@ -7,7 +7,6 @@
 
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "ngraphbench/compilers/compiler.h"
@@ -89,18 +88,9 @@ class TorchScriptExecutable : public TorchExecutable {
     extra_settings_["optimize_for_inference"] = optimize ? "true" : "false";
   }
 
-  // The kernels are the operators the TorchScript interpreter runs (after freezing and
-  // optimize_for_inference), by name. The traced graph records no scope or name per model
-  // node (TraceModule names no values, and freezing rewrites the graph), so nodes are unknown.
-  std::optional<KernelProfile> Profile(int runs) override {
-    KernelProfile profile = torch_common::ToKernelProfile(ProfileRuns(runs), settings().device);
-    profile.notes.push_back(
-        "kernels are the optimized TorchScript graph's operators, summed by name; the graph "
-        "keeps no link to the model's nodes, so nodes are unknown; operators the JIT registers "
-        "itself (prim:: ops, the MKLDNN ops optimize_for_inference may insert) run without a "
-        "RecordFunction and are not recorded");
-    return profile;
-  }
+  // No Profile(): LibTorch's profiler does not see the operators the JIT runs itself (the
+  // MKLDNN convolutions optimize_for_inference inserts, prim:: ops), so a profile would explain
+  // too little of the time (14 % of a Conv-BN-ReLU block's latency); docs/profiles.md.
 
  protected:
   std::vector<at::Tensor> Forward(const std::vector<at::Tensor>& inputs) override {
