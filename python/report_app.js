@@ -409,6 +409,56 @@
     $("ranking-table").innerHTML = html;
   }
 
+  // ---- per-operator profiles ----
+
+  const runKey = (r) => [r.device, r.compiler, r.experiment, r.model, r.batch_size].join("\u0001");
+  function drawProfile(idx) {
+    const shown = new Set(idx.map((i) => runKey({ device: C.device[i], compiler: C.compiler[i],
+      experiment: C.experiment[i], model: C.model[i], batch_size: String(C.batch_size[i]) })));
+    const ops = RAW.profile_ops.filter((r) => shown.has(runKey(r)));
+    const title = "time per inference by operator class (ms)";
+    if (!ops.length) {
+      draw("fig-profile", [], emptyLayout(title, "no profiled run under these filters (measure with --profile)"));
+      $("profile-table").innerHTML = "";
+      return;
+    }
+    const label = (r) => `${r.model} · b${r.batch_size} · ${r.compiler}`;
+    const labels = [...new Set(ops.map(label))];
+    const classes = [...new Set(ops.map((r) => r.op_class))];
+    const traces = classes.map((c, k) => {
+      const byLabel = new Map(ops.filter((r) => r.op_class === c).map((r) => [label(r), r]));
+      return { type: "bar", name: c, x: labels, y: labels.map((l) => (byLabel.has(l) ? csvNum(byLabel.get(l).ms_per_inference) : 0)),
+               marker: { color: TAB10[k % 10] },
+               hovertemplate: `${esc(c)}: %{y:.3g} ms<br>%{x}<extra></extra>` };
+    });
+    draw("fig-profile", traces, layout(title, { barmode: "stack", height: 420,
+      xaxis: { type: "category", tickangle: -30 }, yaxis: { title: { text: "ms per inference" } } }));
+    const runs = RAW.profile_runs.filter((r) => shown.has(runKey(r)));
+    let html = "<table><tr><th>run</th><th>profiler</th><th>kernels / inference</th><th>graph nodes</th><th>fusion ratio</th>" +
+               "<th>profiled (ms)</th><th>p50 (ms)</th><th>profiled / p50</th><th>top class</th></tr>";
+    for (const r of runs) {
+      html += `<tr><td>${esc(label(r))}</td><td>${esc(r.profiler)}</td><td class="num">${fmt(csvNum(r.kernels_per_inference), 4)}</td>` +
+              `<td class="num">${esc(r.ir_nodes)}</td><td class="num">${fmt(csvNum(r.fusion_ratio), 3)}</td>` +
+              `<td class="num">${fmt(csvNum(r.profile_ms), 3)}</td><td class="num">${fmt(csvNum(r.latency_p50_ms), 3)}</td>` +
+              `<td class="num">${fmt(csvNum(r.profile_over_p50), 3)}</td><td>${esc(r.top_op_class)} ${fmt(100 * csvNum(r.top_op_share), 3)}%</td></tr>`;
+    }
+    html += "</table>";
+    const compilers = new Set(idx.map((i) => C.compiler[i]));
+    const pairs = RAW.profile_speedup.filter((r) => compilers.has(r.baseline) && compilers.has(r.compiler) &&
+      shown.has(runKey(Object.assign({}, r, { compiler: r.baseline }))));
+    if (pairs.length) {
+      html += "<table><tr><th>run</th><th>baseline → compiler</th><th>class</th><th>baseline (ms)</th><th>compiler (ms)</th>" +
+              "<th>saved (ms)</th><th>fraction of saved</th></tr>";
+      for (const r of pairs) {
+        html += `<tr><td>${esc(r.model)} · b${esc(r.batch_size)}</td><td>${esc(r.baseline)} → ${esc(r.compiler)}</td><td>${esc(r.op_class)}</td>` +
+                `<td class="num">${fmt(csvNum(r.baseline_ms), 3)}</td><td class="num">${fmt(csvNum(r.compiler_ms), 3)}</td>` +
+                `<td class="num">${fmt(csvNum(r.saved_ms), 3)}</td><td class="num">${fmt(csvNum(r.fraction_of_saved), 3)}</td></tr>`;
+      }
+      html += "</table>";
+    }
+    $("profile-table").innerHTML = html;
+  }
+
   // ---- compile time, first inference, resources: one box per compiler ----
 
   function boxes(idx, name) {
@@ -578,6 +628,7 @@
     timed("speedup", () => drawSpeedup(idx));
     timed("depth", () => drawDepth(idx));
     timed("ranking", () => drawRanking(idx));
+    timed("profile", () => drawProfile(idx));
     timed("compile", () => {
       drawBoxes("fig-compile", idx, "compile_s", "compile time (s)", true);
       drawBoxes("fig-first", idx, "first_run_ms", "first inference (ms)", true);

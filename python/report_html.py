@@ -101,6 +101,11 @@ def distribution(tree, trace_key):
     return [len(samples)] + [compact(q / 1e6) for q in quantiles(samples)]
 
 
+def optional_table(analysis_dir, name):
+    path = os.path.join(analysis_dir, name)
+    return report.read_table(path) if os.path.exists(path) else []
+
+
 def collect(analysis_dir, inputs):
     """The page's data: every run of every input (skipped and failed ones too) with its
     analysis values, its distribution, and the analysis tables the page draws."""
@@ -149,6 +154,10 @@ def collect(analysis_dir, inputs):
         "dists": dists,
         "ranking": report.read_table(os.path.join(analysis_dir, "ranking.csv")),
         "reversals": report.read_table(os.path.join(analysis_dir, "rank_reversals.csv")),
+        # Written by analyze only when a run has a profile.
+        "profile_runs": optional_table(analysis_dir, "profile_runs.csv"),
+        "profile_ops": optional_table(analysis_dir, "profile_op_classes.csv"),
+        "profile_speedup": optional_table(analysis_dir, "profile_speedup_by_op.csv"),
         "machines": machines,
     }
 

@@ -33,13 +33,6 @@ bool ReadPod(FILE* f, T& v) {
   return ReadBytes(f, &v, sizeof v);
 }
 
-// Where compiled artifacts (TVM's libraries) are cached between runs; NGB_CONFORMANCE_CACHE
-// points elsewhere, e.g. an empty directory to time a cold run.
-std::string CacheDir() {
-  const char* env = std::getenv("NGB_CONFORMANCE_CACHE");
-  return env && *env ? env : "/tmp/ngb_conformance_cache";
-}
-
 // Child: loads the module, runs `cases` from `first` on, appending each outcome to `path` as
 // soon as it is known (so that a crash loses only the case it happened in), exits.
 [[noreturn]] void ChildMain(const std::string& name, const std::vector<Case>& cases, size_t first,
@@ -105,6 +98,11 @@ std::vector<Outcome> ReadOutcomes(const std::string& path) {
 }
 
 }  // namespace
+
+std::string CacheDir() {
+  const char* env = std::getenv("NGB_CONFORMANCE_CACHE");
+  return env && *env ? env : "/tmp/ngb_conformance_cache";
+}
 
 std::vector<HostTensor> RandomInputs(const Graph& graph, uint64_t seed) {
   std::vector<HostTensor> inputs;

@@ -43,6 +43,10 @@ struct Outcome {
   std::vector<HostTensor> outputs;
 };
 
+// Where compiled artifacts (TVM's libraries, inductor's packages) are cached between runs and
+// tests; NGB_CONFORMANCE_CACHE points elsewhere, e.g. an empty directory to time a cold run.
+std::string CacheDir();
+
 // Inputs for `graph`, one per graph input: input j drawn by RandomNormal with seed `seed + j`.
 std::vector<HostTensor> RandomInputs(const Graph& graph, uint64_t seed);
 

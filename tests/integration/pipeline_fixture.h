@@ -116,7 +116,8 @@ class Pipeline : public ::testing::Test {
       const std::string name = e.path().filename().string();
       if (!e.is_regular_file() || name.size() <= 4 ||
           name.compare(name.size() - 4, 4, ".csv") != 0 ||
-          name.find(".latencies.") != std::string::npos) {
+          name.find(".latencies.") != std::string::npos ||
+          name.find(".profile.") != std::string::npos) {
         continue;
       }
       ids.insert(name.substr(0, name.size() - 4));

@@ -30,8 +30,8 @@ CHROMIUM = os.environ.get("NGB_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("NGB_CHROMEDRIVER", "/usr/bin/chromedriver")
 # Every figure the page always holds (fig-res-<column>: one more for each measured resource).
 FIGURES = ("fig-latency", "fig-throughput", "fig-rtr", "fig-ase", "fig-speedup",
-           "fig-depth-throughput", "fig-depth-speedup", "fig-ranking", "fig-compile", "fig-first",
-           "fig-dist")
+           "fig-depth-throughput", "fig-depth-speedup", "fig-ranking", "fig-profile",
+           "fig-compile", "fig-first", "fig-dist")
 WIDTH, HEIGHT = 1400, 1000
 failures = []
 

@@ -100,7 +100,7 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
   EXPECT_EQ(out.error, "worker killed: \"SIGABRT\", at a, b second line");
   EXPECT_EQ(out.schema_version, kSchemaVersion);
   EXPECT_EQ(RowColumns().front(), "schema_version");
-  EXPECT_EQ(RowColumns().size(), 77u);
+  EXPECT_EQ(RowColumns().size(), 84u);
   EXPECT_EQ(out.quick, false);
   EXPECT_EQ(out.valid, false);
   EXPECT_EQ(out.invalid_reason, in.invalid_reason);
@@ -112,17 +112,17 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
 TEST(Csv, OtherSchemaVersionsAndBadBooleansAreRefusedByName) {
   std::string text = FormatRowCsv(SampleRow());
   std::string old = text;
-  old.replace(old.find("\n6,"), 3, "\n1,");
+  old.replace(old.find("\n7,"), 3, "\n1,");
   try {
     ParseRowCsv(old, "f.csv");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 6"),
+    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 7"),
               std::string::npos)
         << e.what();
   }
   std::string newer = text;
-  newer.replace(newer.find("\n6,"), 3, "\n7,");
+  newer.replace(newer.find("\n7,"), 3, "\n8,");
   try {
     ParseRowCsv(newer, "f.csv");
     FAIL();

@@ -224,7 +224,7 @@ TEST_F(Spec, AMalformedFileIsAnInputErrorNamingIt) {
       << ReadError(wrong_type);
 
   text = good;
-  text.replace(text.find("\"ngraphbench_spec\": 2"), 21, "\"ngraphbench_spec\": 99");
+  text.replace(text.find("\"ngraphbench_spec\": 3"), 21, "\"ngraphbench_spec\": 99");
   const std::string other_format = Write("other_format.json", text);
   EXPECT_NE(ReadError(other_format).find(other_format), std::string::npos);
   EXPECT_NE(ReadError(other_format).find("format 99"), std::string::npos)

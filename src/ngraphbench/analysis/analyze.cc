@@ -1,55 +1,18 @@
 #include "ngraphbench/analysis/analyze.h"
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <iostream>
 #include <tuple>
 
+#include "ngraphbench/analysis/csv_line.h"
 #include "ngraphbench/analysis/load.h"
+#include "ngraphbench/analysis/profiles.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/results/csv.h"
 
 namespace ngraphbench {
 namespace {
-
-// Builds one CSV line from cells; empty cells stay empty (a missing value, never 0).
-class Line {
- public:
-  Line& Add(const std::string& text) {
-    if (!first_) text_ += ',';
-    first_ = false;
-    text_ += CsvEscape(text);
-    return *this;
-  }
-  Line& Add(int64_t value) { return Add(std::to_string(value)); }
-  // Shortest text that reads back to the same double: exact, and identical on every platform.
-  Line& Add(double value) {
-    char buffer[64];
-    auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-    return Add(std::string(buffer, result.ptr));
-  }
-  template <typename T>
-  Line& Add(const std::optional<T>& value) {
-    return value ? Add(*value) : Add(std::string());
-  }
-  // Two cells: the interval's low and high bound.
-  Line& Add(const std::optional<Interval>& interval) {
-    if (!interval) return Add(std::string()).Add(std::string());
-    return Add(interval->low).Add(interval->high);
-  }
-  std::string End() { return text_ + '\n'; }
-
- private:
-  std::string text_;
-  bool first_ = true;
-};
-
-std::string Header(std::initializer_list<const char*> columns) {
-  Line line;
-  for (const char* column : columns) line.Add(std::string(column));
-  return line.End();
-}
 
 // Errors are kept whole but on one line, so every CSV line is one record for line-based tools.
 std::string OneLine(std::string text) {
@@ -262,6 +225,13 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   WriteFileAtomic((dir / kReversalsCsv).string(), FormatReversalsCsv(rankings));
   WriteFileAtomic((dir / kFailuresCsv).string(), FormatFailuresCsv(runs));
   WriteFileAtomic((dir / kInvalidCsv).string(), FormatInvalidCsv(runs, invalid_runs));
+  // Profiles describe the runs they belong to whatever their verdict: every one is kept.
+  const std::vector<ProfiledRun> profiles = LoadProfiles(runs);
+  if (!profiles.empty()) {
+    WriteFileAtomic((dir / kProfileRunsCsv).string(), FormatProfileRunsCsv(profiles));
+    WriteFileAtomic((dir / kProfileOpsCsv).string(), FormatProfileOpsCsv(profiles));
+    WriteFileAtomic((dir / kProfileSpeedupCsv).string(), FormatProfileSpeedupCsv(profiles));
+  }
 
   std::cerr << "analyze: " << runs.size() << " runs (" << ok << " ok) from " << inputs.size()
             << " input(s); ";
@@ -276,7 +246,12 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
             << " rows), " << kBlocksCsv << " (" << blocks.size() << "), " << kRankingCsv << " ("
             << rankings.size() << "), " << kReversalsCsv << " (" << reversals << "), "
             << kFailuresCsv << " (" << runs.size() - ok << "), " << kInvalidCsv << " (" << invalid
-            << ")\n";
+            << ")";
+  if (!profiles.empty()) {
+    std::cerr << ", " << kProfileRunsCsv << " (" << profiles.size() << "), " << kProfileOpsCsv
+              << ", " << kProfileSpeedupCsv;
+  }
+  std::cerr << "\n";
   return kExitOk;
 }
 

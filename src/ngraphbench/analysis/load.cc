@@ -21,6 +21,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kLayout = "<device>/<compiler>/<run_id>.csv";
 constexpr const char* kTraceSuffix = ".latencies.csv";
+constexpr const char* kProfileSuffix = ".profile.csv";
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
@@ -29,7 +30,8 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 
 // Whether a file name within <device>/<compiler>/ is a run row.
 bool IsRowFile(const std::string& name) {
-  return !name.empty() && name[0] != '.' && EndsWith(name, ".csv") && !EndsWith(name, kTraceSuffix);
+  return !name.empty() && name[0] != '.' && EndsWith(name, ".csv") &&
+         !EndsWith(name, kTraceSuffix) && !EndsWith(name, kProfileSuffix);
 }
 
 // The trace beside a row file or entry: "<dir>/<run_id>.csv" -> "<dir>/<run_id>.latencies.csv".
@@ -37,10 +39,16 @@ std::string TraceBeside(const std::string& row_path) {
   return row_path.substr(0, row_path.size() - std::string(".csv").size()) + kTraceSuffix;
 }
 
-// `archive` and `trace`: see LoadedRun.
+// The same for the run's profile: "<dir>/<run_id>.profile.csv".
+std::string ProfileBeside(const std::string& row_path) {
+  return row_path.substr(0, row_path.size() - std::string(".csv").size()) + kProfileSuffix;
+}
+
+// `archive`: see LoadedRun; `row_path`: the row's file path, or its entry name in `archive`.
 LoadedRun ParseRun(const std::string& text, const std::string& source, const std::string& archive,
-                   const std::string& trace) {
-  LoadedRun run{ParseRowCsv(text, source), source, archive, trace};
+                   const std::string& row_path) {
+  LoadedRun run{ParseRowCsv(text, source), source, archive, TraceBeside(row_path),
+                ProfileBeside(row_path)};
   const ResultRow& row = run.row;
   CheckRowFileName(row, source.substr(source.find_last_of("/:") + 1), source);
   if (row.batch_size < 1) {
@@ -75,7 +83,7 @@ std::vector<LoadedRun> LoadDirectory(const fs::path& input) {
   std::vector<LoadedRun> runs;
   for (const fs::path& file : files) {
     runs.push_back(ParseRun(ReadFileCapped(file.string(), kMaxRowBytes, "result file"),
-                            file.string(), "", TraceBeside(file.string())));
+                            file.string(), "", file.string()));
   }
   if (runs.empty()) {
     throw InputError(input.string() + ": not a results tree; expected files " + root.string() +
@@ -191,7 +199,7 @@ std::vector<LoadedRun> LoadZip(const std::string& input) {
   for (const auto& [name, index] : rows) {
     const std::string source = input + ":" + name;
     runs.push_back(
-        ParseRun(ReadEntry(archive.get(), index, source, kMaxRowBytes), source, input, TraceBeside(name)));
+        ParseRun(ReadEntry(archive.get(), index, source, kMaxRowBytes), source, input, name));
   }
   if (runs.empty()) {
     throw InputError(input + ": no run rows in the archive" + expected);
@@ -245,6 +253,19 @@ std::optional<std::vector<int64_t>> ReadRunLatencies(const LoadedRun& run) {
   if (index < 0) return std::nullopt;
   const std::string source = run.archive + ":" + run.trace;
   return ParseLatencies(ReadEntry(archive.get(), index, source, kMaxTraceBytes), source);
+}
+
+std::optional<ProfileTable> ReadRunProfile(const LoadedRun& run) {
+  if (run.row.profiler.empty()) return std::nullopt;
+  if (run.archive.empty()) {
+    if (!fs::exists(run.profile)) return std::nullopt;
+    return ParseProfileCsv(ReadFileCapped(run.profile, kMaxTraceBytes, "profile"), run.profile);
+  }
+  ZipArchive archive = OpenZip(run.archive);
+  const zip_int64_t index = zip_name_locate(archive.get(), run.profile.c_str(), 0);
+  if (index < 0) return std::nullopt;
+  const std::string source = run.archive + ":" + run.profile;
+  return ParseProfileCsv(ReadEntry(archive.get(), index, source, kMaxTraceBytes), source);
 }
 
 }  // namespace ngraphbench

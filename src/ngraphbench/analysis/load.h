@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ngraphbench/profile/profile.h"
 #include "ngraphbench/results/row.h"
 
 namespace ngraphbench {
@@ -18,6 +19,9 @@ struct LoadedRun {
   // Where the run's trace (<run_id>.latencies.csv beside the row) would be: a file path, or an
   // entry name within `archive` ("" for a directory). The trace may be missing.
   std::string archive, trace;
+  // The same for its profile (<run_id>.profile.csv, profile/profile.h), which only a run
+  // measured with profiling has.
+  std::string profile;
 };
 
 // Reads every run row of one input, in path order. The input is
@@ -39,5 +43,9 @@ std::vector<LoadedRun> LoadRuns(const std::vector<std::string>& inputs);
 // was loaded from; nullopt when the run has no trace. Throws InputError naming the trace when it
 // exists but cannot be read or is not `iteration,latency_ns` lines.
 std::optional<std::vector<int64_t>> ReadRunLatencies(const LoadedRun& run);
+
+// The run's profile, from beside its row; nullopt when its row names no profiler or the file is
+// missing. Throws InputError naming the file when it cannot be read or is not a profile.
+std::optional<ProfileTable> ReadRunProfile(const LoadedRun& run);
 
 }  // namespace ngraphbench

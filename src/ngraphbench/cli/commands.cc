@@ -5,12 +5,16 @@
 
 #include <fmt/core.h>
 
+#include "ngraphbench/analysis/profiles.h"
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/core/shell.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/torch_export.h"
 #include "ngraphbench/models/zoo.h"
+#include "ngraphbench/profile/profile.h"
+#include "ngraphbench/results/csv.h"
 #include "ngraphbench/runner/launch.h"
 
 namespace ngraphbench {
@@ -94,6 +98,39 @@ int CmdExport(const GridArgs& args, const std::string& run_id, const std::string
   }
   throw InputError("run '" + run_id + "' is not in experiment '" + args.experiment +
                    "'; list its runs with: ngraphbench expand " + args.experiment);
+}
+
+int CmdProfile(const std::string& experiment, const std::string& run_id,
+               const std::string& compiler, const std::string& device,
+               const std::string& results_dir, size_t top) {
+  const std::string dir = results_dir + "/" + device + "/" + compiler;
+  const std::string measure = fmt::format("ngraphbench run {} {} --device {} --results {} "
+                                          "--profile",
+                                          ShellQuote(experiment), ShellQuote(compiler),
+                                          ShellQuote(device), ShellQuote(results_dir));
+  const std::string row_path = RowPath(dir, run_id);
+  if (!FileExists(row_path)) {
+    throw InputError("no row '" + row_path + "': run '" + run_id + "' of " + compiler +
+                     " was not measured on device '" + device + "' in '" + results_dir +
+                     "'; measure it with: " + measure);
+  }
+  const ResultRow row = ReadRow(row_path);
+  if (row.experiment != experiment) {
+    throw InputError("'" + row_path + "' is run '" + run_id + "' of experiment '" +
+                     row.experiment + "', not of '" + experiment + "'");
+  }
+  const std::string path = ProfilePath(dir, run_id);
+  if (row.profiler.empty() || !FileExists(path)) {
+    throw InputError("run '" + run_id + "' of " + compiler + " has no profile" +
+                     (row.notes.find("profile") != std::string::npos ? " (its notes: " +
+                                                                           row.notes + ")"
+                                                                     : "") +
+                     "; measure it with profiling: " + measure);
+  }
+  const ProfileTable table =
+      ParseProfileCsv(ReadFileCapped(path, kMaxTraceBytes, "profile"), path);
+  std::cout << FormatTopKernels(row, table, top);
+  return kExitOk;
 }
 
 }  // namespace ngraphbench

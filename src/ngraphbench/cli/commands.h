@@ -18,5 +18,11 @@ int CmdList(bool experiments, bool models, bool compilers, const std::string& co
 int CmdListExperimentNames(const std::string& configs_dir);
 int CmdExport(const GridArgs& args, const std::string& run_id, const std::string& out_path,
               const std::string& results_dir);
+// `profile <experiment> <run_id> <compiler>`: the `top` kernels of the run's profile
+// (<results>/<device>/<compiler>/<run_id>.profile.csv), its summary and its time by operator
+// class (analysis/profiles.h).
+int CmdProfile(const std::string& experiment, const std::string& run_id,
+               const std::string& compiler, const std::string& device,
+               const std::string& results_dir, size_t top);
 
 }  // namespace ngraphbench

@@ -34,6 +34,10 @@ void AddGridOptions(CLI::App* cmd, ngraphbench::GridArgs& grid) {
   cmd->add_option("--processes", grid.processes,
                   "worker processes that share each run's timed runs (overrides the "
                   "experiment's `processes`)");
+  cmd->add_flag("--profile", grid.profile,
+                "after each run's timed runs, profile it with the compiler's own profiler: "
+                "<run_id>.profile.csv and the row's profile_* columns (the experiment's "
+                "`profile: on`)");
   cmd->add_option("--set", grid.settings,
                   "KEY=VALUE over the YAML, repeatable: an experiment setting (warmup=5, "
                   "max_time_s=10, batch_sizes=[1,8], validity.max_ci_rel=0.1) or a compiler's "
@@ -162,6 +166,21 @@ int main(int argc, char** argv) {
                          "results root whose .cache/torch/ holds PyTorch models' exports")
       ->capture_default_str();
 
+  std::string profile_experiment, profile_run, profile_compiler, profile_device = "local",
+                                                                profile_results = "results";
+  size_t profile_top = 20;
+  CLI::App* profile_cmd = app.add_subcommand(
+      "profile", "print the top kernels of one run's profile (a run measured with --profile)");
+  profile_cmd->add_option("experiment", profile_experiment, "the run's experiment")->required();
+  profile_cmd->add_option("run_id", profile_run, "run id (see `ngraphbench expand`)")->required();
+  profile_cmd->add_option("compiler", profile_compiler, "the compiler")->required();
+  profile_cmd->add_option("--device", profile_device, "device label of the results")
+      ->capture_default_str();
+  profile_cmd->add_option("--results", profile_results, "results root")->capture_default_str();
+  profile_cmd->add_option("--top", profile_top, "kernels to print")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
   std::vector<std::string> analyze_inputs;
   std::string analyze_out = "reports/analysis";
   CLI::App* analyze_cmd = app.add_subcommand(
@@ -248,6 +267,10 @@ int main(int argc, char** argv) {
     }
     if (*list_cmd) return CmdList(list_experiments, list_models, list_compilers, list_configs);
     if (*export_cmd) return CmdExport(export_grid, export_run, export_out, export_results);
+    if (*profile_cmd) {
+      return CmdProfile(profile_experiment, profile_run, profile_compiler, profile_device,
+                        profile_results, profile_top);
+    }
     if (*analyze_cmd) {
       return RunAnalyze(analyze_inputs, analyze_out,
                         analyze_include_invalid ? InvalidRuns::kInclude : InvalidRuns::kExclude);

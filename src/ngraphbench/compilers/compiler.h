@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,9 @@
 
 namespace ngraphbench {
 
-// Everything a compiler gets to build an executable. References stay valid during Compile().
+// Everything a compiler gets to build an executable. References stay valid during Compile();
+// `graph`, `onnx` and the folder of `onnx_path` also while the executable lives, since
+// Executable::Profile may compile the model again.
 struct CompileRequest {
   const Graph& graph;          // the model IR, static shapes (batch size included)
   const std::string& onnx;     // the same model as ONNX ModelProto bytes (opset 17); empty when
@@ -39,6 +42,31 @@ struct CompileRequest {
   std::string torch_program_error;
 };
 
+// One kernel of a profile (Executable::Profile): what the SDK's profiler reports as one unit of
+// work (an ONNX Runtime node, an OpenVINO executed layer, an ATen operator, a TVM fused function,
+// an inductor kernel), summed over the profiled runs.
+struct ProfiledKernel {
+  std::string name;                // as the SDK names it
+  // The names of the graph's nodes (Graph::nodes, which are the ONNX nodes' names) it computes,
+  // where the SDK says so; with nodes_known false the SDK does not, and nothing is guessed.
+  std::vector<std::string> nodes;
+  bool nodes_known = false;
+  std::string sdk_type;            // the SDK's own operator type, where it has one ("FusedConv",
+                                   // "Convolution", "aten::conv2d"); empty when it has none
+  int64_t calls = 0;               // over all profiled runs
+  double time_ms = 0;              // over all profiled runs
+  std::string device;              // the execution provider or device it ran on
+};
+
+// What Executable::Profile returns: the kernels of `runs` runs of the model under the SDK's
+// profiler.
+struct KernelProfile {
+  std::string profiler;            // which profiler, e.g. "onnxruntime session profiling"
+  int runs = 0;
+  std::vector<ProfiledKernel> kernels;
+  std::vector<std::string> notes;  // what the profiler leaves out or cannot say
+};
+
 // A compiled model bound to its input and output buffers. Used from one thread only.
 class Executable {
  public:
@@ -58,6 +86,17 @@ class Executable {
   // Settings as the SDK reports them after compilation, e.g. {"threads": "2"}.
   // "threads", when present, is recorded in the row's `threads` column.
   virtual std::map<std::string, std::string> EffectiveSettings() const { return {}; }
+
+  // Runs the model `runs` times (after a run or two of its own to warm up, which it does not
+  // count) under its SDK's own profiler, with the inputs of the last SetInputs(), and returns
+  // the kernels those runs executed. Called after the timed runs, never during them: where the
+  // SDK can only profile a model compiled with profiling on, this compiles a second one for it,
+  // so that the timed runs stay unprofiled. Empty (std::nullopt) when the compiler has no
+  // profiler; throws CompileError when profiling fails.
+  virtual std::optional<KernelProfile> Profile(int runs) {
+    (void)runs;
+    return std::nullopt;
+  }
 
   // What the compiler did less of than it was asked, one entry each (a fallback to an untuned
   // build or to unscheduled loops, ...). Each entry makes the run's row invalid. The worker

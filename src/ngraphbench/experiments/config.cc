@@ -200,6 +200,9 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
     const std::string v = ToString(map["check"], where / "check", {"on", "off"});
     e.check.enabled = v == "on";
   }
+  if (map["profile"]) {
+    e.profile = ToString(map["profile"], where / "profile", {"on", "off"}) == "on";
+  }
   if (const YAML::Node tol = map["check_tolerance"]) {
     const Where w = where / "check_tolerance";
     CheckKeys(tol, w, {"fp32", "bf16", "fp16"});
@@ -230,7 +233,7 @@ const std::vector<std::string> kRunSettingKeys = {
     "batch_sizes",   "quick_batch_sizes", "warmup",          "repeats",         "timeout_s",
     "max_time_s",    "quick_max_time_s",  "min_time_s",      "max_repeats",     "stop",
     "ci_rel_target", "ci_min_repeats",    "check",           "check_tolerance", "timing_boundary",
-    "validity",      "processes",         "max_processes"};
+    "validity",      "processes",         "max_processes",   "profile"};
 
 // The keys of a compiler's config; `options` is set one entry at a time, options.<key>.
 const std::vector<std::string> kCompilerKeys = {"device",   "precision", "threads",

@@ -45,6 +45,9 @@ struct ExperimentConfig {
   int64_t max_processes = 20;
   CheckSettings check;
   ValiditySettings validity;
+  // A profiling pass after the timed runs (docs/profiles.md): the compiler's kernels in
+  // <run_id>.profile.csv and the row's profile_* columns. Off by default.
+  bool profile = false;
 };
 
 struct ExperimentsFile {

@@ -61,6 +61,10 @@ std::string FingerprintText(const RunSpec& run, const CompilerConfig& config, in
   if (run.processes != 1) add("processes", std::to_string(run.processes));
   add("timing_boundary", run.timing_boundary);
   add("quick", run.quick ? "true" : "false");
+  // Only when on: the rows measured before profiles existed keep their hash. The timed runs
+  // are the same either way, but a row made with it holds more (its profile): a resume with
+  // profiling on measures a row made without it again.
+  if (run.profile) add("profile", "on");
   add("check", run.check.enabled ? "on" : "off");
   add("check.tolerance.fp32", Number(run.check.tolerance_fp32));
   add("check.tolerance.bf16", Number(run.check.tolerance_bf16));

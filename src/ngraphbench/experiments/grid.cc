@@ -90,6 +90,7 @@ std::vector<RunSpec> ExpandGrid(const ExperimentConfig& e, bool quick) {
       run.max_processes = std::max(e.max_processes, e.processes);
       run.timing_boundary = e.timing_boundary;
       run.quick = quick;
+      run.profile = e.profile;
       run.check = e.check;
       run.validity = e.validity;
       const std::string source = model.onnx_path.empty() ? model.torch_source.empty()

@@ -27,6 +27,7 @@ struct RunSpec {
   int64_t max_processes = 20;  // stop ci: the most processes it may add up to
   std::string timing_boundary;
   bool quick = false;
+  bool profile = false;  // a profiling pass after the timed runs (profile/profile.h)
   CheckSettings check;
   ValiditySettings validity;
 };

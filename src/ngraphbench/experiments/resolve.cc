@@ -74,6 +74,7 @@ ExperimentConfig ResolveExperiment(const GridArgs& args) {
     e.processes = *args.processes;
     e.max_processes = std::max(e.max_processes, e.processes);
   }
+  if (args.profile) e.profile = true;
   if (args.timeout_s) {
     if (!(*args.timeout_s > 0)) throw InputError("--timeout must be > 0 seconds");
     e.timeout_s = *args.timeout_s;

@@ -307,6 +307,24 @@ const std::vector<Column>& Columns() {
            "the compiler's `affinity` setting: `none`, `compact` or a CPU list")),
       Since(3, Text("affinity_cpus", &R::affinity_cpus,
            "the CPUs the worker's threads could run on, read back, e.g. `0-3`")),
+      Since(7, Text("profiler", &R::profiler,
+           "the SDK profiler of the run's profiling pass (`profile: on`), whose kernels are in "
+           "`<run_id>.profile.csv`; empty without one")),
+      Since(7, Opt("profile_kernels", &R::profile_kernels,
+           "kernel calls per inference in the profile (what the SDK ran as units of work)")),
+      Since(7, Opt("profile_ir_nodes", &R::profile_ir_nodes,
+           "the model graph's nodes, each run once per inference; / `profile_kernels` = the "
+           "fusion ratio")),
+      Since(7, Opt("profile_ms", &R::profile_ms,
+           "the profiled kernels' time per inference, ms")),
+      Since(7, Opt("profile_over_p50", &R::profile_over_p50,
+           "`profile_ms` / `latency_p50_ms`: below 1, time outside the kernels (runtime, "
+           "copies) the profiler does not see; above 1, the profiler's own cost")),
+      Since(7, Text("profile_top_op", &R::profile_top_op,
+           "the operator class with the most profiled time (Conv, MatMul, Softmax, "
+           "Normalization, Pool, Reduce, Elementwise, DataMovement, ...)")),
+      Since(7, Opt("profile_top_share", &R::profile_top_share,
+           "`profile_top_op`'s share of `profile_ms`, 0..1")),
       Text("status", &R::status,
            "`ok`; `wrong` (outputs beyond the tolerance); `error` (refused or failed); "
            "`crashed`; `timeout`; `skipped` (this machine cannot run it)"),

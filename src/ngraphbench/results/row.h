@@ -20,7 +20,9 @@ namespace ngraphbench {
 //    change meaning (the between-process interval, measure/repeat.h). Rows of older versions
 //    are read as one process each, their order-statistic interval moved to the within columns.
 // 6: settings (the --set items the run was measured with). Rows of older versions read it empty.
-constexpr int kSchemaVersion = 6;
+// 7: profiler, profile_kernels, profile_ir_nodes, profile_ms, profile_over_p50, profile_top_op,
+//    profile_top_share (the profiling pass). Rows of older versions read them empty.
+constexpr int kSchemaVersion = 7;
 // The oldest version ParseRowCsv reads.
 constexpr int kOldestReadableSchemaVersion = 2;
 
@@ -99,6 +101,15 @@ struct ResultRow {
   // Thread pinning: the compiler's `affinity` setting and the CPU list read back
   // (sched_getaffinity) in the worker, e.g. "0-3".
   std::string affinity, affinity_cpus;
+  // The profiling pass (profile/profile.h), for a run measured with `profile: on`: the SDK's
+  // profiler, kernel calls and graph nodes per inference, the kernels' time per inference and
+  // over the timed median, and the operator class with the most time and its share.
+  std::string profiler;
+  std::optional<double> profile_kernels;
+  std::optional<int64_t> profile_ir_nodes;
+  std::optional<double> profile_ms, profile_over_p50;
+  std::string profile_top_op;
+  std::optional<double> profile_top_share;
   // Provenance
   std::string status, error;
   std::optional<int64_t> warmup, repeats;

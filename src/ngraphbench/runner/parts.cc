@@ -197,6 +197,10 @@ ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
   row.latency_p50_ci_high_ms.reset();
   if (pooled.empty()) return row;
   FillLatencyColumns(row, pooled, run.batch_size);
+  // The profile (process 0's, profile/pass.h) against the run's median.
+  if (row.profile_ms && *row.latency_p50_ms > 0) {
+    row.profile_over_p50 = *row.profile_ms / *row.latency_p50_ms;
+  }
   if (const std::optional<Interval> ci =
           ReproductionInterval(*row.latency_p50_ms, row.process_p50s_ms)) {
     row.latency_p50_ci_low_ms = ci->low;

@@ -17,6 +17,7 @@
 #include "ngraphbench/experiments/resolve.h"
 #include "ngraphbench/measure/machine.h"
 #include "ngraphbench/models/zoo.h"
+#include "ngraphbench/profile/profile.h"
 #include "ngraphbench/results/csv.h"
 #include "ngraphbench/runner/launch.h"
 
@@ -110,7 +111,8 @@ std::string MoveAside(const std::string& dir, const std::vector<Changed>& change
   for (const auto& c : changed) {
     const std::vector<std::string> paths =
         c.process < 0 ? std::vector<std::string>{RowPath(dir, c.run->run_id),
-                                                 LatenciesPath(dir, c.run->run_id)}
+                                                 LatenciesPath(dir, c.run->run_id),
+                                                 ProfilePath(dir, c.run->run_id)}
                       : std::vector<std::string>{PartRowPath(dir, c.run->run_id, c.process),
                                                  PartLatenciesPath(dir, c.run->run_id, c.process)};
     for (const std::string& path : paths) {

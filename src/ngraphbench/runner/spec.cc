@@ -17,7 +17,7 @@ namespace {
 using Json = nlohmann::ordered_json;  // fields in the order written, for a reader of the file
 
 // Bumped when a field changes meaning: a worker of another build refuses the spec.
-constexpr int kSpecFormat = 2;  // 2: settings
+constexpr int kSpecFormat = 3;  // 2: settings; 3: profile
 
 Json ModelJson(const ModelSpec& m) {
   return Json{{"family", m.family},
@@ -55,6 +55,7 @@ Json RunJson(const RunSpec& r) {
               {"max_processes", r.max_processes},
               {"timing_boundary", r.timing_boundary},
               {"quick", r.quick},
+              {"profile", r.profile},
               {"check",
                {{"enabled", c.enabled},
                 {"tolerance_fp32", c.tolerance_fp32},
@@ -157,6 +158,7 @@ RunSpec ParseRun(const Fields& f) {
   r.max_processes = f.Get<int64_t>("max_processes");
   r.timing_boundary = f.Get<std::string>("timing_boundary");
   r.quick = f.Get<bool>("quick");
+  r.profile = f.Get<bool>("profile");
   const Fields check = f.Object("check");
   r.check.enabled = check.Get<bool>("enabled");
   r.check.tolerance_fp32 = check.Get<double>("tolerance_fp32");

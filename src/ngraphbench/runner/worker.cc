@@ -42,6 +42,7 @@
 #include "ngraphbench/measure/verdict.h"
 #include "ngraphbench/models/torch_export.h"
 #include "ngraphbench/models/zoo.h"
+#include "ngraphbench/profile/pass.h"
 #include "ngraphbench/results/csv.h"
 #include "ngraphbench/runner/launch.h"
 #include "ngraphbench/runner/parts.h"
@@ -576,6 +577,11 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
     row.status = kStatusOk;
     if (reference) Check(m.first_outputs, *reference, spec.config.precision, row);
     Verdict(spec.run, spec.config, m, *compiled.executable, heap, pinned, row);
+    // One process profiles, after its timed runs: the first (or the only one).
+    if (spec.run.profile && process <= 0 && row.status == kStatusOk) {
+      ProfilePass(*compiled.executable, model.graph, spec.config.compiler, dir,
+                  spec.run.run_id, row);
+    }
   } catch (const UnavailableError& e) {
     row.status = kStatusSkipped;
     row.error = e.what();

@@ -1,6 +1,9 @@
 // The `identity` compiler: the PyTorch eager baseline. It compiles nothing; it
 // runs the model IR node by node with the ATen kernel PyTorch eager would call for each node.
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/compilers/torch_common/aten_program.h"
@@ -19,6 +22,33 @@ class IdentityExecutable : public TorchExecutable {
       : TorchExecutable(graph, settings),
         program_(graph, settings.compiler, settings.device, settings.dtype) {
     extra_settings_["ops"] = program_.OpSummary();
+  }
+
+  // Each graph node runs inside a user scope named after it while profiled
+  // (AtenProgram::RecordNodes), so each node is a kernel of the profile, with its ATen calls as
+  // its sdk_type; an ATen call outside every node's scope would be a kernel of its own.
+  std::optional<KernelProfile> Profile(int runs) override {
+    program_.RecordNodes(true);
+    torch_common::OpProfile ops;
+    try {
+      ops = ProfileRuns(runs);
+    } catch (...) {
+      program_.RecordNodes(false);
+      throw;
+    }
+    program_.RecordNodes(false);
+    KernelProfile profile = torch_common::ToKernelProfile(ops, settings().device);
+    for (size_t i = 0; i < ops.ops.size(); ++i) {
+      if (ops.ops[i].user_scope && !ops.ops[i].name.empty()) {
+        profile.kernels[i].nodes = {ops.ops[i].name};
+        profile.kernels[i].nodes_known = true;
+      }
+    }
+    profile.notes.push_back(
+        "one kernel per graph node: identity runs the graph node by node, each node's ATen "
+        "calls inside a scope named after it; sdk_type is the ATen operators it called, empty "
+        "for a node that calls none (Identity, Shape: a slot copy or a constant)");
+    return profile;
   }
 
  protected:

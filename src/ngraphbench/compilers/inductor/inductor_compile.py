@@ -6,6 +6,7 @@ and Inductor exist only in Python. The timed execution happens in C++
 (torch::inductor::AOTIModelPackageLoader in the worker), never here.
 
     inductor_compile.py --onnx M.onnx --out-dir DIR --threads 2 [--max-autotune] [--freezing]
+                        [--kernel-profile]
     inductor_compile.py --program P.pt2 ...
 
 A model given as PyTorch code (ngraphbench's model family `torch`, python/export_torch.py) comes
@@ -23,6 +24,10 @@ The path from ONNX to Inductor:
 3. torch._inductor.aoti_compile_and_package(exported, package_path=DIR/model.pt2,
    inductor_configs=...): the Inductor settings asked for (max_autotune, freezing) plus
    cpp.threads, see below.
+
+--kernel-profile compiles the package that the worker's profile runs (Executable::Profile), never
+the timed one: Inductor's cpp.enable_kernel_profile opens a RecordFunction, which LibTorch's
+profiler sees, in each generated kernel and around each extern call.
 
 Inductor's CPU kernels are OpenMP loops whose thread count is fixed at code generation
 (`#pragma omp parallel num_threads(N)`, N = cpp.threads or torch.get_num_threads()), so --threads
@@ -306,6 +311,9 @@ def main():
                         help="Inductor max_autotune: benchmark GEMM/conv templates while compiling")
     parser.add_argument("--freezing", action="store_true",
                         help="Inductor freezing: weights become constants (folding, prepacking)")
+    parser.add_argument("--kernel-profile", action="store_true",
+                        help="Inductor cpp.enable_kernel_profile: each kernel and extern call in "
+                        "a RecordFunction, for the profile (never for timed runs)")
     args = parser.parse_args()
 
     os.makedirs(args.out_dir, exist_ok=True)
@@ -332,6 +340,7 @@ def main():
             "threads": args.threads,
             "max_autotune": args.max_autotune,
             "freezing": args.freezing,
+            "kernel_profile": args.kernel_profile,
             "vec_isa_s": vec_isa_s,
         }
         meta["device"] = args.device
@@ -358,6 +367,8 @@ def main():
             "freezing": args.freezing,
             "cpp.threads": args.threads,
         }
+        if args.kernel_profile:
+            inductor_configs["cpp.enable_kernel_profile"] = True
         meta["inductor_configs"] = dict(inductor_configs)  # Inductor adds its own keys to it
         # Written under a scratch name and renamed: a concurrent worker compiling the same entry
         # never sees a partial package.

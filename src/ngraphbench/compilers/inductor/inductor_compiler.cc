@@ -14,6 +14,11 @@
 // generates code for the host's vector ISA), for device cuda the GPU models, the thread count
 // (baked into the kernels' `omp parallel num_threads(N)`), the Inductor settings and the compile
 // script itself. A rerun then costs a package load instead of a compile.
+//
+// Profile() runs a second package of the same model and settings, compiled with Inductor's
+// cpp.enable_kernel_profile (its own cache entry): its generated kernels are not ATen operators,
+// and only such a package wraps each of them, and each extern call, in a RecordFunction that
+// LibTorch's profiler sees. The timed package stays free of them.
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -35,9 +40,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/compiler.h"
@@ -75,13 +85,152 @@ std::string Seconds(const nlohmann::json& meta, const char* key) {
   return buf;
 }
 
+// Compiles a model into a package with inductor_compile.py, or finds it in the cache. Compile()
+// builds the package it times; the executable keeps this to build the profiling package.
+class PackageBuilder {
+ public:
+  struct Entry {
+    fs::path package, meta;  // model.pt2 and meta.json of the cache entry
+    bool hit = false;        // found in the cache
+    std::string key;
+  };
+
+  // Hashes the model and the settings into the cache key. Build() reads the model again only for
+  // a package that is not cached: from `request.onnx` (kept by address, not copied: a copy would
+  // add the model's size to every run's memory), `request.onnx_path` or
+  // `request.torch_program`, which must still be there then, as the worker keeps them while the
+  // executable lives.
+  PackageBuilder(const CompileRequest& request, int threads, bool max_autotune, bool freezing)
+      : from_program_(!request.torch_program.empty()),
+        torch_program_(request.torch_program),
+        onnx_path_(request.onnx_path),
+        onnx_(&request.onnx),
+        device_(request.config.device),
+        threads_(threads),
+        max_autotune_(max_autotune),
+        freezing_(freezing),
+        script_path_(EnvOr("NGRAPHBENCH_INDUCTOR_COMPILE_SCRIPT", NGB_INDUCTOR_SCRIPT)),
+        cached_(!request.cache_dir.empty()),
+        root_(cached_ ? fs::path(request.cache_dir) / "inductor"
+                      : fs::temp_directory_path() /
+                            ("ngraphbench-inductor-" + std::to_string(::getpid()))) {
+    const std::string script = ReadFile(script_path_);
+    if (script.empty()) {
+      throw CompileError("inductor: cannot read the compile script " + script_path_ +
+                         " (set NGRAPHBENCH_INDUCTOR_COMPILE_SCRIPT)");
+    }
+    key_.Add("ngraphbench-inductor-v1").Add(TORCH_VERSION).Add(HostCpuIdentity());
+    if (device_ != "cpu") {
+      // Device code is generated for the GPU's architecture (Triton kernels): a package is
+      // reused on the same GPU model only.
+      key_.Add(device_).Add(GpuIdentity());
+    }
+    if (from_program_) {
+      key_.Add("program").AddFile(torch_program_, "inductor");
+    } else {
+      AddOnnxModel(key_, onnx_path_, *onnx_, "inductor");
+    }
+    key_.Add(script).Add(std::to_string(threads_)).Add(Bool(max_autotune_)).Add(Bool(freezing_));
+  }
+
+  // The package, compiled now unless cached. With `kernel_profile`, Inductor's
+  // cpp.enable_kernel_profile is on (inductor_compile.py --kernel-profile), in an entry of its own.
+  Entry Build(bool kernel_profile) const {
+    Fnv128 key = key_;
+    if (kernel_profile) key.Add("cpp.enable_kernel_profile");
+    const fs::path entry = root_ / key.Hex();
+    Entry out{entry / "model.pt2", entry / "meta.json", false, key.Hex()};
+    const auto usable = [](const fs::path& e) {
+      return fs::exists(e / "meta.json") && fs::exists(e / "model.pt2");
+    };
+    out.hit = cached_ && usable(entry);
+    if (out.hit) return out;
+    const std::string& model = from_program_ ? torch_program_ : onnx_path_;
+    if (!model.empty() && !fs::exists(model)) {
+      throw CompileError("inductor: the model to compile, " + model + ", is gone");
+    }
+    // Written beside the entry and renamed into place: an interrupted compile leaves no
+    // partial entry (compile_helper.h).
+    CacheEntryBuild build(entry);
+    {
+      std::vector<std::string> argv = {
+          EnvOr("NGRAPHBENCH_INDUCTOR_PYTHON", NGB_INDUCTOR_PYTHON), script_path_,
+          "--out-dir", build.dir().string(), "--threads", std::to_string(threads_)};
+      std::optional<ScriptOnnxFile> onnx;
+      if (from_program_) {
+        argv.insert(argv.end(), {"--program", torch_program_});
+      } else {
+        onnx.emplace(onnx_path_, *onnx_, build.dir());
+        argv.insert(argv.end(), {"--onnx", onnx->path().string()});
+      }
+      if (device_ != "cpu") argv.insert(argv.end(), {"--device", device_});
+      if (max_autotune_) argv.push_back("--max-autotune");
+      if (freezing_) argv.push_back("--freezing");
+      if (kernel_profile) argv.push_back("--kernel-profile");
+      RunCompileScript(argv, build.dir(), build.dir() / "meta.json",
+                       cached_ ? fs::path() : root_, "inductor",
+                       "set NGRAPHBENCH_INDUCTOR_PYTHON to a python with torch and onnx2torch");
+    }
+    build.Commit(usable);
+    return out;
+  }
+
+  // Without a cache, packages are compiled into a temporary folder, removed once the package
+  // is loaded: the loader has extracted it to a folder of its own.
+  void RemoveUncached() const {
+    if (!cached_) fs::remove_all(root_);
+  }
+
+ private:
+  bool from_program_;
+  std::string torch_program_, onnx_path_;
+  const std::string* onnx_;  // the request's bytes (see the constructor)
+  std::string device_;
+  int threads_;
+  bool max_autotune_, freezing_;
+  std::string script_path_;
+  bool cached_;
+  fs::path root_;  // where the entries are: <cache_dir>/inductor, or a temporary folder
+  Fnv128 key_;     // everything but the kernel profiling
+};
+
 class InductorExecutable : public torch_common::TorchExecutable {
  public:
   InductorExecutable(const Graph& graph, const torch_common::TorchSettings& settings,
-                     const fs::path& package, std::map<std::string, std::string> settings_out)
-      : TorchExecutable(graph, settings), loader_(Load(package)) {
+                     const fs::path& package, std::map<std::string, std::string> settings_out,
+                     std::unique_ptr<PackageBuilder> builder)
+      : TorchExecutable(graph, settings), loader_(Load(package)), builder_(std::move(builder)) {
     extra_settings_ = std::move(settings_out);
     CheckOutputs(graph);
+  }
+
+  // The profiling package (the top of this file) runs in the timed package's place for the
+  // profiled runs. Compiling it, on a cache miss, takes as long as the first compile did.
+  std::optional<KernelProfile> Profile(int runs) override {
+    const PackageBuilder::Entry entry = builder_->Build(/*kernel_profile=*/true);
+    std::unique_ptr<torch::inductor::AOTIModelPackageLoader> profiling = Load(entry.package);
+    builder_->RemoveUncached();
+    std::swap(loader_, profiling);
+    torch_common::OpProfile ops;
+    try {
+      ops = ProfileRuns(runs);
+    } catch (...) {
+      std::swap(loader_, profiling);
+      throw;
+    }
+    std::swap(loader_, profiling);
+    KernelProfile profile = torch_common::ToKernelProfile(ops, settings().device);
+    profile.notes.push_back(
+        "kernels are those of a second package compiled with Inductor's "
+        "cpp.enable_kernel_profile (cache entry " + entry.key + (entry.hit ? ", cached" : "") +
+        "), from the same graph and settings as the timed package: each generated kernel "
+        "(cpp_fused_*, named after the operators it fuses) and each call through AOTInductor's "
+        "C shim (aoti_torch_*) runs inside a RecordFunction named after it; any other kernel is "
+        "an ATen operator the package called outside those");
+    profile.notes.push_back(
+        "Inductor fuses the model's operators into its kernels and keeps no link to the "
+        "model's nodes: nodes are unknown");
+    return profile;
   }
 
  protected:
@@ -135,6 +284,7 @@ class InductorExecutable : public torch_common::TorchExecutable {
   }
 
   std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader_;
+  std::unique_ptr<PackageBuilder> builder_;  // for Profile()'s package
 };
 
 class InductorCompiler : public Compiler {
@@ -180,69 +330,14 @@ class InductorCompiler : public Compiler {
     const bool max_autotune = autotune_requested && !request.quick;
     const bool freezing = config.options.Bool("freezing");
 
-    const std::string script_path =
-        EnvOr("NGRAPHBENCH_INDUCTOR_COMPILE_SCRIPT", NGB_INDUCTOR_SCRIPT);
-    const std::string script = ReadFile(script_path);
-    if (script.empty()) {
-      throw CompileError("inductor: cannot read the compile script " + script_path +
-                         " (set NGRAPHBENCH_INDUCTOR_COMPILE_SCRIPT)");
-    }
-
-    Fnv128 key;
-    key.Add("ngraphbench-inductor-v1").Add(TORCH_VERSION).Add(HostCpuIdentity());
-    if (config.device != "cpu") {
-      // Device code is generated for the GPU's architecture (Triton kernels): a package is
-      // reused on the same GPU model only.
-      key.Add(config.device).Add(GpuIdentity());
-    }
-    if (from_program) {
-      key.Add("program").AddFile(request.torch_program, "inductor");
-    } else {
-      AddOnnxModel(key, request.onnx_path, request.onnx, "inductor");
-    }
-    key.Add(script).Add(std::to_string(threads)).Add(Bool(max_autotune)).Add(Bool(freezing));
-
-    const bool cached = !request.cache_dir.empty();
-    const fs::path root = cached ? fs::path(request.cache_dir) / "inductor"
-                                 : fs::temp_directory_path() / ("ngraphbench-inductor-" +
-                                                                std::to_string(::getpid()));
-    const fs::path entry = root / key.Hex();
-    const fs::path meta_path = entry / "meta.json";
-    const fs::path package = entry / "model.pt2";
-    const auto usable = [](const fs::path& e) {
-      return fs::exists(e / "meta.json") && fs::exists(e / "model.pt2");
-    };
-    const bool hit = cached && usable(entry);
-    if (!hit) {
-      // Written beside the entry and renamed into place: an interrupted compile leaves no
-      // partial entry (compile_helper.h).
-      CacheEntryBuild build(entry);
-      {
-        std::vector<std::string> argv = {
-            EnvOr("NGRAPHBENCH_INDUCTOR_PYTHON", NGB_INDUCTOR_PYTHON), script_path,
-            "--out-dir", build.dir().string(), "--threads", std::to_string(threads)};
-        std::optional<ScriptOnnxFile> onnx;
-        if (from_program) {
-          argv.insert(argv.end(), {"--program", request.torch_program});
-        } else {
-          onnx.emplace(request.onnx_path, request.onnx, build.dir());
-          argv.insert(argv.end(), {"--onnx", onnx->path().string()});
-        }
-        if (config.device != "cpu") argv.insert(argv.end(), {"--device", config.device});
-        if (max_autotune) argv.push_back("--max-autotune");
-        if (freezing) argv.push_back("--freezing");
-        RunCompileScript(argv, build.dir(), build.dir() / "meta.json",
-                         cached ? fs::path() : root, "inductor",
-                         "set NGRAPHBENCH_INDUCTOR_PYTHON to a python with torch and onnx2torch");
-      }
-      build.Commit(usable);
-    }
+    auto builder = std::make_unique<PackageBuilder>(request, threads, max_autotune, freezing);
+    const PackageBuilder::Entry entry = builder->Build(/*kernel_profile=*/false);
     const nlohmann::json meta =
-        nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
-    if (!meta.is_object()) throw CompileError("inductor: unreadable " + meta_path.string());
+        nlohmann::json::parse(ReadFile(entry.meta), nullptr, /*allow_exceptions=*/false);
+    if (!meta.is_object()) throw CompileError("inductor: unreadable " + entry.meta.string());
 
     std::map<std::string, std::string> settings = {
-        {"cache_hit", Bool(hit)},
+        {"cache_hit", Bool(entry.hit)},
         // The module compiled: the PyTorch model's own (torch.export) or onnx2torch's from ONNX.
         {"module", from_program ? "torch.export" : "onnx2torch"},
         {"max_autotune", Bool(meta.value("max_autotune", false))},
@@ -256,11 +351,11 @@ class InductorCompiler : public Compiler {
         // Inductor's probes of the CPU's vector ISAs, made once per cache (inductor_compile.py).
         {"vec_isa_s", Seconds(meta, "vec_isa_s")},
         {"torch_compiled_with", meta.value("torch_version", "unknown")},
-        {"cache_key", key.Hex()}};
-    auto exe = std::make_unique<InductorExecutable>(request.graph, torch_settings, package,
-                                                    std::move(settings));
-    // The loader has extracted the package to its own folder.
-    if (!cached) fs::remove_all(root);
+        {"cache_key", entry.key}};
+    const PackageBuilder* kept = builder.get();
+    auto exe = std::make_unique<InductorExecutable>(request.graph, torch_settings, entry.package,
+                                                    std::move(settings), std::move(builder));
+    kept->RemoveUncached();
     return exe;
   }
 };

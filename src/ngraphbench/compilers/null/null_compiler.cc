@@ -16,8 +16,15 @@ namespace {
 
 class NullExecutable : public Executable {
  public:
-  NullExecutable(std::vector<TensorSpec> outputs, int64_t sleep_us, bool crash, float offset)
-      : outputs_(std::move(outputs)), sleep_us_(sleep_us), crash_(crash), offset_(offset) {}
+  NullExecutable(const Graph& graph, int64_t sleep_us, bool crash, float offset,
+                 bool profile_fail)
+      : outputs_(graph.outputs),
+        sleep_us_(sleep_us),
+        crash_(crash),
+        offset_(offset),
+        profile_fail_(profile_fail) {
+    for (const Node& node : graph.nodes) nodes_.push_back({node.name, node.op_type});
+  }
 
   void SetInputs(const std::vector<HostTensor>& inputs) override { inputs_seen_ = inputs.size(); }
 
@@ -42,11 +49,32 @@ class NullExecutable : public Executable {
     return {{"sleep_us", std::to_string(sleep_us_)}};
   }
 
+  // Runs `runs` times and reports one kernel per graph node, each with an equal share of the
+  // busy-wait, its node known; plus one kernel of its own that covers no node.
+  std::optional<KernelProfile> Profile(int runs) override {
+    if (profile_fail_) throw CompileError("null compiler: asked to fail profiling (profile_fail)");
+    KernelProfile profile;
+    profile.profiler = "null";
+    profile.runs = runs;
+    for (int i = 0; i < runs; ++i) Run();
+    const double per_node_ms =
+        static_cast<double>(sleep_us_) / 1e3 / static_cast<double>(nodes_.size() + 1);
+    for (const auto& [name, op_type] : nodes_) {
+      profile.kernels.push_back({"null_" + name, {name}, true, op_type, runs, per_node_ms * runs,
+                                 "cpu"});
+    }
+    profile.kernels.push_back({"null_overhead", {}, false, "memcpy", runs, per_node_ms * runs,
+                               "cpu"});
+    return profile;
+  }
+
  private:
   std::vector<TensorSpec> outputs_;
   int64_t sleep_us_;
   bool crash_;
   float offset_;
+  bool profile_fail_;
+  std::vector<std::pair<std::string, std::string>> nodes_;  // name, op type
   size_t inputs_seen_ = 0;
 };
 
@@ -72,9 +100,10 @@ class NullCompiler : public Compiler {
       throw CompileError("null compiler: asked to fail at batch size " + std::to_string(batch) +
                          " (fail_batch)");
     }
-    return std::make_unique<NullExecutable>(request.graph.outputs, options.Int("sleep_us"),
+    return std::make_unique<NullExecutable>(request.graph, options.Int("sleep_us"),
                                             batch == options.Int("crash_batch"),
-                                            static_cast<float>(options.Int("perturb_ppm")) * 1e-6f);
+                                            static_cast<float>(options.Int("perturb_ppm")) * 1e-6f,
+                                            options.Int("profile_fail") == 1);
   }
 };
 

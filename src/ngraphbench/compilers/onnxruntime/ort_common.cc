@@ -4,14 +4,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
 #include <optional>
 #include <set>
 
+#include "ngraphbench/compilers/onnxruntime/ort_profile.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
+#include "ngraphbench/core/process.h"
 
 namespace ngraphbench::ort {
 namespace {
@@ -93,6 +98,46 @@ struct CudaRuntime {
       throw CompileError(std::string("onnxruntime: ") + what + " failed: " + error_string(status));
     }
   }
+};
+
+// Profile()'s runs before the profiled ones: the first runs of a session allocate its arenas
+// and, on the GPU, search cuDNN's algorithms.
+constexpr int kProfileWarmupRuns = 2;
+
+// A folder of this process's own for ORT's profile, which ORT names itself
+// (<prefix>_<date and time>.json) and writes when profiling ends or the session goes: removed
+// with what it holds when this goes, on a signal too (RemoveOnSignal). Named after this host
+// and process (core/process.h) like the tool's other temporary folders.
+class ProfileFolder {
+ public:
+  explicit ProfileFolder(const std::string& who) {
+    std::error_code error;
+    const fs::path tmp = fs::temp_directory_path(error);
+    const std::string dir = error ? "/tmp" : tmp.string();
+    try {
+      path_ = TempNameTemplate(dir, "ngraphbench-ort-profile-", "");
+    } catch (const EnvironmentError& e) {
+      throw CompileError(who + ": no folder for ONNX Runtime's profile: " + e.what());
+    }
+    if (::mkdtemp(path_.data()) == nullptr) {
+      const int error_number = errno;
+      throw CompileError(who + ": cannot create a folder for ONNX Runtime's profile in " + dir +
+                         ": " + std::strerror(error_number));
+    }
+    remove_on_signal_.emplace(path_);
+  }
+  ~ProfileFolder() {
+    std::error_code error;
+    fs::remove_all(path_, error);
+  }
+  ProfileFolder(const ProfileFolder&) = delete;
+  ProfileFolder& operator=(const ProfileFolder&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::optional<RemoveOnSignal> remove_on_signal_;
 };
 
 }  // namespace
@@ -231,7 +276,8 @@ Ort::Env& Env() {
 }
 
 OrtExecutable::OrtExecutable(const CompileRequest& request, const SessionSetup& setup)
-    : setup_(setup) {
+    : setup_(setup), onnx_(&request.onnx), onnx_path_(request.onnx_path) {
+  for (const Node& node : request.graph.nodes) graph_nodes_.insert(node.name);
   Ort::SessionOptions options;
   setup.configure(options);
   if (setup.log_placement) options.SetLogSeverityLevel(ORT_LOGGING_LEVEL_VERBOSE);
@@ -255,12 +301,7 @@ OrtExecutable::OrtExecutable(const CompileRequest& request, const SessionSetup& 
         g_placement = nullptr;
       }
     } reset;
-    // A model given by path: ORT reads its external data relative to the model's folder (from
-    // bytes it would have no folder to look in).
-    session_ = request.onnx_path.empty()
-                   ? std::make_unique<Ort::Session>(Env(), request.onnx.data(),
-                                                    request.onnx.size(), options)
-                   : std::make_unique<Ort::Session>(Env(), request.onnx_path.c_str(), options);
+    session_ = CreateSession(options);
     std::lock_guard<std::mutex> lock(g_log_mutex);
     placement_ = placement;
   }
@@ -286,6 +327,16 @@ OrtExecutable::OrtExecutable(const CompileRequest& request, const SessionSetup& 
     for (auto& b : inputs_) input_values_.push_back(std::move(b.value));
     for (auto& b : outputs_) output_values_.push_back(std::move(b.value));
   }
+}
+
+std::unique_ptr<Ort::Session> OrtExecutable::CreateSession(
+    const Ort::SessionOptions& options) const {
+  // A model given by path: ORT reads its external data relative to the model's folder (from
+  // bytes it would have no folder to look in).
+  if (!onnx_path_.empty()) {
+    return std::make_unique<Ort::Session>(Env(), onnx_path_.c_str(), options);
+  }
+  return std::make_unique<Ort::Session>(Env(), onnx_->data(), onnx_->size(), options);
 }
 
 OrtExecutable::~OrtExecutable() {
@@ -335,23 +386,57 @@ void OrtExecutable::SetInputs(const std::vector<HostTensor>& inputs) {
   }
 }
 
+void OrtExecutable::Run() { RunSession(*session_, io_binding_.get()); }
+
 // A failure inside ORT's kernels (Ort::Exception) is the compiler refusing the model at run
 // time: an `error` row naming it, not a crashed worker.
-void OrtExecutable::Run() {
+void OrtExecutable::RunSession(Ort::Session& session, Ort::IoBinding* binding) {
   try {
     if (setup_.cuda) {
-      session_->Run(run_options_, *io_binding_);
+      session.Run(run_options_, *binding);
       // Run() returns once the providers' streams are done; this makes it explicit for every
       // stream of the device.
       CudaRuntime::Get().Check(CudaRuntime::Get().synchronize(), "cudaDeviceSynchronize");
     } else {
-      session_->Run(run_options_, input_names_.data(), input_values_.data(),
-                    input_values_.size(), output_names_.data(), output_values_.data(),
-                    output_values_.size());
+      session.Run(run_options_, input_names_.data(), input_values_.data(), input_values_.size(),
+                  output_names_.data(), output_values_.data(), output_values_.size());
     }
   } catch (const Ort::Exception& e) {
     throw CompileError(setup_.compiler + ": running the model failed: " + e.what());
   }
+}
+
+std::optional<KernelProfile> OrtExecutable::Profile(int runs) {
+  if (runs < 1) {
+    throw CompileError(setup_.compiler + ": profiling needs at least one run, not " +
+                       std::to_string(runs));
+  }
+  // Before the session: the session writes its profile when it goes, if not before, and the
+  // folder must outlive that.
+  const ProfileFolder folder(setup_.compiler);
+  std::string trace;
+  try {
+    Ort::SessionOptions options;
+    setup_.configure(options);
+    const std::string prefix = folder.path() + "/onnxruntime";
+    options.EnableProfiling(prefix.c_str());
+    const std::unique_ptr<Ort::Session> session = CreateSession(options);
+    std::unique_ptr<Ort::IoBinding> binding;
+    if (setup_.cuda) {
+      binding = std::make_unique<Ort::IoBinding>(*session);
+      for (const auto& b : inputs_) binding->BindInput(b.name.c_str(), b.value);
+      for (const auto& b : outputs_) binding->BindOutput(b.name.c_str(), b.value);
+    }
+    for (int i = 0; i < kProfileWarmupRuns + runs; ++i) RunSession(*session, binding.get());
+    Ort::AllocatorWithDefaultOptions allocator;
+    const std::string path = session->EndProfilingAllocated(allocator).get();
+    trace = ReadFileCapped(path, kMaxTraceBytes, "ONNX Runtime's profile");
+  } catch (const Ort::Exception& e) {
+    throw CompileError(setup_.compiler + ": profiling failed: " + e.what());
+  } catch (const InputError& e) {  // the profile file could not be read
+    throw CompileError(setup_.compiler + ": profiling failed: " + e.what());
+  }
+  return ParseSessionProfile(trace, kProfileWarmupRuns, runs, graph_nodes_, setup_.compiler);
 }
 
 std::vector<HostTensor> OrtExecutable::GetOutputs() {

@@ -9,7 +9,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "ngraphbench/compilers/compiler.h"
@@ -55,7 +57,8 @@ struct SessionSetup {
   // the runs log at warning level).
   bool log_placement = false;
   // Sets the session's options and appends its execution providers (the CPU provider is always
-  // there, last).
+  // there, last). Called again by Profile(), after Compile() has returned, for a second session
+  // set up the same: it holds copies of what it uses, not references to the compile's locals.
   std::function<void(Ort::SessionOptions&)> configure;
   // An inter-op pool is started too: its threads cannot be told from the intra-op pool's, so
   // the settings get no "threads" (the row keeps the configured count).
@@ -64,7 +67,10 @@ struct SessionSetup {
 
 class OrtExecutable : public Executable {
  public:
-  // Throws Ort::Exception from the SDK, CompileError for the rest.
+  // Throws Ort::Exception from the SDK, CompileError for the rest. Profile() reads the model
+  // again from `request.onnx` (kept by address, not copied: a copy would add the model's size to
+  // every run's memory) or from `request.onnx_path` and its folder: they must stay until the
+  // last Profile(), as the worker keeps them while the executable lives.
   OrtExecutable(const CompileRequest& request, const SessionSetup& setup);
   ~OrtExecutable() override;
 
@@ -72,6 +78,14 @@ class OrtExecutable : public Executable {
   void Run() override;
   std::vector<HostTensor> GetOutputs() override;
   std::map<std::string, std::string> EffectiveSettings() const override { return settings_; }
+
+  // ONNX Runtime profiles a session created with profiling on, from its creation to
+  // EndProfiling(): this creates a second session from the same model and SessionSetup with
+  // profiling on, binds it to the same buffers (the last SetInputs(); the outputs of the last
+  // Run() are overwritten with the same values), runs it twice to warm up and `runs` times
+  // more, and reads the trace ORT writes (ort_profile.h). The trace goes to a folder of its own
+  // in the machine's temporary folder, removed on return, on an exception and on a signal.
+  std::optional<KernelProfile> Profile(int runs) override;
 
   const Placement& placement() const { return placement_; }
   std::map<std::string, std::string>& settings() { return settings_; }
@@ -85,8 +99,17 @@ class OrtExecutable : public Executable {
     Ort::Value value{nullptr};
   };
   void Bind(const TensorSpec& spec, std::vector<Binding>& into);
+  // A session of the model (onnx_ or onnx_path_) with `options`.
+  std::unique_ptr<Ort::Session> CreateSession(const Ort::SessionOptions& options) const;
+  // One run of `session`, bound by `binding` with cuda, else by the name and value lists.
+  void RunSession(Ort::Session& session, Ort::IoBinding* binding);
 
   SessionSetup setup_;
+  // The model for Profile(): its bytes, or its file when onnx_path_ is set (see the
+  // constructor).
+  const std::string* onnx_ = nullptr;
+  std::string onnx_path_;
+  std::unordered_set<std::string> graph_nodes_;  // the graph's node names, for Profile()
   std::unique_ptr<Ort::Session> session_;
   std::unique_ptr<Ort::IoBinding> io_binding_;  // cuda only
   Ort::RunOptions run_options_;

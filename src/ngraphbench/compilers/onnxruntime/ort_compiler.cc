@@ -50,7 +50,8 @@ class OrtCompiler : public Compiler {
     // With an inter-op pool too (inter_op_threads 0 = ORT picks its size), the new threads
     // cannot be told apart from the intra-op pool's.
     setup.inter_op_pool = parallel && config.options.Int("inter_op_threads") != 1;
-    setup.configure = [&](Ort::SessionOptions& options) {
+    // By value: Profile() configures a second session with it after Compile() has returned.
+    setup.configure = [config, cuda, parallel](Ort::SessionOptions& options) {
       options.SetIntraOpNumThreads(config.threads);
       options.SetInterOpNumThreads(static_cast<int>(config.options.Int("inter_op_threads")));
       options.SetGraphOptimizationLevel(OptLevel(config.opt_level));

@@ -55,6 +55,8 @@ class TrtExecutable : public Executable {
   std::map<std::string, std::string> EffectiveSettings() const override {
     return inner_->EffectiveSettings();
   }
+  // ONNX Runtime's profile, whose TensorRT engines are one kernel each (ort_profile.h).
+  std::optional<KernelProfile> Profile(int runs) override { return inner_->Profile(runs); }
   std::vector<std::string> Degraded() const override {
     const ort::Placement& placement = inner_->placement();
     const int64_t outside = ort::NodesOutside(placement, kProvider);
@@ -122,8 +124,11 @@ class TrtCompiler : public Compiler {
     setup.compiler = "tensorrt";
     setup.cuda = true;
     setup.log_placement = true;
-    setup.configure = [&](Ort::SessionOptions& options) {
-      options.SetIntraOpNumThreads(config.threads);
+    // By value: Profile() configures a second session with it after Compile() has returned
+    // (which then loads the engines from the cache, or builds them again without one).
+    setup.configure = [threads = config.threads, fp16, workspace, level, use_cache,
+                       entry](Ort::SessionOptions& options) {
+      options.SetIntraOpNumThreads(threads);
       options.SetInterOpNumThreads(1);
       options.SetGraphOptimizationLevel(ORT_ENABLE_ALL);
       const OrtApi& api = Ort::GetApi();

@@ -1,6 +1,8 @@
 #include "ngraphbench/compilers/torch_common/aten_program.h"
 
 #include <ATen/ATen.h>
+#include <ATen/record_function.h>
+#include <c10/util/Exception.h>
 
 #include <algorithm>
 #include <numeric>
@@ -8,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "ngraphbench/core/error.h"
@@ -1738,8 +1741,13 @@ AtenProgram::AtenProgram(const Graph& graph, const std::string& compiler, c10::D
     for (int slot : steps[i].second) last_read[slot] = i;
   }
   const std::set<int> outputs(output_slots_.begin(), output_slots_.end());
+  // One step per node, in graph order: a node that could not be built threw above.
+  TORCH_INTERNAL_ASSERT(steps.size() == graph.nodes.size());
   steps_.resize(steps.size());
-  for (size_t i = 0; i < steps.size(); ++i) steps_[i].fn = std::move(steps[i].first);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    steps_[i].fn = std::move(steps[i].first);
+    steps_[i].node = graph.nodes[i].name;
+  }
   for (const auto& [slot, step] : last_read) {
     if (!b.constant_slots().count(slot) && !outputs.count(slot)) {
       steps_[step].release.push_back(slot);
@@ -1758,7 +1766,12 @@ std::vector<at::Tensor> AtenProgram::Run(const std::vector<at::Tensor>& inputs) 
     slots_[static_cast<size_t>(input_slots_[i])] = inputs[i];
   }
   for (const Step& step : steps_) {
-    step.fn(slots_);
+    if (C10_UNLIKELY(record_nodes_)) {
+      RECORD_USER_SCOPE(std::string_view(step.node));
+      step.fn(slots_);
+    } else {
+      step.fn(slots_);
+    }
     for (int slot : step.release) slots_[static_cast<size_t>(slot)].reset();
   }
   std::vector<at::Tensor> outputs;

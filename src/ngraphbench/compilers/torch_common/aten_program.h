@@ -44,11 +44,18 @@ class AtenProgram {
   // "BatchNormalization:8,Conv:8,Relu:8": the IR operators this program runs.
   const std::string& OpSummary() const { return op_summary_; }
 
+  // With `on`, Run() runs each node inside a RecordFunction user scope named after the node
+  // (RECORD_USER_SCOPE), so that a profiler sees the ATen calls of each node nested in it: the
+  // profile of `identity` is per graph node. Off (the default) for the timed runs, which then
+  // pay no RecordFunction of their own.
+  void RecordNodes(bool on) { record_nodes_ = on; }
+
  private:
   // One node: reads its input slots, writes its output slot.
   struct Step {
     std::function<void(std::vector<at::Tensor>&)> fn;
     std::vector<int> release;  // slots whose last use is this step
+    std::string node;          // the graph node's name
   };
 
   std::vector<at::Tensor> slots_;  // values by slot; constants stay filled between runs
@@ -56,6 +63,7 @@ class AtenProgram {
   std::vector<int> output_slots_;
   std::vector<Step> steps_;
   std::string op_summary_;
+  bool record_nodes_ = false;
 };
 
 }  // namespace ngraphbench::torch_common

@@ -113,6 +113,10 @@ std::map<std::string, std::string> TorchExecutable::EffectiveSettings() const {
   return out;
 }
 
+OpProfile TorchExecutable::ProfileRuns(int runs) {
+  return ProfileOps([this] { Run(); }, runs, settings_.device, settings_.compiler);
+}
+
 void TorchExecutable::CheckRuns() {
   std::vector<at::Tensor> zeros;
   for (const auto& spec : input_specs_) {

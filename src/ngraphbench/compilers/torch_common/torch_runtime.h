@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ngraphbench/compilers/compiler.h"
+#include "ngraphbench/compilers/torch_common/torch_profile.h"
 
 namespace ngraphbench::torch_common {
 
@@ -54,6 +55,10 @@ class TorchExecutable : public Executable {
  protected:
   // One batch, outputs in Graph::outputs order. Called from Run() only.
   virtual std::vector<at::Tensor> Forward(const std::vector<at::Tensor>& inputs) = 0;
+
+  // Run() `runs` times under LibTorch's profiler, on the inputs of the last SetInputs()
+  // (ProfileOps, torch_profile.h): what each module's Profile() reduces to its kernels.
+  OpProfile ProfileRuns(int runs);
 
   const TorchSettings& settings() const { return settings_; }
   std::map<std::string, std::string> extra_settings_;  // reported by EffectiveSettings()

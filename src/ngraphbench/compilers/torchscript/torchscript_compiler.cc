@@ -88,6 +88,10 @@ class TorchScriptExecutable : public TorchExecutable {
     extra_settings_["optimize_for_inference"] = optimize ? "true" : "false";
   }
 
+  // No Profile(): LibTorch's profiler does not see the operators the JIT runs itself (the
+  // MKLDNN convolutions optimize_for_inference inserts, prim:: ops), so a profile would explain
+  // too little of the time (14 % of a Conv-BN-ReLU block's latency); docs/profiles.md.
+
  protected:
   std::vector<at::Tensor> Forward(const std::vector<at::Tensor>& inputs) override {
     std::vector<c10::IValue> stack(inputs.begin(), inputs.end());

@@ -12,6 +12,10 @@
 // or a second batch size of a model compiled before, then costs a library load instead of a
 // compile. Tuning records live in <cache_dir>/tvm/tuning/<key>/ shared by every model tuned
 // with the same target, TVM version and settings (see python/tvm_compile.py).
+//
+// Profile() times each call the Relax VM makes (a compiled TIR function, a VM builtin) through
+// the VM's instrument hook, on a second VM loaded from the same library: TVM 0.27's runtime has
+// no VM profiler any more (no vm_profiler_load_executable, no runtime.profiling report).
 #include <dlpack/dlpack.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -23,6 +27,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +35,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -80,6 +87,77 @@ struct AlignedHostAlloc {
 // ship complete): kNaive = 1, kPooled = 2.
 constexpr int kPooledAllocator = 2;
 
+// A TIR function's operator type: its name without the number TVM appends to tell apart functions
+// of the same operators (fused_conv2d_add_relu1 is fused_conv2d_add_relu for other shapes).
+std::string FunctionType(const std::string& name) {
+  const size_t last = name.find_last_not_of("0123456789");
+  return last == std::string::npos ? name : name.substr(0, last + 1);
+}
+
+// The VM's own calls that compute nothing of the model: allocation from its pooled allocator,
+// shape and type checks, tensor views (vm.builtin.reshape), tuples, closures. Two builtins do
+// run tensor work and stay kernels: a copy between devices and a TIR call with dynamic shapes.
+bool IsVmBookkeeping(const std::string& name) {
+  return name.rfind("vm.builtin.", 0) == 0 && name != "vm.builtin.to_device" &&
+         name != "vm.builtin.call_tir_dyn";
+}
+
+// Times the calls of a Relax VM through its instrument hook (VirtualMachine::SetInstrument in
+// tvm/runtime/vm/vm.h): the VM calls the hook before and after every Call instruction with
+// (callee, symbol, before_run, return value, arguments...). Times are exclusive: a call made
+// inside another (a VM function, which is a closure, running its own instructions) counts once,
+// in the innermost call, and closures themselves are not counted. CPU kernels return when they
+// are done, so a call's time is its kernel's.
+class CallTimer {
+ public:
+  struct Total {
+    int64_t calls = 0;
+    int64_t ns = 0;
+  };
+
+  // The hook for the VM's `set_instrument`. It shares the totals, so it may outlive the timer.
+  ffi::Function Hook() const {
+    return ffi::Function::FromPacked([state = state_](ffi::PackedArgs args, ffi::Any* rv) {
+      state->OnCall(args);
+      *rv = 0;  // VMInstrumentReturnKind::kNoOp: run the call
+    });
+  }
+
+  const std::map<std::string, Total>& totals() const { return state_->totals; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Open {
+    bool counted;  // a packed function (a kernel or a builtin), not a VM closure
+    Clock::time_point start;
+    int64_t inner_ns = 0;  // the calls made inside this one, whole
+  };
+  struct State {
+    std::vector<Open> open;  // calls under way, outermost first
+    std::map<std::string, Total> totals;
+
+    void OnCall(ffi::PackedArgs args) {
+      if (args[2].cast<bool>()) {
+        const bool counted = args[0].type_index() == ffi::TypeIndex::kTVMFFIFunction;
+        open.push_back(Open{counted, Clock::now()});  // last: the hook's own time stays out
+        return;
+      }
+      const Clock::time_point end = Clock::now();  // first, for the same reason
+      if (open.empty()) return;  // never: the VM pairs its calls to the hook
+      const Open call = open.back();
+      open.pop_back();
+      const int64_t whole_ns =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(end - call.start).count();
+      if (!open.empty()) open.back().inner_ns += whole_ns;
+      if (!call.counted) return;
+      Total& total = totals[args[1].cast<std::string>()];
+      total.calls += 1;
+      total.ns += whole_ns - call.inner_ns;
+    }
+  };
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+};
+
 class TvmExecutable : public Executable {
  public:
   TvmExecutable(const fs::path& library, const Graph& graph,
@@ -89,10 +167,7 @@ class TvmExecutable : public Executable {
         outputs_spec_(graph.outputs),
         settings_(std::move(settings)) {
     const DLDevice cpu{kDLCPU, 0};
-    // One device; the pooled allocator recycles the VM's intermediate and output buffers, so
-    // a Run() after the first allocates no fresh memory.
-    vm_->GetFunction("vm_initialization")
-        .value()(static_cast<int>(cpu.device_type), cpu.device_id, kPooledAllocator);
+    InitVm(vm_);
     main_ = vm_->GetFunction("main").value();
     for (const auto& spec : graph.inputs) {
       inputs_.push_back(ffi::Tensor::FromNDAlloc(AlignedHostAlloc(), ffi::Shape(spec.shape),
@@ -153,6 +228,60 @@ class TvmExecutable : public Executable {
     return out;
   }
 
+  // A second VM of the same library runs the profile, so that the timed VM never carries the
+  // instrument hook (which the VM cannot drop once set).
+  std::optional<KernelProfile> Profile(int runs) override {
+    if (runs < 1) throw CompileError("tvm: cannot profile " + std::to_string(runs) + " runs");
+    CallTimer timer;
+    try {
+      ffi::Module vm = LoadVm(library_, "the loaded library");
+      InitVm(vm);
+      ffi::Function vm_main = vm->GetFunction("main").value();
+      ffi::Any result;
+      const auto run = [&] {
+        result = ffi::Any();
+        vm_main.CallPacked(args_.data(), static_cast<int32_t>(args_.size()), &result);
+      };
+      for (int i = 0; i < kProfileWarmupRuns; ++i) run();
+      vm->GetFunction("set_instrument").value()(timer.Hook());
+      for (int i = 0; i < runs; ++i) run();
+    } catch (const ffi::Error& e) {
+      throw CompileError(std::string("tvm: profiling: ") + e.what());
+    }
+
+    KernelProfile profile;
+    profile.profiler = "tvm relax vm instrument (set_instrument), host clock per call";
+    profile.runs = runs;
+    std::string bookkeeping;  // "name 4x 0.002 ms, ...", per run
+    for (const auto& [name, total] : timer.totals()) {
+      if (IsVmBookkeeping(name)) {
+        std::ostringstream entry;
+        entry << name << " " << static_cast<double>(total.calls) / runs << "x "
+              << total.ns / 1e6 / runs << " ms";
+        bookkeeping += (bookkeeping.empty() ? "" : ", ") + entry.str();
+        continue;
+      }
+      ProfiledKernel kernel;
+      kernel.name = name;
+      kernel.sdk_type = FunctionType(name);
+      kernel.calls = total.calls;
+      kernel.time_ms = total.ns / 1e6;
+      kernel.device = "cpu";
+      profile.kernels.push_back(std::move(kernel));
+    }
+    profile.notes = {
+        "graph nodes unknown: TVM's Relax ONNX frontend keeps no ONNX node names (no spans), and "
+        "FuseOps/FuseTIR name a fused function after its Relax operators",
+        "TVM 0.27 has no VM profiler; each VM call is timed around the call through the VM's "
+        "instrument hook; the interpreter's time between calls is in no kernel",
+    };
+    if (!bookkeeping.empty()) {
+      profile.notes.push_back("VM builtins, not kernels (allocation, checks, views), per run: " +
+                              bookkeeping);
+    }
+    return profile;
+  }
+
   std::map<std::string, std::string> EffectiveSettings() const override { return settings_; }
 
   // Tuning asked for but failed, or functions left as TVM's plain loops.
@@ -171,6 +300,16 @@ class TvmExecutable : public Executable {
     if (!load) throw CompileError("tvm: " + path + " holds no Relax VM executable");
     return (*load)().cast<ffi::Module>();
   }
+
+  // One device; the pooled allocator recycles the VM's intermediate and output buffers, so a
+  // run after the first allocates no fresh memory.
+  static void InitVm(const ffi::Module& vm) {
+    vm->GetFunction("vm_initialization")
+        .value()(static_cast<int>(kDLCPU), /*device_id=*/0, kPooledAllocator);
+  }
+
+  // Profile()'s runs before the counted ones, on its fresh VM.
+  static constexpr int kProfileWarmupRuns = 2;
 
   ffi::Module library_;
   ffi::Module vm_;
