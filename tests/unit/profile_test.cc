@@ -31,6 +31,7 @@ ProfiledKernel Kernel(std::string name, std::vector<std::string> nodes, bool kno
 TEST(ProfileOpClass, OnnxTypes) {
   EXPECT_EQ(OpClassOfOnnxType("Conv"), "Conv");
   EXPECT_EQ(OpClassOfOnnxType("Gemm"), "MatMul");
+  EXPECT_EQ(OpClassOfOnnxType("Linear"), "MatMul");  // the IR's own
   EXPECT_EQ(OpClassOfOnnxType("LayerNormalization"), "Normalization");
   EXPECT_EQ(OpClassOfOnnxType("Transpose"), "DataMovement");
   EXPECT_EQ(OpClassOfOnnxType("Gelu"), "Elementwise");
@@ -43,6 +44,8 @@ TEST(ProfileOpClass, SdkNamesOfEveryProfiler) {
   EXPECT_EQ(OpClassOfSdkName("Convolution"), "Conv");
   EXPECT_EQ(OpClassOfSdkName("aten::mkldnn_convolution"), "Conv");
   EXPECT_EQ(OpClassOfSdkName("fused_conv2d_add_relu"), "Conv");
+  EXPECT_EQ(OpClassOfSdkName("fused_conv2d16_subtract7_divide7_multiply7_add13"), "Conv");
+  EXPECT_EQ(OpClassOfSdkName("fused_matmul4_add5_divide_erf_add6_multiply1_multiply2"), "MatMul");
   EXPECT_EQ(OpClassOfSdkName("cpp_fused_convolution_relu_0"), "Conv");
   EXPECT_EQ(OpClassOfSdkName("FullyConnected"), "MatMul");
   EXPECT_EQ(OpClassOfSdkName("FusedMatMul"), "MatMul");  // not "mul", an Elementwise word
@@ -88,6 +91,14 @@ TEST(ProfileTabulate, PerInferenceWithTypesFromTheGraph) {
   EXPECT_EQ(conv.op_types, "Conv+BatchNormalization+Relu");
   EXPECT_EQ(conv.op_class, "Conv");
   EXPECT_DOUBLE_EQ(conv.calls_per_inference, 1.0);
+  // Named after the nodes it kept, the SDK's type says what it computes (OpenVINO names a
+  // convolution folded with a BatchNormalization after the BatchNormalization).
+  KernelProfile folded;
+  folded.runs = 1;
+  folded.kernels.push_back(Kernel("Multiply_7", {"bn0", "relu0"}, true, "Convolution", 1, 1.0));
+  const ProfileTable f = Tabulate(folded, ConvBnReluGraph());
+  EXPECT_EQ(f.lines[0].op_types, "BatchNormalization+Relu");
+  EXPECT_EQ(f.lines[0].op_class, "Conv");
   const ProfileLine& reorder = t.lines[2];
   EXPECT_FALSE(reorder.nodes_known);
   EXPECT_EQ(reorder.op_types, "Reorder");

@@ -27,15 +27,17 @@ const std::unordered_map<std::string, std::string>& OnnxTypeClasses() {
     const std::vector<std::pair<std::string, std::vector<std::string>>> by_class = {
         {"Conv", {"Conv", "QLinearConv", "ConvInteger"}},
         {"ConvTranspose", {"ConvTranspose"}},
+        // Linear and ScaledDotProductAttention: the IR's own (graph/ops.cc).
         {"MatMul", {"MatMul", "Gemm", "Einsum", "MatMulInteger", "QLinearMatMul", "Attention",
-                    "MultiHeadAttention"}},
+                    "MultiHeadAttention", "Linear", "ScaledDotProductAttention"}},
         {"Softmax", {"Softmax", "LogSoftmax"}},
         {"Normalization", {"BatchNormalization", "LayerNormalization", "GroupNormalization",
                            "InstanceNormalization", "LpNormalization",
                            "SimplifiedLayerNormalization", "RMSNormalization"}},
         {"Pool", {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool"}},
         {"Reduce", {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
-                    "ReduceL2", "ReduceSumSquare", "ArgMax", "ArgMin", "CumSum"}},
+                    "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp", "ArgMax", "ArgMin",
+                    "CumSum", "TopK"}},
         {"Elementwise",
          {"Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Exp", "Log", "Neg", "Abs", "Relu",
           "LeakyRelu", "PRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Erf", "Gelu",
@@ -186,6 +188,14 @@ std::string OpClassOfSdkName(const std::string& name) {
   std::vector<std::string> words = Words(name);
   // Two words that name one thing: "FusedMatMul" is fused, mat, mul and matmul.
   for (size_t i = 0, n = words.size(); i + 1 < n; ++i) words.push_back(words[i] + words[i + 1]);
+  // A word with the number a compiler appends to tell functions apart: TVM's conv2d16 is a
+  // conv2d, its add13 an add.
+  for (size_t i = 0, n = words.size(); i < n; ++i) {
+    const size_t end = words[i].find_last_not_of("0123456789");
+    if (end != std::string::npos && end + 1 < words[i].size()) {
+      words.push_back(words[i].substr(0, end + 1));
+    }
+  }
   for (const auto& [cls, class_words] : SdkWordClasses()) {
     for (const std::string& w : words) {
       if (std::find(class_words.begin(), class_words.end(), w) != class_words.end()) return cls;
@@ -235,7 +245,11 @@ ProfileTable Tabulate(const KernelProfile& profile, const Graph& graph) {
         const std::string& t = graph.nodes[node_index.at(n)].op_type;
         if (std::find(types.begin(), types.end(), t) == types.end()) types.push_back(t);
       }
-      line.op_class = "Other";
+      // The first class of its nodes' types and of the SDK's own type: a layer may keep the
+      // name of only some of the nodes it computes (OpenVINO's Convolution folded with a
+      // BatchNormalization is named after the BatchNormalization; identity's Linear node runs
+      // aten::linear).
+      line.op_class = k.sdk_type.empty() ? "Other" : OpClassOfSdkName(k.sdk_type);
       for (const std::string& t : types) {
         line.op_types += (line.op_types.empty() ? "" : "+") + t;
         const std::string cls = OpClassOfOnnxType(t);

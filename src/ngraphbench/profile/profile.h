@@ -40,7 +40,7 @@ struct ProfileTable {
 };
 
 // The coarse operator classes, in the order a kernel covering several is counted under the
-// first: Conv, ConvTranspose, MatMul (MatMul, Gemm, Einsum, attention), Softmax, Normalization,
+// first (a kernel whose nodes are known: the classes of their types and of the SDK's own type): Conv, ConvTranspose, MatMul (MatMul, Gemm, Einsum, attention), Softmax, Normalization,
 // Pool, Reduce, Elementwise, DataMovement (reshapes, transposes, copies, layout reorders),
 // Other.
 const std::vector<std::string>& OpClasses();
