@@ -20,6 +20,7 @@
 #include "ngraphbench/experiments/config.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/zoo.h"
+#include "ngraphbench/profile/pass.h"
 #include "ngraphbench/profile/profile.h"
 #include "require_compiler.h"
 
@@ -32,7 +33,6 @@ namespace {
 // both weigh most.
 constexpr double kMinOverLatency = 0.25;
 constexpr double kMaxOverLatency = 2.5;
-constexpr int kProfiledRuns = 5;
 
 struct Expectation {
   bool fuses;        // fewer kernels per inference than graph nodes
@@ -73,10 +73,25 @@ class ProfileTest : public ::testing::TestWithParam<std::string> {
     std::nth_element(ms.begin(), ms.begin() + 7, ms.end());
     const double median_ms = ms[7];
 
-    const std::optional<KernelProfile> profile = exe->Profile(kProfiledRuns);
+    // As many runs as the worker profiles. The profile's time is a mean over its runs, which a
+    // preemption on a busy machine (ctest -j2) only ever lengthens: of three profiles, the one
+    // with the least time is compared (as timeit takes the least of its repeats).
+    const int runs = ProfiledRuns(median_ms);
+    std::optional<KernelProfile> profile;
+    double least_ms = 0;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      std::optional<KernelProfile> p = exe->Profile(runs);
+      if (!p) break;
+      double ms = 0;
+      for (const ProfiledKernel& k : p->kernels) ms += k.time_ms;
+      if (!profile || ms < least_ms) {
+        profile = std::move(p);
+        least_ms = ms;
+      }
+    }
     EXPECT_TRUE(profile.has_value()) << GetParam() << " has no profiler";
     if (!profile) return false;
-    EXPECT_EQ(profile->runs, kProfiledRuns);
+    EXPECT_EQ(profile->runs, runs);
     EXPECT_FALSE(profile->profiler.empty());
     EXPECT_FALSE(profile->kernels.empty());
 
@@ -99,11 +114,11 @@ class ProfileTest : public ::testing::TestWithParam<std::string> {
         named = true;
       }
     }
-    const double kernels = calls / kProfiledRuns;
-    const double over = total_ms / kProfiledRuns / median_ms;
-    EXPECT_GE(over, kMinOverLatency) << "profiled " << total_ms / kProfiledRuns
+    const double kernels = calls / runs;
+    const double over = total_ms / runs / median_ms;
+    EXPECT_GE(over, kMinOverLatency) << "profiled " << total_ms / runs
                                      << " ms per inference, median " << median_ms << " ms";
-    EXPECT_LE(over, kMaxOverLatency) << "profiled " << total_ms / kProfiledRuns
+    EXPECT_LE(over, kMaxOverLatency) << "profiled " << total_ms / runs
                                      << " ms per inference, median " << median_ms << " ms";
     const double nodes = static_cast<double>(graph.nodes.size());
     if (!ExpectationFor(GetParam()).fuses) {
@@ -115,7 +130,7 @@ class ProfileTest : public ::testing::TestWithParam<std::string> {
     const ProfileTable table = Tabulate(*profile, graph);
     EXPECT_EQ(table.lines.size(), profile->kernels.size());
     std::cout << GetParam() << " " << graph.name << ": " << kernels << " kernels per inference, "
-              << graph.nodes.size() << " graph nodes, profiled " << total_ms / kProfiledRuns
+              << graph.nodes.size() << " graph nodes, profiled " << total_ms / runs
               << " ms per inference, median " << median_ms << " ms (" << over << ")\n";
 
     double worst = 0;
@@ -133,9 +148,12 @@ TEST_P(ProfileTest, ConvBnReluAndAttentionBlocks) {
   // Every fusing compiler folds BatchNormalization and ReLU into the convolution. An attention
   // block's count is not compared: ONNX Runtime, for one, fuses its MatMuls with their Adds but
   // adds reshapes around each resulting Gemm (20 kernels for 14 nodes).
-  bool named = CheckProfile(BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 2), 1),
+  // Sizes that run for milliseconds, not microseconds: the profile's time is a mean over its
+  // runs, which a preemption of a millisecond on a busy machine (ctest -j2) would move by a
+  // whole run's worth on a sub-millisecond block.
+  bool named = CheckProfile(BuildModel(SyntheticSpec("conv_block", "conv_block", 32, 2), 8),
                             /*expect_fusion=*/true);
-  named |= CheckProfile(BuildModel(SyntheticSpec("mha_block", "mha_block", 64, 1), 1),
+  named |= CheckProfile(BuildModel(SyntheticSpec("mha_block", "mha_block", 128, 1), 8),
                         /*expect_fusion=*/false);
   EXPECT_EQ(named, ExpectationFor(GetParam()).names_nodes)
       << GetParam() << (named ? " named graph nodes" : " named no graph node");
