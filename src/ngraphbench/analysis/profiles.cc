@@ -19,18 +19,6 @@ Line& AddRun(Line& line, const ResultRow& r) {
   return line.Add(r.device).Add(r.compiler).Add(r.experiment).Add(r.model).Add(r.batch_size);
 }
 
-double Total(const ProfileTable& table) {
-  double total = 0;
-  for (const ProfileLine& line : table.lines) total += line.ms_per_inference;
-  return total;
-}
-
-double Kernels(const ProfileTable& table) {
-  double kernels = 0;
-  for (const ProfileLine& line : table.lines) kernels += line.calls_per_inference;
-  return kernels;
-}
-
 // "12.3 ms" / "0.0421 ms": enough digits for a kernel of microseconds.
 std::string Ms(double ms) { return fmt::format("{:.3g}", ms); }
 
@@ -57,7 +45,7 @@ std::string FormatProfileRunsCsv(const std::vector<ProfiledRun>& runs) {
                             "top_op_share"});
   for (const ProfiledRun& p : runs) {
     const ResultRow& r = *p.row;
-    const double kernels = Kernels(p.table);
+    const double kernels = KernelsPerInference(p.table);
     Line line;
     AddRun(line, r).Add(r.profiler).Add(kernels).Add(r.profile_ir_nodes);
     if (r.profile_ir_nodes && kernels > 0) {
@@ -65,7 +53,7 @@ std::string FormatProfileRunsCsv(const std::vector<ProfiledRun>& runs) {
     } else {
       line.Add(std::string());
     }
-    line.Add(Total(p.table)).Add(r.latency_p50_ms).Add(r.profile_over_p50).Add(r.profile_top_op)
+    line.Add(ProfiledMs(p.table)).Add(r.latency_p50_ms).Add(r.profile_over_p50).Add(r.profile_top_op)
         .Add(r.profile_top_share);
     out += line.End();
   }
@@ -76,7 +64,7 @@ std::string FormatProfileOpsCsv(const std::vector<ProfiledRun>& runs) {
   std::string out = Header({"device", "compiler", "experiment", "model", "batch_size", "op_class",
                             "ms_per_inference", "share"});
   for (const ProfiledRun& p : runs) {
-    const double total = Total(p.table);
+    const double total = ProfiledMs(p.table);
     for (const auto& [cls, ms] : TimeByOpClass(p.table)) {
       Line line;
       AddRun(line, *p.row).Add(cls).Add(ms).Add(total > 0 ? ms / total : 0.0);
@@ -102,7 +90,7 @@ std::string FormatProfileSpeedupCsv(const std::vector<ProfiledRun>& runs) {
         const ProfiledRun& other = *group[j];
         const std::map<std::string, double> a = TimeByOpClass(base.table);
         const std::map<std::string, double> b = TimeByOpClass(other.table);
-        const double saved = Total(base.table) - Total(other.table);
+        const double saved = ProfiledMs(base.table) - ProfiledMs(other.table);
         for (const std::string& cls : OpClasses()) {
           const auto ia = a.find(cls);
           const auto ib = b.find(cls);
@@ -128,8 +116,8 @@ std::string FormatProfileSpeedupCsv(const std::vector<ProfiledRun>& runs) {
 }
 
 std::string FormatTopKernels(const ResultRow& row, const ProfileTable& table, size_t top) {
-  const double total = Total(table);
-  const double kernels = Kernels(table);
+  const double total = ProfiledMs(table);
+  const double kernels = KernelsPerInference(table);
   std::string out = fmt::format("{} {} on {}: {} (batch {})\n", row.experiment, row.run_id,
                                 row.device, row.compiler, row.batch_size);
   out += fmt::format("profiler: {}\n", row.profiler.empty() ? "(unnamed)" : row.profiler);

@@ -278,13 +278,23 @@ ProfileTable Tabulate(const KernelProfile& profile, const Graph& graph) {
   return table;
 }
 
+double ProfiledMs(const ProfileTable& table) {
+  double total = 0;
+  for (const ProfileLine& line : table.lines) total += line.ms_per_inference;
+  return total;
+}
+
+double KernelsPerInference(const ProfileTable& table) {
+  double kernels = 0;
+  for (const ProfileLine& line : table.lines) kernels += line.calls_per_inference;
+  return kernels;
+}
+
 ProfileSummary Summarize(const ProfileTable& table, const Graph& graph) {
   ProfileSummary s;
   s.ir_nodes = static_cast<int64_t>(graph.nodes.size());
-  for (const ProfileLine& line : table.lines) {
-    s.kernels_per_inference += line.calls_per_inference;
-    s.profiled_ms += line.ms_per_inference;
-  }
+  s.kernels_per_inference = KernelsPerInference(table);
+  s.profiled_ms = ProfiledMs(table);
   for (const auto& [cls, ms] : TimeByOpClass(table)) {
     if (s.top_op_class.empty() || ms > s.top_share) {
       s.top_op_class = cls;

@@ -59,6 +59,10 @@ std::string OpClassOfSdkName(const std::string& name);
 // any is one whose nodes are unknown. Throws std::invalid_argument for a profile without runs.
 ProfileTable Tabulate(const KernelProfile& profile, const Graph& graph);
 
+// The kernels' time per inference (ms), and their calls per inference.
+double ProfiledMs(const ProfileTable& table);
+double KernelsPerInference(const ProfileTable& table);
+
 // The row's summary of a profile.
 struct ProfileSummary {
   double kernels_per_inference = 0;  // kernel calls per inference
