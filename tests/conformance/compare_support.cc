@@ -36,8 +36,7 @@ bool ReadPod(FILE* f, T& v) {
 // Child: loads the module, runs `cases` from `first` on, appending each outcome to `path` as
 // soon as it is known (so that a crash loses only the case it happened in), exits.
 [[noreturn]] void ChildMain(const std::string& name, const std::vector<Case>& cases, size_t first,
-                            const std::string& path, bool unchecked) {
-  if (unchecked) ::setenv("NGRAPHBENCH_UNCHECKED_OPS", "1", 1);
+                            const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) std::_Exit(2);
   std::unique_ptr<Compiler> compiler;
@@ -142,8 +141,7 @@ Outcome RunCase(Compiler& compiler, const CompilerInfo& info, const Case& c) {
   return outcome;
 }
 
-std::vector<Outcome> RunCompiler(const std::string& name, const std::vector<Case>& cases,
-                                 bool unchecked) {
+std::vector<Outcome> RunCompiler(const std::string& name, const std::vector<Case>& cases) {
   const std::string path =
       ::testing::TempDir() + "ngb_conformance_" + std::to_string(::getpid()) + "_" + name + ".bin";
   std::vector<Outcome> outcomes;
@@ -151,7 +149,7 @@ std::vector<Outcome> RunCompiler(const std::string& name, const std::vector<Case
     const size_t first = outcomes.size();
     std::fflush(nullptr);
     const pid_t pid = ::fork();
-    if (pid == 0) ChildMain(name, cases, first, path, unchecked);
+    if (pid == 0) ChildMain(name, cases, first, path);
     int wstatus = 0;
     const bool waited = pid > 0 && ::waitpid(pid, &wstatus, 0) == pid;
     std::vector<Outcome> got = ReadOutcomes(path);

@@ -59,10 +59,9 @@ std::vector<HostTensor> RunExecutable(Executable& exe, const std::vector<HostTen
 Outcome RunCase(Compiler& compiler, const CompilerInfo& info, const Case& c);
 
 // Runs `name` on every case in child processes. A child that dies costs the case it was running
-// (kCrashed, with the signal); the next child starts after it. `unchecked` turns the operator
-// table's check off in the child, so that the SDK meets what the table calls unsupported.
-std::vector<Outcome> RunCompiler(const std::string& name, const std::vector<Case>& cases,
-                                 bool unchecked = false);
+// (kCrashed, with the signal); the next child starts after it. The operator table's check is
+// the worker's, not the compiler's: here the SDK meets every case, supported or not.
+std::vector<Outcome> RunCompiler(const std::string& name, const std::vector<Case>& cases);
 
 // Empty when `out` matches `ref` within `tolerance` (relative to the output's scale,
 // max(1, max |ref|)); else what differs. `worst` grows to the largest absolute difference

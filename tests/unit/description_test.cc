@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
@@ -24,7 +25,14 @@ const char* const kMinimal =
     "devices: [cpu]\n"
     "precisions: [fp32]\n"
     "opt_levels: [default]\n"
-    "enable_hint: always built\n";
+    "enable_hint: always built\n"
+    "operators: {no_column: a test}\n";
+
+// kMinimal with `operators:` replaced by `operators` (YAML text after the key).
+std::string WithOperators(const std::string& operators) {
+  std::string text = kMinimal;
+  return text.replace(text.find("operators: "), std::string::npos, "operators: " + operators + "\n");
+}
 
 // The message of the InputError that parsing `text` as .../demo/compiler.yaml throws.
 std::string ErrorOf(const std::string& text, const std::string& path = "/src/demo/compiler.yaml") {
@@ -51,6 +59,8 @@ TEST(Description, AMinimalOneTakesItsDefaults) {
   EXPECT_TRUE(info.options.empty());
   EXPECT_EQ(info.order, 1000);
   EXPECT_DOUBLE_EQ(info.prior_compile_s, 0.5);
+  EXPECT_FALSE(info.op_column.has_value());
+  EXPECT_EQ(info.no_op_column, "a test");
   // A build tree's copy is named after the compiler.
   EXPECT_EQ(ParseCompilerDescription(kMinimal, "build/compilers/demo.yaml").name, "demo");
 }
@@ -76,11 +86,63 @@ TEST(Description, OptionDefaultsAreStoredInCanonicalText) {
   EXPECT_EQ(info.options[4].refused_reason, "why");
 }
 
+// `operators:`: the compiler's column of the operator table, checked against the table's rows
+// and named forms (graph/ops.h).
+TEST(Description, OperatorsGiveTheColumnOfTheOperatorTable) {
+  const CompilerInfo all = ParseCompilerDescription(WithOperators("{unsupported: {}}"),
+                                                    "/src/demo/compiler.yaml");
+  ASSERT_TRUE(all.op_column.has_value());
+  EXPECT_EQ(all.op_column->compiler, "demo");
+  EXPECT_TRUE(all.op_column->unsupported.empty());
+  EXPECT_TRUE(all.op_column->limits.empty());
+
+  const CompilerInfo some = ParseCompilerDescription(
+      WithOperators("\n  unsupported: {TopK: no sort, Celu: no converter}\n"
+                    "  limits: [Gelu.tanh, Resize.nearest_ties]"),
+      "/src/demo/compiler.yaml");
+  ASSERT_TRUE(some.op_column.has_value());
+  EXPECT_EQ(some.op_column->unsupported,
+            (std::map<std::string, std::string>{{"Celu", "no converter"}, {"TopK", "no sort"}}));
+  ASSERT_EQ(some.op_column->limits.size(), 2u);
+  EXPECT_EQ(some.op_column->limits[0], FindOpForm("Gelu", "tanh"));
+  EXPECT_EQ(some.op_column->limits[1], FindOpForm("Resize", "nearest_ties"));
+
+  // What the column says is what the check refuses.
+  const Graph graph = [] {
+    Graph g;
+    g.name = "topk";
+    g.nodes.push_back(Node{"TopK", "t", {"x", "k"}, {"v", "i"}, {}});
+    return g;
+  }();
+  EXPECT_EQ(RefusalOf(graph.nodes[0], graph, *some.op_column), "unsupported");
+  EXPECT_EQ(RefusalOf(graph.nodes[0], graph, *all.op_column), "");
+}
+
+TEST(Description, OperatorsMistakesAreRefused) {
+  const std::string m = std::string(kMinimal).substr(0, std::string(kMinimal).find("operators: "));
+  ExpectError(m, "the top level needs 'operators'");
+  ExpectError(WithOperators("[TopK]"), "'operators' must be a mapping: `unsupported:`");
+  ExpectError(WithOperators("{unsupported: {Hardmax: x}}"),
+              "'operators.unsupported' names 'Hardmax', which is not an operator of the table");
+  ExpectError(WithOperators("{unsupported: [TopK]}"),
+              "'operators.unsupported' must be a mapping of operator: why");
+  ExpectError(WithOperators("{unsupported: {TopK: x, TopK: y}}"),
+              "'operators.unsupported.TopK' is given twice");
+  ExpectError(WithOperators("{limits: [Gelu.erf]}"),
+              "'operators.limits' names 'Gelu.erf', which is not a form of graph/ops.cc (one of: "
+              "Gelu.tanh, Resize.nearest_ties)");
+  ExpectError(WithOperators("{unsupported: {Gelu: x}, limits: [Gelu.tanh]}"),
+              "a form of an operator the compiler does not run at all");
+  ExpectError(WithOperators("{no_column: why, limits: [Gelu.tanh]}"),
+              "has `no_column` and a column");
+  ExpectError(WithOperators("{no_column: why, colour: red}"), "'operators.colour' is not a known key");
+}
+
 TEST(Description, MistakesAreRefusedNamingTheFileAndTheKey) {
   const std::string m = kMinimal;
   ExpectError(m + "colour: red\n", "'colour' is not a known key here; allowed keys: name,");
   ExpectError("role: a test\nsdk: none\ndevices: [cpu]\nprecisions: [fp32]\n"
-              "opt_levels: [default]\nenable_hint: x\n",
+              "opt_levels: [default]\nenable_hint: x\noperators: {no_column: x}\n",
               "the top level needs 'name'");
   ExpectError(m + "name: other\n", "'name' is given twice");
   EXPECT_NE(ErrorOf(kMinimal, "/src/other/compiler.yaml")
@@ -251,6 +313,25 @@ TEST(Registry, DescriptionsSayWhatTheCompiledInRegistrySaid) {
   EXPECT_DOUBLE_EQ(FindCompiler("tvm").prior_compile_s, 10.0);
   EXPECT_DOUBLE_EQ(ov.prior_compile_s, 2.0);
   EXPECT_DOUBLE_EQ(ort.prior_compile_s, 0.5);
+}
+
+// Every compiler has a column of the operator table or says why not; the columns are those the
+// table had before they moved into the descriptions.
+TEST(Registry, EveryCompilerHasAColumnOrSaysWhyNot) {
+  for (const CompilerInfo& info : AllCompilers()) {
+    EXPECT_NE(info.op_column.has_value(), !info.no_op_column.empty()) << info.name;
+  }
+  std::vector<std::string> names;
+  for (const OpColumn& column : OpTableColumns()) names.push_back(column.compiler);
+  EXPECT_EQ(names, (std::vector<std::string>{"onnxruntime", "identity", "torchscript", "openvino",
+                                             "tvm"}));
+  const OpColumn& tvm = *FindCompiler("tvm").op_column;
+  EXPECT_EQ(tvm.unsupported.size(), 2u);
+  EXPECT_TRUE(tvm.unsupported.count("Celu") && tvm.unsupported.count("TopK"));
+  EXPECT_EQ(tvm.limits.size(), 2u);
+  const OpColumn& ov = *FindCompiler("openvino").op_column;
+  EXPECT_EQ(ov.unsupported.size(), 1u);
+  EXPECT_TRUE(ov.unsupported.count("ReduceLogSumExp"));
 }
 
 }  // namespace

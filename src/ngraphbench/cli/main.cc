@@ -8,6 +8,7 @@
 #include "ngraphbench/analysis/compare.h"
 #include "ngraphbench/analysis/report.h"
 #include "ngraphbench/cli/commands.h"
+#include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/ops.h"
 #include "ngraphbench/results/row.h"
@@ -262,7 +263,8 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (*list_cmd && list_ops) {
-      std::cout << FormatOpTable(list_markdown);  // generated from graph/ops.cc
+      // The rows from graph/ops.cc, the columns from the compilers' descriptions.
+      std::cout << FormatOpTable(OpTableColumns(), list_markdown);
       return kExitOk;
     }
     if (*list_cmd) return CmdList(list_experiments, list_models, list_compilers, list_configs);

@@ -113,7 +113,63 @@ std::vector<std::string> ToNonEmptyNameList(const YAML::Node& node, const Where&
 
 const std::vector<std::string> kTopKeys = {
     "name",       "order",      "role",    "sdk",         "consumes_onnx",  "devices",
-    "precisions", "opt_levels", "options", "enable_hint", "prior_compile_s"};
+    "precisions", "opt_levels", "options", "enable_hint", "prior_compile_s", "operators"};
+// `operators:` of a description: its column of the operator table, or why it has none.
+//   operators:
+//     unsupported: {Celu: why the compiler lacks it, ...}   (may be absent: it runs every op)
+//     limits: [Gelu.tanh, ...]                              (forms of graph/ops.h's OpForms())
+//   operators: {no_column: why}
+void ParseOperators(const YAML::Node& node, const Where& where, CompilerInfo& info) {
+  if (!node.IsMap()) {
+    where.Fail("must be a mapping: `unsupported:` (operator: why) and `limits:` (Op.form) for "
+               "the compiler's column of the operator table, or `no_column:` with why it has "
+               "none");
+  }
+  CheckKeys(node, where, {"unsupported", "limits", "no_column"});
+  if (node["no_column"]) {
+    if (node["unsupported"] || node["limits"]) {
+      where.Fail("has `no_column` and a column (`unsupported`, `limits`); give one or the other");
+    }
+    info.no_op_column = ToString(node["no_column"], where / "no_column");
+    return;
+  }
+  OpColumn column;
+  column.compiler = info.name;
+  if (const YAML::Node unsupported = node["unsupported"]; unsupported && !unsupported.IsNull()) {
+    const Where w = where / "unsupported";
+    if (!unsupported.IsMap()) w.Fail("must be a mapping of operator: why the compiler lacks it");
+    for (const auto& entry : unsupported) {
+      const std::string op = ToString(entry.first, w);
+      if (column.unsupported.count(op)) (w / op).Fail("is given twice; give each operator once");
+      if (!FindOp(op)) {
+        w.Fail("names '" + op + "', which is not an operator of the table "
+               "(`ngraphbench list --ops`)");
+      }
+      column.unsupported[op] = ToString(entry.second, w / op);
+    }
+  }
+  if (node["limits"]) {
+    const Where w = where / "limits";
+    for (const std::string& entry : ToNameList(node["limits"], w)) {
+      const size_t dot = entry.find('.');
+      const OpForm* form = dot == std::string::npos
+                               ? nullptr
+                               : FindOpForm(entry.substr(0, dot), entry.substr(dot + 1));
+      if (!form) {
+        std::string known;
+        for (const OpForm& f : OpForms()) known += (known.empty() ? "" : ", ") + f.op + "." + f.name;
+        w.Fail("names '" + entry + "', which is not a form of graph/ops.cc (one of: " + known +
+               ")");
+      }
+      if (column.unsupported.count(form->op)) {
+        w.Fail("names '" + entry + "', a form of an operator the compiler does not run at all");
+      }
+      column.limits.push_back(form);
+    }
+  }
+  info.op_column = std::move(column);
+}
+
 const std::vector<std::string> kOptionKeys = {"key",     "type",           "default", "help",
                                               "allowed", "refused",        "min",     "max",
                                               "refused_reason"};
@@ -268,6 +324,7 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
     }
     info.prior_compile_s = v;
   }
+  ParseOperators(Required(root, "operators", top), top / "operators", info);
   if (const YAML::Node options = root["options"]; options && !options.IsNull()) {
     const Where w = top / "options";
     if (!options.IsSequence()) {

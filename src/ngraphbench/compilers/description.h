@@ -4,10 +4,12 @@
 // every compiler of the source tree, built or not.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ngraphbench/compilers/options.h"
+#include "ngraphbench/graph/ops.h"
 
 namespace ngraphbench {
 
@@ -25,6 +27,11 @@ struct CompilerInfo {
   // until the compiler has measured rows of its own (experiments/estimate.h).
   double prior_compile_s = 0.5;
   int order = 1000;  // position in `list --compilers` and the like; ties go by name
+  // Its column of the operator table (graph/ops.h, `operators:`), which the worker checks a
+  // model against before the module sees it; absent for a compiler without one, and then
+  // no_op_column says why (`operators: {no_column: ...}`).
+  std::optional<OpColumn> op_column;
+  std::string no_op_column;
 };
 
 // One description; `path` names the file in messages and gives the name the description must

@@ -27,6 +27,14 @@ const CompilerInfo& FindCompiler(const std::string& name) {
   throw InputError("unknown compiler '" + name + "'; known compilers: " + known);
 }
 
+std::vector<OpColumn> OpTableColumns() {
+  std::vector<OpColumn> columns;
+  for (const auto& info : AllCompilers()) {
+    if (info.op_column) columns.push_back(*info.op_column);
+  }
+  return columns;
+}
+
 std::string ModuleDir() {
   if (const char* env = std::getenv("NGRAPHBENCH_MODULE_DIR"); env && *env) return env;
   char exe[PATH_MAX];

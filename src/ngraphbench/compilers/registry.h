@@ -20,6 +20,10 @@ const std::vector<CompilerInfo>& AllCompilers();
 // Throws InputError naming the known compilers.
 const CompilerInfo& FindCompiler(const std::string& name);
 
+// The operator table's columns (graph/ops.h): those of every compiler whose description has
+// one, in the descriptions' order.
+std::vector<OpColumn> OpTableColumns();
+
 // Where modules are: beside the running binary, or $NGRAPHBENCH_MODULE_DIR.
 std::string ModuleDir();
 // ModuleDir()/compilers: the descriptions CMake copies there from every compiler folder.

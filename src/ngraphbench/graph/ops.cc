@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <sstream>
 
@@ -11,8 +10,6 @@
 namespace ngraphbench {
 
 namespace {
-
-const char* const kTanhGelu = "approximate='tanh' (the ONNX export writes the erf form)";
 
 bool IsTanhGelu(const Node& node, const Graph&) {
   return node.StringAttr("approximate", "none") == "tanh";
@@ -57,126 +54,114 @@ bool NearestResizeHasTies(const Node& node, const Graph& graph) {
   return false;
 }
 
-// One row per operator, sorted by name. The compiler columns are verified by
-// tests/conformance/conformance_test.cc (OperatorTable*): edit a row only together with what the
-// test then shows. The note says what `identity` and `torchscript` accept beyond the basics (a
-// node outside it is refused at compile time with the reason), and why a compiler lacks the op.
+// One row per operator, sorted by name. The note says what `identity` and `torchscript` accept
+// beyond the basics (a node outside it is refused at compile time with the reason); why a
+// compiler lacks an operator is in its description's column.
 std::vector<OpInfo> BuildTable() {
   std::vector<OpInfo> t = {
-      {"Abs", true, {}, ""},
-      {"Add", true, {}, ""},
-      {"And", true, {}, ""},
-      {"ArgMax", true, {}, ""},
-      {"ArgMin", true, {}, ""},
-      {"AveragePool", true, {}, "symmetric pads"},
-      {"BatchNormalization", true, {}, "inference (training_mode 0)"},
-      {"Cast", true, {}, "to float, double, half, bfloat16, int8-64, uint8, bool"},
-      {"CastLike", true, {}, ""},
-      {"Ceil", true, {}, ""},
-      {"Celu", true, {"tvm"}, "tvm: its ONNX frontend has no converter for it"},
-      {"Clip", true, {}, "constant bounds"},
-      {"Concat", true, {}, ""},
-      {"ConstantOfShape", true, {}, "default value (0.0) only: the IR has no tensor attributes"},
-      {"Conv", true, {}, "1-3 spatial dims"},
-      {"ConvTranspose", true, {}, "1-3 spatial dims; no output_shape, auto_pad NOTSET"},
-      {"Cos", true, {}, ""},
-      {"CumSum", true, {}, "constant axis"},
-      {"DepthToSpace", true, {}, ""},
-      {"Div", true, {}, ""},
-      {"Dropout", true, {}, "inference: the identity; no mask output"},
-      {"Einsum", true, {}, ""},
-      {"Elu", true, {}, ""},
-      {"Equal", true, {}, ""},
-      {"Erf", true, {}, ""},
-      {"Exp", true, {}, ""},
-      {"Expand", true, {}, ""},
-      {"Flatten", true, {}, ""},
-      {"Floor", true, {}, ""},
-      {"Gather", true, {}, ""},
-      {"GatherElements", true, {}, ""},
-      {"Gelu", false, {}, "IR op (erf GELU; tanh with approximate); lowered for ONNX compilers",
-       // ExportOnnx writes Gelu as its erf form whatever `approximate` says, so the compilers
-       // that read ONNX would compute another function.
-       {{"onnxruntime", kTanhGelu, IsTanhGelu},
-        {"openvino", kTanhGelu, IsTanhGelu},
-        {"tvm", kTanhGelu, IsTanhGelu}}},
-      {"Gemm", true, {}, ""},
-      {"GlobalAveragePool", true, {}, ""},
-      {"GlobalMaxPool", true, {}, ""},
-      {"Greater", true, {}, ""},
-      {"GreaterOrEqual", true, {}, ""},
-      {"HardSigmoid", true, {}, ""},
-      {"HardSwish", true, {}, ""},
-      {"Identity", true, {}, ""},
-      {"InstanceNormalization", true, {}, ""},
-      {"LayerNormalization", true, {}, "stash_type float32"},
-      {"LeakyRelu", true, {}, ""},
-      {"Less", true, {}, ""},
-      {"LessOrEqual", true, {}, ""},
-      {"Linear", false, {}, "IR op (torch.nn.Linear); lowered for ONNX compilers"},
-      {"Log", true, {}, ""},
-      {"LogSoftmax", true, {}, ""},
-      {"MatMul", true, {}, ""},
-      {"Max", true, {}, ""},
-      {"MaxPool", true, {}, "symmetric pads; no indices output"},
-      {"Mean", true, {}, ""},
-      {"Min", true, {}, ""},
-      {"Mod", true, {}, ""},
-      {"Mul", true, {}, ""},
-      {"Neg", true, {}, ""},
-      {"Not", true, {}, ""},
-      {"Or", true, {}, ""},
-      {"Pad", true, {}, "constant, reflect, edge; constant pads"},
-      {"Pow", true, {}, ""},
-      {"PRelu", true, {}, ""},
-      {"Range", true, {}, "constant start, limit, delta"},
-      {"Reciprocal", true, {}, ""},
-      {"ReduceL2", true, {}, "constant axes"},
-      {"ReduceLogSumExp", true, {"openvino"},
-       "constant axes; OpenVINO's ONNX reader ignores the axes attribute (reduces every axis)"},
-      {"ReduceMax", true, {}, "constant axes"},
-      {"ReduceMean", true, {}, "constant axes"},
-      {"ReduceMin", true, {}, "constant axes"},
-      {"ReduceProd", true, {}, "constant axes"},
-      {"ReduceSum", true, {}, "constant axes"},
-      {"Relu", true, {}, ""},
-      {"Reshape", true, {}, ""},
-      {"Resize", true, {},
+      {"Abs", true, ""},
+      {"Add", true, ""},
+      {"And", true, ""},
+      {"ArgMax", true, ""},
+      {"ArgMin", true, ""},
+      {"AveragePool", true, "symmetric pads"},
+      {"BatchNormalization", true, "inference (training_mode 0)"},
+      {"Cast", true, "to float, double, half, bfloat16, int8-64, uint8, bool"},
+      {"CastLike", true, ""},
+      {"Ceil", true, ""},
+      {"Celu", true, ""},
+      {"Clip", true, "constant bounds"},
+      {"Concat", true, ""},
+      {"ConstantOfShape", true, "default value (0.0) only: the IR has no tensor attributes"},
+      {"Conv", true, "1-3 spatial dims"},
+      {"ConvTranspose", true, "1-3 spatial dims; no output_shape, auto_pad NOTSET"},
+      {"Cos", true, ""},
+      {"CumSum", true, "constant axis"},
+      {"DepthToSpace", true, ""},
+      {"Div", true, ""},
+      {"Dropout", true, "inference: the identity; no mask output"},
+      {"Einsum", true, ""},
+      {"Elu", true, ""},
+      {"Equal", true, ""},
+      {"Erf", true, ""},
+      {"Exp", true, ""},
+      {"Expand", true, ""},
+      {"Flatten", true, ""},
+      {"Floor", true, ""},
+      {"Gather", true, ""},
+      {"GatherElements", true, ""},
+      {"Gelu", false, "IR op (erf GELU; tanh with approximate); lowered for ONNX compilers"},
+      {"Gemm", true, ""},
+      {"GlobalAveragePool", true, ""},
+      {"GlobalMaxPool", true, ""},
+      {"Greater", true, ""},
+      {"GreaterOrEqual", true, ""},
+      {"HardSigmoid", true, ""},
+      {"HardSwish", true, ""},
+      {"Identity", true, ""},
+      {"InstanceNormalization", true, ""},
+      {"LayerNormalization", true, "stash_type float32"},
+      {"LeakyRelu", true, ""},
+      {"Less", true, ""},
+      {"LessOrEqual", true, ""},
+      {"Linear", false, "IR op (torch.nn.Linear); lowered for ONNX compilers"},
+      {"Log", true, ""},
+      {"LogSoftmax", true, ""},
+      {"MatMul", true, ""},
+      {"Max", true, ""},
+      {"MaxPool", true, "symmetric pads; no indices output"},
+      {"Mean", true, ""},
+      {"Min", true, ""},
+      {"Mod", true, ""},
+      {"Mul", true, ""},
+      {"Neg", true, ""},
+      {"Not", true, ""},
+      {"Or", true, ""},
+      {"Pad", true, "constant, reflect, edge; constant pads"},
+      {"Pow", true, ""},
+      {"PRelu", true, ""},
+      {"Range", true, "constant start, limit, delta"},
+      {"Reciprocal", true, ""},
+      {"ReduceL2", true, "constant axes"},
+      {"ReduceLogSumExp", true, "constant axes"},
+      {"ReduceMax", true, "constant axes"},
+      {"ReduceMean", true, "constant axes"},
+      {"ReduceMin", true, "constant axes"},
+      {"ReduceProd", true, "constant axes"},
+      {"ReduceSum", true, "constant axes"},
+      {"Relu", true, ""},
+      {"Reshape", true, ""},
+      {"Resize", true,
        "nearest (any coordinate mode), linear and cubic (half_pixel, pytorch_half_pixel, "
-       "align_corners) on spatial axes",
-       // tvm: its build of 4x5 -> 7x9 with ONNX's default nearest mode takes the other
-       // neighbour at the ties of the height axis (ONNX Runtime, OpenVINO and PyTorch agree).
-       {{"tvm", "nearest mode rounding exact .5 ties", NearestResizeHasTies}}},
-      {"Round", true, {}, ""},
-      {"ScaledDotProductAttention", false, {}, "IR op; lowered for ONNX compilers"},
-      {"ScatterElements", true, {}, ""},
-      {"ScatterND", true, {}, ""},
-      {"Selu", true, {}, ""},
-      {"Shape", true, {}, ""},
-      {"Sigmoid", true, {}, ""},
-      {"Sign", true, {}, ""},
-      {"Sin", true, {}, ""},
-      {"Size", true, {}, ""},
-      {"Slice", true, {}, "constant starts, ends, axes, positive steps"},
-      {"Softmax", true, {}, ""},
-      {"Softplus", true, {}, ""},
-      {"Softsign", true, {}, ""},
-      {"SpaceToDepth", true, {}, ""},
-      {"Split", true, {}, ""},
-      {"Sqrt", true, {}, ""},
-      {"Squeeze", true, {}, "constant axes"},
-      {"Sub", true, {}, ""},
-      {"Sum", true, {}, ""},
-      {"Tanh", true, {}, ""},
-      {"Tile", true, {}, ""},
-      {"TopK", true, {"tvm"},
-       "tvm: the compiled library calls tvm.contrib.sort.topk, which the TVM runtime "
-       "ngraphbench runs it on lacks"},
-      {"Transpose", true, {}, ""},
-      {"Trilu", true, {}, "constant k"},
-      {"Unsqueeze", true, {}, "constant axes"},
-      {"Where", true, {}, ""},
-      {"Xor", true, {}, ""},
+       "align_corners) on spatial axes"},
+      {"Round", true, ""},
+      {"ScaledDotProductAttention", false, "IR op; lowered for ONNX compilers"},
+      {"ScatterElements", true, ""},
+      {"ScatterND", true, ""},
+      {"Selu", true, ""},
+      {"Shape", true, ""},
+      {"Sigmoid", true, ""},
+      {"Sign", true, ""},
+      {"Sin", true, ""},
+      {"Size", true, ""},
+      {"Slice", true, "constant starts, ends, axes, positive steps"},
+      {"Softmax", true, ""},
+      {"Softplus", true, ""},
+      {"Softsign", true, ""},
+      {"SpaceToDepth", true, ""},
+      {"Split", true, ""},
+      {"Sqrt", true, ""},
+      {"Squeeze", true, "constant axes"},
+      {"Sub", true, ""},
+      {"Sum", true, ""},
+      {"Tanh", true, ""},
+      {"Tile", true, ""},
+      {"TopK", true, ""},
+      {"Transpose", true, ""},
+      {"Trilu", true, "constant k"},
+      {"Unsqueeze", true, "constant axes"},
+      {"Where", true, ""},
+      {"Xor", true, ""},
   };
   std::sort(t.begin(), t.end(), [](const OpInfo& a, const OpInfo& b) { return a.name < b.name; });
   return t;
@@ -190,10 +175,21 @@ std::string Join(const std::vector<std::string>& items, const std::string& sep) 
 
 }  // namespace
 
-const std::vector<std::string>& OpTableCompilers() {
-  static const std::vector<std::string> compilers = {"identity", "torchscript", "onnxruntime",
-                                                     "openvino", "tvm"};
-  return compilers;
+const std::vector<OpForm>& OpForms() {
+  static const std::vector<OpForm> forms = {
+      // ExportOnnx writes Gelu as its erf form whatever `approximate` says, so a compiler that
+      // reads ONNX would compute another function.
+      {"Gelu", "tanh", "approximate='tanh' (the ONNX export writes the erf form)", IsTanhGelu},
+      {"Resize", "nearest_ties", "nearest mode rounding exact .5 ties", NearestResizeHasTies},
+  };
+  return forms;
+}
+
+const OpForm* FindOpForm(const std::string& op, const std::string& name) {
+  for (const OpForm& form : OpForms()) {
+    if (form.op == op && form.name == name) return &form;
+  }
+  return nullptr;
 }
 
 const std::vector<OpInfo>& OperatorTable() {
@@ -210,18 +206,15 @@ const OpInfo* FindOp(const std::string& op_type) {
   return it != table.end() && it->name == op_type ? &*it : nullptr;
 }
 
-bool CompilerRunsOp(const OpInfo& op, const std::string& compiler) {
-  return std::find(op.unsupported_by.begin(), op.unsupported_by.end(), compiler) ==
-         op.unsupported_by.end();
+bool CompilerRunsOp(const OpInfo& op, const OpColumn& column) {
+  return column.unsupported.count(op.name) == 0;
 }
 
-std::string RefusalOf(const Node& node, const Graph& graph, const std::string& compiler) {
-  const auto& columns = OpTableCompilers();
-  if (std::find(columns.begin(), columns.end(), compiler) == columns.end()) return "";  // null
+std::string RefusalOf(const Node& node, const Graph& graph, const OpColumn& column) {
   const OpInfo* op = FindOp(node.op_type);
-  if (!op || !CompilerRunsOp(*op, compiler)) return "unsupported";
-  for (const auto& limit : op->limits) {
-    if (limit.compiler == compiler && limit.applies(node, graph)) return limit.what;
+  if (!op || !CompilerRunsOp(*op, column)) return "unsupported";
+  for (const OpForm* form : column.limits) {
+    if (form->op == node.op_type && form->applies(node, graph)) return form->what;
   }
   return "";
 }
@@ -248,15 +241,12 @@ void CheckImportable(const Graph& graph, const std::string& source) {
   }
 }
 
-void CheckCompilerSupports(const Graph& graph, const std::string& compiler) {
-  if (const char* env = std::getenv("NGRAPHBENCH_UNCHECKED_OPS"); env && std::string(env) == "1") {
-    return;
-  }
+void CheckCompilerSupports(const Graph& graph, const OpColumn& column) {
   // Operators the compiler lacks: "Foo (3)"; nodes a limit refuses: "Resize (1: <what>)".
   std::map<std::string, int> missing;
   std::map<std::pair<std::string, std::string>, int> limited;
   for (const auto& node : graph.nodes) {
-    const std::string why = RefusalOf(node, graph, compiler);
+    const std::string why = RefusalOf(node, graph, column);
     if (why == "unsupported") {
       ++missing[node.op_type];
     } else if (!why.empty()) {
@@ -269,39 +259,44 @@ void CheckCompilerSupports(const Graph& graph, const std::string& compiler) {
     text += (text.empty() ? "" : ", ") + key.first + " (" + std::to_string(n) + ": " +
             key.second + ")";
   }
-  throw CompileError("unsupported operators for " + compiler + ": " + text +
+  throw CompileError("unsupported operators for " + column.compiler + ": " + text +
                      " (`ngraphbench list --ops` shows which compiler runs what)");
 }
 
-std::string FormatOpTable(bool markdown) {
-  const auto& compilers = OpTableCompilers();
-  std::ostringstream out;
-  auto cell = [](const OpInfo& op, const std::string& compiler) {
-    if (!CompilerRunsOp(op, compiler)) return std::string("no");
-    for (const auto& limit : op.limits) {
-      if (limit.compiler == compiler) return std::string("part");
+std::string FormatOpTable(const std::vector<OpColumn>& columns, bool markdown) {
+  std::vector<std::string> compilers;
+  for (const OpColumn& column : columns) compilers.push_back(column.compiler);
+  auto cell = [](const OpInfo& op, const OpColumn& column) {
+    if (!CompilerRunsOp(op, column)) return std::string("no");
+    for (const OpForm* form : column.limits) {
+      if (form->op == op.name) return std::string("part");
     }
     return std::string("yes");
   };
-  // The note, and for each "part" cell which form that compiler is refused.
-  auto note = [](const OpInfo& op) {
-    // Compilers that share a limit are named together: "onnxruntime, tvm: not <what>".
-    std::vector<std::pair<std::string, std::string>> groups;  // what, compilers
-    for (const auto& limit : op.limits) {
-      auto it = std::find_if(groups.begin(), groups.end(),
-                             [&](const auto& g) { return g.first == limit.what; });
-      if (it == groups.end()) {
-        groups.emplace_back(limit.what, limit.compiler);
-      } else {
-        it->second += ", " + limit.compiler;
+  // The note, why each "no" compiler lacks the operator, and for each "part" cell which form
+  // that compiler is refused.
+  auto note = [&columns](const OpInfo& op) {
+    std::string text = op.note;
+    auto add = [&text](const std::string& part) { text += (text.empty() ? "" : "; ") + part; };
+    for (const OpColumn& column : columns) {
+      if (const auto it = column.unsupported.find(op.name); it != column.unsupported.end()) {
+        add(column.compiler + ": " + it->second);
       }
     }
-    std::string text = op.note;
-    for (const auto& [what, names] : groups) {
-      text += (text.empty() ? "" : "; ") + names + ": not " + what;
+    // Compilers that share a limit are named together: "onnxruntime, tvm: not <what>".
+    for (const OpForm& form : OpForms()) {
+      if (form.op != op.name) continue;
+      std::string names;
+      for (const OpColumn& column : columns) {
+        if (std::find(column.limits.begin(), column.limits.end(), &form) != column.limits.end()) {
+          names += (names.empty() ? "" : ", ") + column.compiler;
+        }
+      }
+      if (!names.empty()) add(names + ": not " + form.what);
     }
     return text;
   };
+  std::ostringstream out;
   if (markdown) {
     out << "| operator | importer |";
     for (const auto& c : compilers) out << " " << c << " |";
@@ -310,7 +305,7 @@ std::string FormatOpTable(bool markdown) {
     out << "---|\n";
     for (const auto& op : OperatorTable()) {
       out << "| " << op.name << " | " << (op.onnx ? "yes" : "IR") << " |";
-      for (const auto& c : compilers) out << " " << cell(op, c) << " |";
+      for (const OpColumn& c : columns) out << " " << cell(op, c) << " |";
       out << " " << note(op) << " |\n";
     }
     return out.str();
@@ -325,14 +320,15 @@ std::string FormatOpTable(bool markdown) {
   out << "  notes\n";
   for (const auto& op : OperatorTable()) {
     out << pad(op.name, name_width) << "  " << pad(op.onnx ? "yes" : "IR", 8);
-    for (const auto& c : compilers) out << "  " << pad(cell(op, c), c.size());
+    for (const OpColumn& c : columns) out << "  " << pad(cell(op, c), c.compiler.size());
     const std::string text = note(op);
     out << (text.empty() ? "" : "  " + text) << "\n";
   }
   out << "\nimporter IR: an IR op the model zoo builds and ExportOnnx lowers to standard ONNX "
          "ops. part: runs the op except the form the note names, which is refused.\nColumns "
-         "verified by tests/conformance/conformance_test.cc (OperatorTable*) with the SDK "
-         "versions ./setup.sh installs.\n";
+         "from each compiler's description (compiler.yaml), verified by "
+         "tests/conformance/conformance_test.cc (OperatorTable*) with the SDK versions "
+         "./setup.sh installs.\n";
   return out.str();
 }
 

@@ -32,6 +32,7 @@
 #include "ngraphbench/core/process.h"
 #include "ngraphbench/core/random.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/graph/ops.h"
 #include "ngraphbench/graph/working_set.h"
 #include "ngraphbench/measure/check.h"
 #include "ngraphbench/measure/harness.h"
@@ -371,7 +372,9 @@ struct Compiled {
 };
 
 // Load and compile: the one compiler module this process loads, asked first whether this
-// machine can run the config (UnavailableError: a skipped row).
+// machine can run the config (UnavailableError: a skipped row). A model with operators outside
+// the compiler's column of the operator table is refused before its SDK sees it, every such
+// operator named at once (the SDK would name the first, or crash on it).
 Compiled LoadAndCompile(const ResolvedRun& spec, const CompilerInfo& info,
                         const BuiltModel& model, const OnnxForCompiler& onnx, ResultRow& row) {
   Compiled compiled;
@@ -380,6 +383,7 @@ Compiled LoadAndCompile(const ResolvedRun& spec, const CompilerInfo& info,
   if (const std::string why = compiled.compiler->Unavailable(spec.config); !why.empty()) {
     throw UnavailableError(why);
   }
+  if (info.op_column) CheckCompilerSupports(model.graph, *info.op_column);
   const auto start = Clock::now();
   CompileRequest request =
       onnx.Request(model.graph, spec.config, spec.results_dir + "/.cache", spec.run.quick);

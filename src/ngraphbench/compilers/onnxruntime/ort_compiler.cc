@@ -7,7 +7,6 @@
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/compilers/onnxruntime/ort_common.h"
 #include "ngraphbench/core/error.h"
-#include "ngraphbench/graph/ops.h"
 
 namespace ngraphbench {
 namespace {
@@ -29,8 +28,6 @@ class OrtCompiler : public Compiler {
   }
 
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
-    // Every operator ONNX Runtime does not run, named at once, before the SDK names the first.
-    CheckCompilerSupports(request.graph, "onnxruntime");
     ort::Load();
     const CompilerConfig& config = request.config;
     if (config.precision != "fp32") {

@@ -31,7 +31,6 @@
 
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/core/error.h"
-#include "ngraphbench/graph/ops.h"
 
 namespace ngraphbench {
 namespace {
@@ -450,8 +449,6 @@ class OpenVinoCompiler final : public Compiler {
   }
 
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
-    // Every operator OpenVINO does not run, named at once, before the SDK names the first.
-    CheckCompilerSupports(request.graph, "openvino");
     if (request.onnx.empty() && request.onnx_path.empty()) {
       throw CompileError("openvino: no ONNX model in the request, neither bytes nor a path (its "
                          "registry entry must set consumes_onnx = true)");

@@ -43,7 +43,6 @@
 #include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/core/error.h"
-#include "ngraphbench/graph/ops.h"
 
 namespace ngraphbench {
 namespace {
@@ -331,8 +330,6 @@ class TvmCompiler : public Compiler {
   }
 
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
-    // Every operator TVM does not run, named at once, before a compile subprocess is started.
-    CheckCompilerSupports(request.graph, "tvm");
     const CompilerConfig& config = request.config;
     if (config.device != "cpu") {
       throw CompileError("tvm: device '" + config.device + "' is not supported; use cpu");
