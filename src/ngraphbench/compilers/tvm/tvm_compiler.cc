@@ -1,17 +1,17 @@
 // The `tvm` compiler: Apache TVM (Relax) with optional MetaSchedule auto-tuning.
 //
 // Compilation needs TVM's Python stack (ONNX frontend, MetaSchedule, LLVM codegen), so it runs
-// python/tvm_compile.py as a subprocess that exports a shared library. The timed part runs here:
+// tvm_compile.py (beside this file) as a subprocess that exports a shared library. The timed part runs here:
 // the library is loaded through tvm-ffi and executed by the Relax VM, with no Python in the
 // worker process.
 //
 // Compiled libraries are cached under <cache_dir>/tvm/<key>/ where the key hashes everything the
 // library depends on: the ONNX bytes, the target (and, for the detected host target, this CPU's
 // model and flags), the TVM version, the tuning settings and the compile script itself with the
-// modules it imports from its folder (python/tvm_*.py, e.g. tvm_schedules.py). A rerun,
+// modules it imports from its folder (tvm_*.py, e.g. tvm_schedules.py). A rerun,
 // or a second batch size of a model compiled before, then costs a library load instead of a
 // compile. Tuning records live in <cache_dir>/tvm/tuning/<key>/ shared by every model tuned
-// with the same target, TVM version and settings (see python/tvm_compile.py).
+// with the same target, TVM version and settings (see tvm_compile.py).
 //
 // Profile() times each call the Relax VM makes (a compiled TIR function, a VM builtin) through
 // the VM's instrument hook, on a second VM loaded from the same library: TVM 0.27's runtime has
@@ -371,7 +371,7 @@ class TvmCompiler : public Compiler {
     Fnv128 entry_key = setting_key;
     AddOnnxModel(entry_key, request.onnx_path, request.onnx, "tvm");
     entry_key.Add(script);
-    // The modules the script imports from its folder (python/tvm_*.py, e.g. the default schedules
+    // The modules the script imports from its folder (tvm_*.py, e.g. the default schedules
     // in tvm_schedules.py), by name and content in name order: a changed schedule is a new build.
     for (const fs::path& module : CompileModules(script_path)) {
       entry_key.Add(module.filename().string()).AddFile(module, "tvm");
@@ -429,7 +429,7 @@ class TvmCompiler : public Compiler {
         // On a hit, what the original compile spent: the row's compile_s is the load time.
         {"tuning_s", std::to_string(meta.value("tuning_s", 0.0))},
         {"codegen_s", std::to_string(meta.value("build_s", 0.0))},
-        // "default": functions without a tuning record got python/tvm_schedules.py's default CPU
+        // "default": functions without a tuning record got tvm_schedules.py's default CPU
         // schedule; "default:N_unscheduled" or "loops:<why>" where TVM's plain loops remain.
         {"schedule", meta.value("schedule", "unknown")},
         {"target", meta.value("target", target)},

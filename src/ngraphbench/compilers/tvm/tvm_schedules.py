@@ -1,8 +1,8 @@
-"""The default CPU schedules that python/tvm_compile.py gives TIR functions without a tuning record
+"""The default CPU schedules that tvm_compile.py gives TIR functions without a tuning record
 (default_schedule, a module pass; the rules and their reasons are described below).
 
 Imported by tvm_compile.py, which runs as a script: python puts this folder on sys.path. The C++
-module's cache key covers every python/tvm_*.py, so a changed schedule is a new build, never a
+module's cache key covers every tvm_*.py beside it, so a changed schedule is a new build, never a
 stale cached one.
 """
 

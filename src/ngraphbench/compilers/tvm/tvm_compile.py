@@ -38,7 +38,7 @@ import time
 import traceback
 
 # The default CPU schedules of untuned functions, a module of their own beside this script (python
-# puts the script's folder on sys.path). The C++ module's cache key covers every python/tvm_*.py.
+# puts the script's folder on sys.path). The C++ module's cache key covers every tvm_*.py beside it.
 from tvm_schedules import default_schedule, last_line, log
 
 

@@ -210,13 +210,13 @@ TEST_F(Tvm, AFailedCompileLeavesNoCacheEntry) {
   EXPECT_EQ(left, std::vector<std::string>{});
 }
 
-// The cache key covers the modules the compile script imports from its folder (python/tvm_*.py):
+// The cache key covers the modules the compile script imports from its folder (tvm_*.py):
 // a changed default schedule in tvm_schedules.py is a new build, not the cached one.
 TEST_F(Tvm, CacheKeyCoversTheScriptsModules) {
   const fs::path scripts = fs::path(cache_dir_) / "python";
   fs::create_directories(scripts);
   for (const char* name : {"tvm_compile.py", "tvm_schedules.py"}) {
-    fs::copy_file(fs::path(NGB_SOURCE_DIR) / "python" / name, scripts / name);
+    fs::copy_file(fs::path(NGB_SOURCE_DIR) / "src/ngraphbench/compilers/tvm" / name, scripts / name);
   }
   ::setenv("NGRAPHBENCH_TVM_COMPILE_SCRIPT", (scripts / "tvm_compile.py").c_str(), 1);
   const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 1);

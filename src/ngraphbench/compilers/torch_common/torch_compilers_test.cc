@@ -13,7 +13,7 @@
 #include "ngraphbench/experiments/config.h"
 #include "ngraphbench/models/builder.h"
 #include "ngraphbench/models/zoo.h"
-#include "compare_support.h"
+#include "conformance/compare_support.h"
 #include "require_compiler.h"
 
 namespace ngraphbench {
