@@ -255,8 +255,9 @@ class ExecuTorchExecutable : public Executable {
     }
   }
 
-  // Method::set_input copies into the input's memory-planned buffer (the lowering plans the
-  // inputs): the copy happens here, outside the clock.
+  // The lowering leaves the inputs out of the memory plan (executorch_compile.py): the method
+  // reads them where they are, in this executable's copy of the host inputs (made here,
+  // outside the clock), which nothing in the program writes.
   void SetInputs(const std::vector<HostTensor>& inputs) override {
     SetInputsOf(loaded_->method(), inputs);
   }
@@ -317,15 +318,30 @@ class ExecuTorchExecutable : public Executable {
                                " inputs given, the model has " +
                                std::to_string(graph_.inputs.size()));
     }
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      HostView view(inputs[i]);
-      const et::Error error = method.set_input(et::EValue(view.tensor()), i);
+    // Kept: the method points at this data until the next SetInputs (and Profile's method
+    // at it while it runs).
+    inputs_ = inputs;
+    views_.clear();
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (NumElements(inputs_[i].shape) != static_cast<int64_t>(inputs_[i].data.size())) {
+        throw std::runtime_error("executorch: input " + graph_.inputs[i].name + " has " +
+                                 std::to_string(inputs_[i].data.size()) + " values for shape " +
+                                 ShapeToString(inputs_[i].shape));
+      }
+      views_.push_back(std::make_unique<HostView>(inputs_[i]));
+    }
+    BindInputs(method);
+  }
+
+  // Points the method's inputs at inputs_ (the runtime shares the data, copies nothing).
+  void BindInputs(et::Method& method) {
+    for (size_t i = 0; i < views_.size(); ++i) {
+      const et::Error error = method.set_input(et::EValue(views_[i]->tensor()), i);
       if (error != et::Error::Ok) {
         throw std::runtime_error("executorch: set_input(" + graph_.inputs[i].name +
                                  ") failed: " + ErrorName(error));
       }
     }
-    last_inputs_ = inputs;
   }
 
   std::vector<HostTensor> OutputsOf(et::Method& method) const {
@@ -351,7 +367,8 @@ class ExecuTorchExecutable : public Executable {
   std::vector<std::string> degraded_;
   fs::path remove_after_;  // an uncached program's temporary folder
   std::unique_ptr<LoadedMethod> loaded_;
-  std::vector<HostTensor> last_inputs_;  // for Profile()
+  std::vector<HostTensor> inputs_;  // the last SetInputs(), which the method reads
+  std::vector<std::unique_ptr<HostView>> views_;  // inputs_ as the runtime's tensors
 };
 
 std::optional<KernelProfile> ExecuTorchExecutable::Profile(int runs) {
@@ -359,7 +376,7 @@ std::optional<KernelProfile> ExecuTorchExecutable::Profile(int runs) {
   ::executorch::etdump::ETDumpGen tracer;
   tracer.set_event_tracer_profiling_level(et::EventTracerProfilingLevel::kProfileAllEvents);
   LoadedMethod profiled(pte_, &tracer);
-  SetInputsOf(profiled.method(), last_inputs_);
+  BindInputs(profiled.method());  // the last SetInputs()'s, as the timed method's
   // Two runs to warm up (XNNPACK's setup on the first): recorded too (this wheel's ETDumpGen
   // exports no way to clear its buffer), and dropped below, each event's first two times.
   const int warmup = 2;
@@ -393,17 +410,24 @@ std::optional<KernelProfile> ExecuTorchExecutable::Profile(int runs) {
     throw CompileError("executorch: reading the ETDump failed (" + LastLine(log) + ")");
   }
   // One kernel per event name (an operator left to the runtime's kernels, or an XNNPACK
-  // delegate call), summed over the profiled runs.
+  // operator inside a delegate call), summed over the profiled runs. DELEGATE_CALL, the
+  // runtime's event around each call into XNNPACK, encloses XNNPACK's own per-operator events
+  // and is left out where those exist (else its time would count twice).
+  bool xnnpack_events = false;
+  for (const auto& event : parsed["events"]) xnnpack_events |= event.value("delegate", false);
   std::map<std::string, ProfiledKernel> kernels;
   for (const auto& event : parsed["events"]) {
     const std::string name = event.value("name", "");
     // The runtime's own steps around the model (method load, execute as a whole): not kernels.
-    if (name == "Method::execute" || name == "Method::init" || name == "Program::load_method") {
+    if (name == "Method::execute" || name == "Method::init" || name == "Program::load_method" ||
+        (name == "DELEGATE_CALL" && xnnpack_events)) {
       continue;
     }
     ProfiledKernel& k = kernels[name];
     k.name = name;
-    k.device = event.value("delegate", false) ? "XNNPACK" : "ExecuTorch CPU kernels";
+    k.device = event.value("delegate", false) || name == "DELEGATE_CALL"
+                   ? "XNNPACK"
+                   : "ExecuTorch CPU kernels";
     const auto& times = event["times_ms"];
     for (size_t i = warmup; i < times.size(); ++i) {
       k.time_ms += times[i].get<double>();
@@ -415,9 +439,11 @@ std::optional<KernelProfile> ExecuTorchExecutable::Profile(int runs) {
   profile.runs = runs;
   for (auto& [name, k] : kernels) profile.kernels.push_back(std::move(k));
   profile.notes.push_back(
-      "a second load of the same .pte with ExecuTorch's event tracer (ETDumpGen, all events): "
-      "each operator outside XNNPACK is one kernel, and each XNNPACK delegate call one (this "
-      "wheel's XNNPACK backend reports no per-operator events inside its subgraphs)");
+      "a second load of the same .pte with ExecuTorch's event tracer (ETDumpGen, all events), "
+      "read with executorch.devtools.Inspector: each operator left to ExecuTorch's CPU kernels "
+      "is one kernel, and each XNNPACK operator (as XNNPACK names it, e.g. 'Convolution (NHWC, "
+      "F32) IGEMM #1') inside the delegate calls one; the calls' own overhead (DELEGATE_CALL "
+      "less its operators) is not in the kernels");
   profile.notes.push_back("nodes are unknown: the lowering keeps no link to the ONNX nodes");
   return profile;
 }
@@ -477,7 +503,9 @@ class ExecuTorchCompiler : public Compiler {
     std::snprintf(fraction, sizeof(fraction), "%.4f",
                   delegated + left > 0 ? static_cast<double>(delegated) / (delegated + left) : 0.0);
     std::string left_ops;
-    for (const auto& [op, count] : meta.value("non_delegated_by_op", nlohmann::json::object()).items()) {
+    // Held here: a range-for over a temporary's items() would read a destroyed object.
+    const nlohmann::json by_op = meta.value("non_delegated_by_op", nlohmann::json::object());
+    for (const auto& [op, count] : by_op.items()) {
       left_ops += (left_ops.empty() ? "" : " ") + op + "x" + std::to_string(count.get<int64_t>());
     }
     std::vector<std::string> degraded;
