@@ -42,7 +42,7 @@ struct Expectation {
 Expectation ExpectationFor(const std::string& compiler) {
   if (compiler == "identity") return {false, true};
   if (compiler == "onnxruntime" || compiler == "openvino") return {true, true};
-  return {true, false};  // tvm, inductor: their SDKs do not name graph nodes
+  return {true, false};  // tvm, inductor, executorch: their SDKs do not name graph nodes
 }
 
 class ProfileTest : public ::testing::TestWithParam<std::string> {
@@ -161,7 +161,7 @@ TEST_P(ProfileTest, ConvBnReluAndAttentionBlocks) {
 
 INSTANTIATE_TEST_SUITE_P(Cpu, ProfileTest,
                          ::testing::Values("identity", "onnxruntime", "openvino", "tvm",
-                                           "inductor"),
+                                           "inductor", "executorch"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
