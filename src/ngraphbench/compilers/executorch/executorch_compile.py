@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Lowers an ONNX model to an ExecuTorch program (.pte) whose operators run in XNNPACK.
+
+Called by src/ngraphbench/compilers/executorch/executorch_compiler.cc as a subprocess: ExecuTorch's
+ahead-of-time path (torch.export, the edge dialect, the XNNPACK partitioner, the program emitter)
+exists only in Python. The timed execution happens in C++ (ExecuTorch's runtime in the worker),
+never here.
+
+    executorch_compile.py --onnx M.onnx --out-dir DIR
+    executorch_compile.py --program P.pt2 --out-dir DIR
+    executorch_compile.py --read-etdump D.etdp --out R.json
+
+The path, the one ExecuTorch documents for XNNPACK:
+
+1. ONNX -> torch.nn.Module (onnx2torch) -> torch.export with static shapes, exactly as
+   inductor_compile.py does it (its functions are imported from the inductor folder beside this
+   one, so both compile the same module: the benchmark's own weights, the same static-shape
+   rewrites of onnx2torch's Reshape/Expand/Slice/... modules). A model given as PyTorch code
+   (--program) is its own torch.export program.
+2. executorch.exir.to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()]):
+   the edge dialect, with every subgraph that XNNPACK supports replaced by a call to the XNNPACK
+   delegate. What XNNPACK does not take stays as edge operators, which the runtime executes
+   with its CPU kernels (portable and optimized kernel libraries).
+3. .to_executorch(): memory planning (without the inputs, see compile_program) and the
+   program's flatbuffer, written to DIR/model.pte.
+
+meta.json (written last, atomically: its presence marks a complete cache entry) counts what
+XNNPACK took, with executorch.devtools.backend_debug.get_delegation_info on the lowered graph:
+`delegated_ops` (operators inside XNNPACK subgraphs), `non_delegated_ops` (operators left to
+the runtime's kernels, by name in `non_delegated_by_op`) and `delegate_calls` (XNNPACK
+subgraphs). The C++ side reports their fraction and marks the run degraded when anything was
+left outside XNNPACK.
+
+The XNNPACK thread count is not compiled in: the runtime's thread pool is sized in the worker,
+so a .pte serves every thread count.
+
+--read-etdump turns an ETDump (ExecuTorch's profiler output, written by the worker's profile
+runs) into JSON, through executorch.devtools.Inspector: C++ gets no reader for ETDump's
+flatbuffer from the wheel.
+"""
+
+import argparse
+import collections
+import importlib.metadata
+import json
+import os
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# inductor_compile.py: the ONNX -> torch.export path both compilers share (see the top).
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "inductor"))
+
+
+def log(message):
+    print(f"executorch_compile: {message}", file=sys.stderr, flush=True)
+
+
+def write_json_atomic(path, data):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+    os.replace(tmp, path)
+
+
+def delegation(edge_program, meta):
+    """Counts the operators XNNPACK took and those it left (see the top) into meta."""
+    from executorch.devtools.backend_debug import get_delegation_info  # pylint: disable=import-outside-toplevel
+
+    graph_module = edge_program.exported_program().graph_module
+    info = get_delegation_info(graph_module)
+    # getitem only picks one result of a tuple (a delegate call's outputs): no kernel runs for
+    # it, so it is neither XNNPACK's work nor left outside it.
+    delegated, left = 0, collections.Counter()
+    for op, counts in info.delegation_by_operator.items():
+        if op == "getitem":
+            continue
+        delegated += int(counts.delegated)
+        if counts.non_delegated > 0:
+            left[op] += int(counts.non_delegated)
+    meta["delegated_ops"] = delegated
+    meta["non_delegated_ops"] = sum(left.values())
+    meta["delegate_calls"] = int(info.num_delegated_subgraphs)
+    meta["non_delegated_by_op"] = dict(sorted(left.items()))
+
+
+def compile_program(args):
+    import inductor_compile  # pylint: disable=import-outside-toplevel,import-error
+    import torch  # pylint: disable=import-outside-toplevel
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import (  # pylint: disable=import-outside-toplevel
+        XnnpackPartitioner)
+    from executorch.exir import (  # pylint: disable=import-outside-toplevel
+        ExecutorchBackendConfig, to_edge_transform_and_lower)
+    from executorch.exir.passes import MemoryPlanningPass  # pylint: disable=import-outside-toplevel
+
+    os.makedirs(args.out_dir, exist_ok=True)
+    meta = {
+        "torch_version": torch.__version__,
+        "executorch_version": importlib.metadata.version("executorch"),
+    }
+    if args.program:
+        start = time.monotonic()
+        exported = torch.export.load(args.program)
+        meta["export_s"] = time.monotonic() - start
+    else:
+        meta["onnx2torch_version"] = importlib.metadata.version("onnx2torch")
+        onnx2torch = inductor_compile.import_onnx2torch(torch)
+        exported = inductor_compile.export_onnx(args.onnx, onnx2torch, torch, meta, "cpu")
+
+    start = time.monotonic()
+    edge = to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()])
+    meta["lower_s"] = time.monotonic() - start
+    delegation(edge, meta)
+
+    # The inputs stay out of the memory plan (alloc_graph_input=False): a planned input's
+    # buffer is free for reuse once its last reader has run, so a later subgraph may overwrite
+    # it, and a second execute() without new inputs (every timed run after the first) would
+    # compute on garbage (mha_block: 2.3 off). Unplanned, the runtime reads the worker's own
+    # input buffers, which nothing in the program writes.
+    start = time.monotonic()
+    program = edge.to_executorch(ExecutorchBackendConfig(
+        memory_planning_pass=MemoryPlanningPass(alloc_graph_input=False)))
+    meta["emit_s"] = time.monotonic() - start
+    # Written under a scratch name and renamed: the C++ side commits the whole entry folder
+    # only once meta.json is there, but a partial .pte must never look complete either.
+    path = os.path.join(args.out_dir, "model.pte")
+    with open(path + ".tmp", "wb") as f:
+        program.write_to_file(f)
+    os.replace(path + ".tmp", path)
+    meta["pte_bytes"] = os.path.getsize(path)
+    write_json_atomic(os.path.join(args.out_dir, "meta.json"), meta)
+
+
+def read_etdump(args):
+    """ETDump -> JSON: one entry per profiled event (name, delegate or not, durations in ms)."""
+    from executorch.devtools import Inspector  # pylint: disable=import-outside-toplevel
+
+    inspector = Inspector(etdump_path=args.read_etdump)
+    events = []
+    for block in inspector.event_blocks:
+        for event in block.events:
+            perf = event.perf_data
+            if perf is None:
+                continue
+            events.append({
+                "block": block.name,
+                "name": event.name,
+                "delegate": event.is_delegated_op,
+                "delegate_backend": event.delegate_backend_name or "",
+                "times_ms": [float(t) for t in perf.raw],
+            })
+    write_json_atomic(args.out, {"events": events})
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--onnx", help="the model (ONNX ModelProto file)")
+    source.add_argument("--program", help="a model given as PyTorch code: its torch.export "
+                        "program (torch.export.save), lowered as it is")
+    source.add_argument("--read-etdump", help="an ETDump to write as JSON (--out)")
+    parser.add_argument("--out-dir", help="cache entry: model.pte and meta.json")
+    parser.add_argument("--out", help="with --read-etdump: the JSON to write")
+    args = parser.parse_args()
+    if args.read_etdump:
+        if not args.out:
+            parser.error("--read-etdump needs --out")
+        read_etdump(args)
+    else:
+        if not args.out_dir:
+            parser.error("--out-dir is required")
+        compile_program(args)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Exception as e:  # pylint: disable=broad-except
+        traceback.print_exc()
+        # The last stderr line is what the C++ module quotes in its CompileError.
+        lines = [line for line in str(e).strip().splitlines() if line.strip()]
+        first = (lines[0].strip() if lines else "").replace(";", ",")[:300]
+        log(f"error: {type(e).__name__}: {first}")
+        sys.exit(1)

@@ -1,0 +1,550 @@
+// The `executorch` compiler: PyTorch's on-device runtime, ExecuTorch, with its XNNPACK backend.
+//
+// Lowering needs ExecuTorch's Python stack, so it runs executorch_compile.py (in this folder) as a
+// subprocess: ONNX -> torch.nn.Module (onnx2torch) -> torch.export (static shapes) -> edge
+// dialect with the XNNPACK partitioner -> ExecuTorch program, a .pte file. The timed part runs
+// here, with no Python in the worker: the .pte is loaded with ExecuTorch's runtime
+// (executorch::runtime::Program and Method, from the executorch wheel's libexecutorch.so), and
+// Run() is one Method::execute(). XNNPACK's subgraphs run in the runtime's thread pool; what
+// XNNPACK did not take runs in ExecuTorch's CPU kernels (libexecutorch_kernels_optimized.so,
+// optimized kernels with the portable ones for every other operator), and makes the run
+// Degraded(): it is then not the XNNPACK runtime that is measured.
+//
+// Programs are cached under <cache_dir>/executorch/<key>/model.pte where the key hashes what
+// the program depends on: the ONNX bytes (and external data files) or the torch.export program
+// of a model given as PyTorch code, the executorch and torch versions the lowering used, and the
+// compile script itself. The thread count is not in it: XNNPACK takes its thread pool when the
+// program is loaded, not when it is lowered. A rerun then costs a program load instead of a
+// lowering.
+//
+// Profile() loads the same .pte a second time with ExecuTorch's event tracer (ETDump) and reads
+// the dump back through executorch_compile.py --read-etdump (the wheel ships no C++ reader for
+// ETDump's flatbuffer).
+#include <executorch/devtools/etdump/etdump_flatcc.h>
+#include <executorch/extension/data_loader/mmap_data_loader.h>
+#include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
+#include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/exec_aten/exec_aten.h>
+#include <executorch/runtime/executor/method.h>
+#include <executorch/runtime/executor/program.h>
+#include <executorch/runtime/platform/runtime.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ngraphbench/compilers/compile_helper.h"
+#include "ngraphbench/compilers/compiler.h"
+#include "ngraphbench/core/error.h"
+
+// The runtime's thread pool, libexecutorch_threadpool.so. The wheel ships no header for it
+// (only threadpool_guard.h); these are the declarations of ExecuTorch's
+// extension/threadpool/threadpool.h for the functions used here, which the library exports
+// under these (mangled) names. Non-virtual members only: the class's layout is never needed.
+namespace executorch::extension::threadpool {
+class ThreadPool {
+ public:
+  size_t get_thread_count() const;
+  // Replaces the pool's threads by `num_threads` new ones. Unsafe while a method that captured
+  // the old pool can still run: XNNPACK takes the pool when a program's method is loaded.
+  bool _unsafe_reset_threadpool(uint32_t num_threads);  // NOLINT(readability-identifier-naming)
+};
+ThreadPool* get_threadpool();
+}  // namespace executorch::extension::threadpool
+
+namespace ngraphbench {
+namespace {
+
+namespace fs = std::filesystem;
+namespace et = ::executorch::runtime;
+using ::executorch::extension::MallocMemoryAllocator;
+using ::executorch::extension::MmapDataLoader;
+
+std::string Bool(bool b) { return b ? "true" : "false"; }
+
+std::string Seconds(const nlohmann::json& meta, const char* key) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3f", meta.value(key, 0.0));
+  return buf;
+}
+
+std::string ErrorName(et::Error error) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "0x%x", static_cast<unsigned>(error));
+  return std::string(et::to_string(error)) + " (" + buf + ")";
+}
+
+std::string Python() { return EnvOr("NGRAPHBENCH_EXECUTORCH_PYTHON", NGB_EXECUTORCH_PYTHON); }
+std::string Script() {
+  return EnvOr("NGRAPHBENCH_EXECUTORCH_COMPILE_SCRIPT", NGB_EXECUTORCH_SCRIPT);
+}
+const char* kFix = "set NGRAPHBENCH_EXECUTORCH_PYTHON to a python with executorch and onnx2torch";
+
+// A program's cache entry: model.pte, meta.json (written last by the compile script).
+struct Entry {
+  fs::path pte, meta;
+  bool hit = false;
+  std::string key;
+};
+
+// Lowers the model with executorch_compile.py into <cache_dir>/executorch/<key>/, or finds it
+// there. Without a cache dir, into a temporary folder that the executable removes.
+Entry BuildProgram(const CompileRequest& request, const fs::path& root, bool cached) {
+  const std::string script_path = Script();
+  const std::string script = ReadFile(script_path);
+  if (script.empty()) {
+    throw CompileError("executorch: cannot read the compile script " + script_path +
+                       " (set NGRAPHBENCH_EXECUTORCH_COMPILE_SCRIPT)");
+  }
+  const bool from_program = !request.torch_program.empty();
+  Fnv128 key;
+  key.Add("ngraphbench-executorch-v1").Add(NGB_EXECUTORCH_VERSION).Add(NGB_EXECUTORCH_TORCH);
+  if (from_program) {
+    key.Add("program").AddFile(request.torch_program, "executorch");
+  } else {
+    AddOnnxModel(key, request.onnx_path, request.onnx, "executorch");
+  }
+  key.Add(script);
+  const fs::path entry = root / key.Hex();
+  Entry out{entry / "model.pte", entry / "meta.json", false, key.Hex()};
+  const auto usable = [](const fs::path& e) {
+    return fs::exists(e / "meta.json") && fs::exists(e / "model.pte");
+  };
+  out.hit = cached && usable(entry);
+  if (out.hit) return out;
+  // Written beside the entry and renamed into place: an interrupted compile leaves no partial
+  // entry (compile_helper.h).
+  CacheEntryBuild build(entry);
+  {
+    std::vector<std::string> argv = {Python(), script_path, "--out-dir", build.dir().string()};
+    std::optional<ScriptOnnxFile> onnx;
+    if (from_program) {
+      argv.insert(argv.end(), {"--program", request.torch_program});
+    } else {
+      onnx.emplace(request.onnx_path, request.onnx, build.dir());
+      argv.insert(argv.end(), {"--onnx", onnx->path().string()});
+    }
+    RunCompileScript(argv, build.dir(), build.dir() / "meta.json", cached ? fs::path() : root,
+                     "executorch", kFix);
+  }
+  build.Commit(usable);
+  return out;
+}
+
+// One loaded method ("forward") of a program, with the memory it runs in: ExecuTorch allocates
+// nothing on its own, the caller gives it the memory-planned buffers (activations, and the
+// inputs and outputs, which the lowering plans too) and allocators for the rest.
+class LoadedMethod {
+ public:
+  LoadedMethod(const fs::path& pte, et::EventTracer* tracer) {
+    et::Result<MmapDataLoader> loader = MmapDataLoader::from(pte.c_str());
+    if (!loader.ok()) {
+      throw CompileError("executorch: cannot open " + pte.string() + ": " +
+                         ErrorName(loader.error()));
+    }
+    loader_ = std::make_unique<MmapDataLoader>(std::move(loader.get()));
+    et::Result<et::Program> program = et::Program::load(loader_.get());
+    if (!program.ok()) {
+      throw CompileError("executorch: " + pte.string() + " is not a program this runtime reads: " +
+                         ErrorName(program.error()));
+    }
+    program_ = std::make_unique<et::Program>(std::move(program.get()));
+    et::Result<et::MethodMeta> meta = program_->method_meta("forward");
+    if (!meta.ok()) {
+      throw CompileError("executorch: " + pte.string() + " has no method 'forward'");
+    }
+    for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
+      const size_t size = static_cast<size_t>(meta->memory_planned_buffer_size(i).get());
+      planned_.emplace_back(size);
+      spans_.emplace_back(planned_.back().data(), size);
+    }
+    hierarchical_ = std::make_unique<et::HierarchicalAllocator>(
+        et::Span<et::Span<uint8_t>>(spans_.data(), spans_.size()));
+    memory_ = std::make_unique<et::MemoryManager>(&method_allocator_, hierarchical_.get(),
+                                                  &temp_allocator_);
+    et::Result<et::Method> method = program_->load_method("forward", memory_.get(), tracer);
+    if (!method.ok()) {
+      // A missing operator or delegate is logged by the runtime (the worker's log) and comes
+      // back here as OperatorMissing / NotFound.
+      throw CompileError("executorch: loading method 'forward' of " + pte.string() +
+                         " failed: " + ErrorName(method.error()) +
+                         " (a kernel or the XNNPACK backend missing from the runtime libraries"
+                         " is named in the worker's log)");
+    }
+    method_ = std::make_unique<et::Method>(std::move(method.get()));
+  }
+
+  et::Method& method() { return *method_; }
+
+ private:
+  // Destroyed in reverse: the method before the memory and the program it uses.
+  std::unique_ptr<MmapDataLoader> loader_;
+  std::unique_ptr<et::Program> program_;
+  std::vector<std::vector<uint8_t>> planned_;
+  std::vector<et::Span<uint8_t>> spans_;
+  std::unique_ptr<et::HierarchicalAllocator> hierarchical_;
+  MallocMemoryAllocator method_allocator_;
+  MallocMemoryAllocator temp_allocator_;
+  std::unique_ptr<et::MemoryManager> memory_;
+  std::unique_ptr<et::Method> method_;
+};
+
+// A host tensor as the runtime's Tensor: a TensorImpl over the caller's data, contiguous.
+class HostView {
+ public:
+  explicit HostView(const HostTensor& t)
+      : sizes_(t.shape.begin(), t.shape.end()),
+        dim_order_(t.shape.size()),
+        strides_(t.shape.size()) {
+    for (size_t i = 0; i < dim_order_.size(); ++i) dim_order_[i] = static_cast<uint8_t>(i);
+    int32_t stride = 1;
+    for (size_t i = sizes_.size(); i-- > 0;) {
+      strides_[i] = stride;
+      stride *= sizes_[i];
+    }
+    impl_ = std::make_unique<::executorch::aten::TensorImpl>(
+        ::executorch::aten::ScalarType::Float, static_cast<ssize_t>(sizes_.size()),
+        sizes_.data(), const_cast<float*>(t.data.data()), dim_order_.data(), strides_.data());
+  }
+  ::executorch::aten::Tensor tensor() { return ::executorch::aten::Tensor(impl_.get()); }
+
+ private:
+  std::vector<::executorch::aten::SizesType> sizes_;
+  std::vector<::executorch::aten::DimOrderType> dim_order_;
+  std::vector<::executorch::aten::StridesType> strides_;
+  std::unique_ptr<::executorch::aten::TensorImpl> impl_;
+};
+
+class ExecuTorchExecutable : public Executable {
+ public:
+  ExecuTorchExecutable(const Graph& graph, const fs::path& pte,
+                       std::map<std::string, std::string> settings,
+                       std::vector<std::string> degraded, fs::path remove_after)
+      : graph_(graph),
+        pte_(pte),
+        settings_(std::move(settings)),
+        degraded_(std::move(degraded)),
+        remove_after_(std::move(remove_after)),
+        loaded_(std::make_unique<LoadedMethod>(pte, nullptr)) {
+    CheckSignature(loaded_->method());
+    // A first run on zeros: XNNPACK finishes setting up (weights packing) on the first
+    // execute, as the other compilers' first runs do, before any timed run.
+    std::vector<HostTensor> zeros;
+    for (const auto& spec : graph.inputs) {
+      zeros.push_back(HostTensor{spec.shape, std::vector<float>(NumElements(spec.shape), 0.f)});
+    }
+    SetInputs(zeros);
+    Run();
+  }
+
+  ~ExecuTorchExecutable() override {
+    loaded_.reset();
+    if (!remove_after_.empty()) {
+      std::error_code ec;
+      fs::remove_all(remove_after_, ec);
+    }
+  }
+
+  // The lowering leaves the inputs out of the memory plan (executorch_compile.py): the method
+  // reads them where they are, in this executable's copy of the host inputs (made here,
+  // outside the clock), which nothing in the program writes.
+  void SetInputs(const std::vector<HostTensor>& inputs) override {
+    SetInputsOf(loaded_->method(), inputs);
+  }
+
+  void Run() override {
+    const et::Error error = loaded_->method().execute();
+    if (error != et::Error::Ok) {
+      throw std::runtime_error("executorch: execute() failed: " + ErrorName(error));
+    }
+  }
+
+  std::vector<HostTensor> GetOutputs() override { return OutputsOf(loaded_->method()); }
+
+  std::map<std::string, std::string> EffectiveSettings() const override {
+    std::map<std::string, std::string> out = settings_;
+    // The runtime's pool as it is now (read back, not the setting).
+    out["threads"] = std::to_string(
+        ::executorch::extension::threadpool::get_threadpool()->get_thread_count());
+    return out;
+  }
+
+  std::vector<std::string> Degraded() const override { return degraded_; }
+
+  std::optional<KernelProfile> Profile(int runs) override;
+
+ private:
+  // The method's inputs and outputs must be the graph's: count, dtype and shape.
+  void CheckSignature(et::Method& method) const {
+    const et::MethodMeta meta = method.method_meta();
+    if (meta.num_inputs() != graph_.inputs.size() || meta.num_outputs() != graph_.outputs.size()) {
+      throw CompileError("executorch: the program takes " + std::to_string(meta.num_inputs()) +
+                         " inputs and returns " + std::to_string(meta.num_outputs()) +
+                         " outputs; the model has " + std::to_string(graph_.inputs.size()) +
+                         " and " + std::to_string(graph_.outputs.size()));
+    }
+    const auto check = [](et::Result<et::TensorInfo> info, const std::string& what,
+                          const std::string& name, const Shape& shape) {
+      if (!info.ok()) throw CompileError("executorch: " + what + " " + name + " is not a tensor");
+      const auto sizes = info->sizes();
+      const Shape got(sizes.begin(), sizes.end());
+      if (info->scalar_type() != ::executorch::aten::ScalarType::Float || got != shape) {
+        throw CompileError("executorch: " + what + " " + name + " is " + ShapeToString(got) +
+                           " of type " + std::to_string(static_cast<int>(info->scalar_type())) +
+                           ", expected Float " + ShapeToString(shape));
+      }
+    };
+    for (size_t i = 0; i < graph_.inputs.size(); ++i) {
+      check(meta.input_tensor_meta(i), "input", graph_.inputs[i].name, graph_.inputs[i].shape);
+    }
+    for (size_t i = 0; i < graph_.outputs.size(); ++i) {
+      check(meta.output_tensor_meta(i), "output", graph_.outputs[i].name, graph_.outputs[i].shape);
+    }
+  }
+
+  void SetInputsOf(et::Method& method, const std::vector<HostTensor>& inputs) {
+    if (inputs.size() != graph_.inputs.size()) {
+      throw std::runtime_error("executorch: " + std::to_string(inputs.size()) +
+                               " inputs given, the model has " +
+                               std::to_string(graph_.inputs.size()));
+    }
+    // Kept: the method points at this data until the next SetInputs (and Profile's method
+    // at it while it runs).
+    inputs_ = inputs;
+    views_.clear();
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (NumElements(inputs_[i].shape) != static_cast<int64_t>(inputs_[i].data.size())) {
+        throw std::runtime_error("executorch: input " + graph_.inputs[i].name + " has " +
+                                 std::to_string(inputs_[i].data.size()) + " values for shape " +
+                                 ShapeToString(inputs_[i].shape));
+      }
+      views_.push_back(std::make_unique<HostView>(inputs_[i]));
+    }
+    BindInputs(method);
+  }
+
+  // Points the method's inputs at inputs_ (the runtime shares the data, copies nothing).
+  void BindInputs(et::Method& method) {
+    for (size_t i = 0; i < views_.size(); ++i) {
+      const et::Error error = method.set_input(et::EValue(views_[i]->tensor()), i);
+      if (error != et::Error::Ok) {
+        throw std::runtime_error("executorch: set_input(" + graph_.inputs[i].name +
+                                 ") failed: " + ErrorName(error));
+      }
+    }
+  }
+
+  std::vector<HostTensor> OutputsOf(et::Method& method) const {
+    std::vector<HostTensor> out;
+    for (size_t i = 0; i < graph_.outputs.size(); ++i) {
+      const et::EValue& value = method.get_output(i);
+      if (!value.isTensor()) {
+        throw std::runtime_error("executorch: output " + graph_.outputs[i].name +
+                                 " is not a tensor");
+      }
+      const ::executorch::aten::Tensor t = value.toTensor();
+      HostTensor host{graph_.outputs[i].shape, {}};
+      const float* data = t.const_data_ptr<float>();
+      host.data.assign(data, data + t.numel());
+      out.push_back(std::move(host));
+    }
+    return out;
+  }
+
+  const Graph& graph_;
+  fs::path pte_;
+  std::map<std::string, std::string> settings_;
+  std::vector<std::string> degraded_;
+  fs::path remove_after_;  // an uncached program's temporary folder
+  std::unique_ptr<LoadedMethod> loaded_;
+  std::vector<HostTensor> inputs_;  // the last SetInputs(), which the method reads
+  std::vector<std::unique_ptr<HostView>> views_;  // inputs_ as the runtime's tensors
+};
+
+std::optional<KernelProfile> ExecuTorchExecutable::Profile(int runs) {
+  // ETDumpGen grows its own buffer (malloc) when given none.
+  ::executorch::etdump::ETDumpGen tracer;
+  tracer.set_event_tracer_profiling_level(et::EventTracerProfilingLevel::kProfileAllEvents);
+  LoadedMethod profiled(pte_, &tracer);
+  BindInputs(profiled.method());  // the last SetInputs()'s, as the timed method's
+  // Two runs to warm up (XNNPACK's setup on the first): recorded too (this wheel's ETDumpGen
+  // exports no way to clear its buffer), and dropped below, each event's first two times.
+  const int warmup = 2;
+  for (int i = 0; i < warmup + runs; ++i) {
+    const et::Error error = profiled.method().execute();
+    if (error != et::Error::Ok) {
+      throw CompileError("executorch: profiled execute() failed: " + ErrorName(error));
+    }
+  }
+  const ::executorch::etdump::ETDumpResult dump = tracer.get_etdump_data();
+  if (dump.buf == nullptr || dump.size == 0) {
+    throw CompileError("executorch: ETDump recorded nothing");
+  }
+  char dir[] = "/tmp/ngraphbench-etdump-XXXXXX";
+  if (::mkdtemp(dir) == nullptr) throw CompileError("executorch: cannot make a folder in /tmp");
+  const fs::path folder(dir);
+  const fs::path etdump = folder / "model.etdp", json = folder / "etdump.json";
+  {
+    std::ofstream out(etdump, std::ios::binary);
+    out.write(static_cast<const char*>(dump.buf), static_cast<std::streamsize>(dump.size));
+  }
+  std::free(dump.buf);
+  const int status = RunProcess({Python(), Script(), "--read-etdump", etdump.string(), "--out",
+                                 json.string()},
+                                folder / "read.log", "executorch", kFix);
+  const std::string text = ReadFile(json);
+  const std::string log = ReadFile(folder / "read.log");
+  fs::remove_all(folder);
+  const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
+  if (status != 0 || !parsed.is_object()) {
+    throw CompileError("executorch: reading the ETDump failed (" + LastLine(log) + ")");
+  }
+  // One kernel per event name (an operator left to the runtime's kernels, or an XNNPACK
+  // operator inside a delegate call), summed over the profiled runs. DELEGATE_CALL, the
+  // runtime's event around each call into XNNPACK, encloses XNNPACK's own per-operator events
+  // and is left out where those exist (else its time would count twice).
+  bool xnnpack_events = false;
+  for (const auto& event : parsed["events"]) xnnpack_events |= event.value("delegate", false);
+  std::map<std::string, ProfiledKernel> kernels;
+  for (const auto& event : parsed["events"]) {
+    const std::string name = event.value("name", "");
+    // The runtime's own steps around the model (method load, execute as a whole): not kernels.
+    if (name == "Method::execute" || name == "Method::init" || name == "Program::load_method" ||
+        (name == "DELEGATE_CALL" && xnnpack_events)) {
+      continue;
+    }
+    ProfiledKernel& k = kernels[name];
+    k.name = name;
+    k.device = event.value("delegate", false) || name == "DELEGATE_CALL"
+                   ? "XNNPACK"
+                   : "ExecuTorch CPU kernels";
+    const auto& times = event["times_ms"];
+    for (size_t i = warmup; i < times.size(); ++i) {
+      k.time_ms += times[i].get<double>();
+      k.calls += 1;
+    }
+  }
+  KernelProfile profile;
+  profile.profiler = "ExecuTorch ETDump";
+  profile.runs = runs;
+  for (auto& [name, k] : kernels) profile.kernels.push_back(std::move(k));
+  profile.notes.push_back(
+      "a second load of the same .pte with ExecuTorch's event tracer (ETDumpGen, all events), "
+      "read with executorch.devtools.Inspector: each operator left to ExecuTorch's CPU kernels "
+      "is one kernel, and each XNNPACK operator (as XNNPACK names it, e.g. 'Convolution (NHWC, "
+      "F32) IGEMM #1') inside the delegate calls one; the calls' own overhead (DELEGATE_CALL "
+      "less its operators) is not in the kernels");
+  profile.notes.push_back("nodes are unknown: the lowering keeps no link to the ONNX nodes");
+  return profile;
+}
+
+class ExecuTorchCompiler : public Compiler {
+ public:
+  std::string Version() const override {
+    return std::string("executorch ") + NGB_EXECUTORCH_VERSION + " (XNNPACK)";
+  }
+
+  std::string Unavailable(const CompilerConfig& config) const override {
+    if (config.device != "cpu") {
+      return "executorch: device '" + config.device + "' is not supported (XNNPACK runs on the "
+             "CPU; use device cpu)";
+    }
+    return {};
+  }
+
+  std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
+    const CompilerConfig& config = request.config;
+    if (const std::string why = Unavailable(config); !why.empty()) throw UnavailableError(why);
+    if (config.precision != "fp32") {
+      throw CompileError("executorch: precision '" + config.precision +
+                         "' is not supported; use fp32");
+    }
+    if (!request.torch_program_error.empty()) {
+      // A model given as PyTorch code that torch.export could not export: there is no program
+      // to lower (its ONNX export would be another graph).
+      throw CompileError("executorch: " + request.torch_program_error);
+    }
+    if (request.torch_program.empty() && request.onnx.empty() && request.onnx_path.empty()) {
+      throw CompileError("executorch: needs the model as ONNX bytes or an ONNX file");
+    }
+    ::executorch::runtime::runtime_init();
+
+    // XNNPACK takes the runtime's thread pool when a method is loaded: sized first. Its
+    // threads start now, inside the worker's affinity mask (they inherit it).
+    const int threads = config.threads > 0 ? config.threads : AvailableCores();
+    auto* pool = ::executorch::extension::threadpool::get_threadpool();
+    if (pool == nullptr || !pool->_unsafe_reset_threadpool(static_cast<uint32_t>(threads))) {
+      throw CompileError("executorch: cannot size the runtime's thread pool to " +
+                         std::to_string(threads) + " threads");
+    }
+
+    const bool cached = !request.cache_dir.empty();
+    const fs::path root = cached ? fs::path(request.cache_dir) / "executorch"
+                                 : fs::temp_directory_path() /
+                                       ("ngraphbench-executorch-" + std::to_string(::getpid()));
+    const Entry entry = BuildProgram(request, root, cached);
+    const nlohmann::json meta =
+        nlohmann::json::parse(ReadFile(entry.meta), nullptr, /*allow_exceptions=*/false);
+    if (!meta.is_object()) throw CompileError("executorch: unreadable " + entry.meta.string());
+
+    const int64_t delegated = meta.value("delegated_ops", int64_t{0});
+    const int64_t left = meta.value("non_delegated_ops", int64_t{0});
+    char fraction[32];
+    std::snprintf(fraction, sizeof(fraction), "%.4f",
+                  delegated + left > 0 ? static_cast<double>(delegated) / (delegated + left) : 0.0);
+    std::string left_ops;
+    // Held here: a range-for over a temporary's items() would read a destroyed object.
+    const nlohmann::json by_op = meta.value("non_delegated_by_op", nlohmann::json::object());
+    for (const auto& [op, count] : by_op.items()) {
+      left_ops += (left_ops.empty() ? "" : " ") + op + "x" + std::to_string(count.get<int64_t>());
+    }
+    std::vector<std::string> degraded;
+    if (left > 0) {
+      degraded.push_back("executorch: " + std::to_string(left) + " of " +
+                         std::to_string(delegated + left) +
+                         " operator(s) left outside XNNPACK to ExecuTorch's CPU kernels (" +
+                         left_ops + ")");
+    } else if (delegated == 0) {
+      degraded.push_back("executorch: XNNPACK took no operator of the model");
+    }
+
+    std::map<std::string, std::string> settings = {
+        {"cache_hit", Bool(entry.hit)},
+        {"module", request.torch_program.empty() ? "onnx2torch" : "torch.export"},
+        // What XNNPACK took: operators inside its subgraphs over all operators of the lowered
+        // graph (tensorrt's fallback count, as a fraction).
+        {"xnnpack_fraction", fraction},
+        {"xnnpack_ops", std::to_string(delegated)},
+        {"portable_ops", std::to_string(left)},
+        {"xnnpack_subgraphs", std::to_string(meta.value("delegate_calls", 0))},
+        // On a hit, what the original lowering spent: the row's compile_s is then the load.
+        {"export_s", Seconds(meta, "export_s")},
+        {"lower_s", Seconds(meta, "lower_s")},
+        {"emit_s", Seconds(meta, "emit_s")},
+        {"executorch_compiled_with", meta.value("executorch_version", "unknown")},
+        {"torch_compiled_with", meta.value("torch_version", "unknown")},
+        {"pte_bytes", std::to_string(meta.value("pte_bytes", int64_t{0}))},
+        {"cache_key", entry.key}};
+    if (!left_ops.empty()) settings["portable_by_op"] = left_ops;
+    return std::make_unique<ExecuTorchExecutable>(request.graph, entry.pte, std::move(settings),
+                                                  std::move(degraded),
+                                                  cached ? fs::path() : root);
+  }
+};
+
+}  // namespace
+}  // namespace ngraphbench
+
+extern "C" ngraphbench::Compiler* NgraphbenchCreateCompiler() {
+  return new ngraphbench::ExecuTorchCompiler();
+}
