@@ -5,8 +5,8 @@ Called by src/ngraphbench/compilers/tvm/tvm_compiler.cc as a subprocess: TVM's f
 compiler and MetaSchedule exist only in Python. The timed execution happens in C++ (tvm-ffi and
 the Relax VM), never here.
 
-    tvm_compile.py --onnx M.onnx --out-dir DIR --target host --trials 64 --tuning-timeout-s 600 \
-        --tuning-db TUNEDIR --threads 2
+    tvm_compile.py --onnx M.onnx --out-dir DIR --target host --trials 64 --patience 32 \
+        --tuning-timeout-s 600 --tuning-db TUNEDIR --threads 2
 
 Writes DIR/model.so and then DIR/meta.json (last, atomically: its presence marks a complete
 cache entry). With --trials 0 the model is built untuned: TVM's default Relax CPU pipeline, except
@@ -15,7 +15,9 @@ loops TVM 0.27 would emit. With --trials N > 0 MetaSchedule tunes the model's TI
 process under a wall-clock budget; a failed or over-budget tuning falls back to the untuned build,
 and the reason is recorded in meta.json ("tuning": "failed:<reason>"), never dropped silently. A
 tuned build uses a tuning record for every function that has one and the default schedule for
-the rest.
+the rest. With --patience P > 0 a task stops early once P of its trials in a row have not
+improved its best time by 1 % (its share of the budget then goes to the other tasks); meta.json
+counts the tasks stopped so ("tasks_stopped_early").
 
 Tuning records are shared per (target, TVM version, trial budget) in TUNEDIR: a TIR task that an
 earlier compile already tuned there (the same workload, found by structural hash, e.g. the same
@@ -168,6 +170,58 @@ def untuned_tasks(mod, target, db_dir):
     return tasks, todo
 
 
+# A trial improves a task when it beats the task's best time so far by this fraction: the
+# runner's own noise is about that large on a busy machine, and a smaller gain would keep a task
+# tuning on noise.
+IMPROVEMENT = 0.01
+
+
+def early_stop_callback(patience, n_tasks, budget, stopped):
+    """A MeasureCallback that terminates a task after `patience` trials in a row without an
+    improvement of IMPROVEMENT over its best; adds each such task's id to `stopped`.
+
+    Two moments when MetaSchedule's gradient task scheduler must not see a task terminated: it
+    hands every task out once before it looks at which are terminated, so no task is terminated
+    before all `n_tasks` have reported their first trials; and once `budget` trials were sent it
+    joins the last running task and terminates it itself (a second termination is an error), so
+    nothing is terminated once the trials reported reach the budget."""
+    from tvm.ir.utils import derived_object  # pylint: disable=import-outside-toplevel
+    from tvm.s_tir.meta_schedule.measure_callback import (  # pylint: disable=import-outside-toplevel
+        PyMeasureCallback,
+    )
+
+    @derived_object
+    class EarlyStop(PyMeasureCallback):
+        """Per task: its best mean run time and the trials since it last improved."""
+
+        def __init__(self):
+            self.best = {}
+            self.since = {}
+            self.reported = 0
+
+        def apply(self, task_scheduler, task_id, measure_candidates, builder_results,
+                  runner_results):
+            best = self.best.get(task_id, math.inf)
+            since = self.since.get(task_id, 0)
+            for result in runner_results:
+                secs = [float(x) for x in (result.run_secs or [])]
+                mean = sum(secs) / len(secs) if secs and result.error_msg is None else math.inf
+                if mean < best * (1 - IMPROVEMENT):
+                    best, since = mean, 0
+                else:
+                    since += 1
+            self.best[task_id], self.since[task_id] = best, since
+            self.reported += len(runner_results)
+            if len(self.best) < n_tasks or self.reported >= budget:
+                return
+            for tid, count in self.since.items():
+                if count >= patience and tid not in stopped:
+                    stopped.add(tid)
+                    task_scheduler.terminate_task(tid)
+
+    return EarlyStop()
+
+
 def tune_child(args):
     """Runs in its own process (--tune-child); a failure's last line goes to error.txt."""
     try:
@@ -186,7 +240,7 @@ def tune_missing(args):
     target = resolve_target(args.target, args.threads)
     mod = import_onnx(args.onnx)
     tasks, todo = untuned_tasks(mod, target, args.tuning_db)
-    result = {"tasks": len(tasks), "tasks_tuned": len(todo), "trials": 0}
+    result = {"tasks": len(tasks), "tasks_tuned": len(todo), "trials": 0, "tasks_stopped_early": 0}
     if todo:
         # The budget is per model; tasks tuned before keep their records, so only the share of the
         # budget that belongs to the remaining tasks is spent.
@@ -195,6 +249,10 @@ def tune_missing(args):
         contexts, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(
             todo, work_dir=work_dir, seed=args.seed
         )
+        stopped = set()
+        callbacks = ms.measure_callback.MeasureCallback.create("default")
+        if args.patience > 0:
+            callbacks = list(callbacks) + [early_stop_callback(args.patience, len(todo), budget, stopped)]
         db = ms.tune.tune_tasks(
             tasks=contexts,
             task_weights=weights,
@@ -206,8 +264,10 @@ def tune_missing(args):
             builder=ms.builder.LocalBuilder(timeout_sec=120, initializer=skip_foreign_intrinsics),
             runner=ms.runner.LocalRunner(timeout_sec=60, initializer=skip_foreign_intrinsics),
             database=open_database(os.path.join(args.scratch, "db")),
+            measure_callbacks=callbacks,
         )
         result["trials"] = len(db.get_all_tuning_records())
+        result["tasks_stopped_early"] = len(stopped)
     write_json_atomic(os.path.join(args.scratch, "tuned.json"), result)
 
 
@@ -253,6 +313,7 @@ def run_tuning(args, scratch):
         "--onnx", args.onnx,
         "--target", args.target,
         "--trials", str(args.trials),
+        "--patience", str(args.patience),
         "--tuning-db", args.tuning_db,
         "--scratch", scratch,
         "--seed", str(args.seed),
@@ -340,6 +401,8 @@ def main():
     parser.add_argument("--out-dir", required=True, help="cache entry: model.so and meta.json")
     parser.add_argument("--target", default="host", help="TVM target; 'host' = detected CPU")
     parser.add_argument("--trials", type=int, default=0, help="MetaSchedule trials; 0 = untuned")
+    parser.add_argument("--patience", type=int, default=0,
+                        help="stop a task after this many trials without a 1%% improvement; 0 = never")
     parser.add_argument("--tuning-timeout-s", type=float, default=0, help="0 = no limit")
     parser.add_argument("--tuning-db", default="", help="shared MetaSchedule database directory")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="runtime threads")
@@ -363,6 +426,7 @@ def main():
         "target": describe_target(target),
         "target_json": str(target),
         "trials_requested": args.trials,
+        "patience": args.patience,
         "tuned": False,
         "trials": 0,
         "tuning": "none",
@@ -384,7 +448,8 @@ def main():
         meta["tuning_s"] = time.monotonic() - start
         meta["tuning"] = status
         if info:
-            meta.update(tasks=info["tasks"], tasks_tuned=info["tasks_tuned"], trials=info["trials"])
+            meta.update(tasks=info["tasks"], tasks_tuned=info["tasks_tuned"], trials=info["trials"],
+                        tasks_stopped_early=info["tasks_stopped_early"])
         if status == "ok":
             meta["tuned"] = True
             database = open_database(args.tuning_db)

@@ -354,6 +354,7 @@ class TvmCompiler : public Compiler {
     // --quick skips auto-tuning (CompileRequest::quick), as docs/compilers.md promises.
     const int64_t configured_trials = config.options.Int("tuning_trials");
     const int64_t trials = request.quick ? 0 : configured_trials;
+    const int64_t patience = trials > 0 ? config.options.Int("tuning_patience") : 0;
     const std::string timeout = std::to_string(config.options.Int("tuning_timeout_s"));
     const std::string script_path = EnvOr("NGRAPHBENCH_TVM_COMPILE_SCRIPT", NGB_TVM_SCRIPT);
     const std::string script = ReadFile(script_path);
@@ -368,6 +369,8 @@ class TvmCompiler : public Compiler {
     Fnv128 tuning_key = setting_key;
     // Tuning measures candidates on the thread pool: its records depend on the thread count.
     tuning_key.Add(std::to_string(trials)).Add(std::to_string(threads));
+    // Early stopping decides which records a task keeps; 0 keeps the keys of before.
+    if (patience > 0) tuning_key.Add("patience=" + std::to_string(patience));
     Fnv128 entry_key = setting_key;
     AddOnnxModel(entry_key, request.onnx_path, request.onnx, "tvm");
     entry_key.Add(script);
@@ -378,6 +381,7 @@ class TvmCompiler : public Compiler {
     }
     entry_key.Add(std::to_string(trials));
     if (trials > 0) entry_key.Add(std::to_string(threads));
+    if (patience > 0) entry_key.Add("patience=" + std::to_string(patience));
 
     const bool cached = !request.cache_dir.empty();
     const fs::path root = cached ? fs::path(request.cache_dir) / "tvm"
@@ -407,6 +411,7 @@ class TvmCompiler : public Compiler {
             "--out-dir", build.dir().string(),
             "--target", target,
             "--trials", std::to_string(trials),
+            "--patience", std::to_string(patience),
             "--tuning-timeout-s", timeout,
             "--threads", std::to_string(threads),
             "--tuning-db", (root / "tuning" / tuning_key.Hex()).string()};
@@ -437,7 +442,9 @@ class TvmCompiler : public Compiler {
     if (meta.contains("tasks")) {
       settings["tasks"] = std::to_string(meta.value("tasks", 0));
       settings["tasks_tuned"] = std::to_string(meta.value("tasks_tuned", 0));
+      settings["tasks_stopped_early"] = std::to_string(meta.value("tasks_stopped_early", 0));
     }
+    if (patience > 0) settings["patience"] = std::to_string(patience);
 
     std::unique_ptr<TvmExecutable> exe;
     try {
