@@ -134,6 +134,34 @@ TEST(Estimate, PriorWithoutRowsAndFailedRowsEndEarly) {
   EXPECT_EQ(EstimateRun(Spec("m", 1), in).seconds, 600.0);
 }
 
+// A compiler that tunes (tvm): a run not --quick adds the config's tuning estimate to the prior's
+// compile time and to that of a --quick row it is scaled from; a row that tuned, or the run's
+// own row, already holds what its compile took.
+TEST(Estimate, TuningAddsToCompilesThatDidNotTune) {
+  EstimateInputs in;
+  in.compiler = "tvm";
+  in.threads = 2;
+  in.macs = {{"m", 40e9}, {"n", 40e9}};
+  in.tuning_s = 300;
+  const RunCost untuned_prior = [&] {
+    RunSpec quick = Spec("m", 1);
+    quick.quick = true;
+    return EstimateRun(quick, in);
+  }();
+  EXPECT_EQ(untuned_prior.source, "prior");
+  EXPECT_NEAR(EstimateRun(Spec("m", 1), in).seconds - untuned_prior.seconds, 300.0, 1e-9);
+
+  ResultRow quick_row = Row("n", 1, 1000.0, 40e9);
+  quick_row.quick = true;
+  in.measured[quick_row.run_id] = quick_row;
+  const RunCost scaled = EstimateRun(Spec("m", 1), in);
+  EXPECT_EQ(scaled.source, "scaled from n_b1");
+  ResultRow tuned_row = quick_row;
+  tuned_row.quick = false;
+  in.measured[quick_row.run_id] = tuned_row;
+  EXPECT_NEAR(scaled.seconds - EstimateRun(Spec("m", 1), in).seconds, 300.0, 1e-9);
+}
+
 TEST(Shard, ParseNamesTheForm) {
   EXPECT_EQ(ParseShard("2/4").index, 2);
   EXPECT_EQ(ParseShard("2/4").count, 4);

@@ -113,7 +113,7 @@ std::vector<std::string> ToNonEmptyNameList(const YAML::Node& node, const Where&
 
 const std::vector<std::string> kTopKeys = {
     "name",       "order",      "role",    "sdk",         "consumes_onnx",  "devices",
-    "precisions", "opt_levels", "options", "enable_hint", "prior_compile_s", "operators"};
+    "precisions", "opt_levels", "options", "enable_hint", "prior_compile_s", "operators", "prior_tuning"};
 // `operators:` of a description: its column of the operator table, or why it has none.
 //   operators:
 //     unsupported: {Celu: why the compiler lacks it, ...}   (may be absent: it runs every op)
@@ -170,9 +170,9 @@ void ParseOperators(const YAML::Node& node, const Where& where, CompilerInfo& in
   info.op_column = std::move(column);
 }
 
-const std::vector<std::string> kOptionKeys = {"key",     "type",           "default", "help",
-                                              "allowed", "refused",        "min",     "max",
-                                              "refused_reason"};
+const std::vector<std::string> kOptionKeys = {"key",     "type",    "default", "help",
+                                              "allowed", "refused", "min",     "max",
+                                              "refused_reason",     "neutral"};
 
 OptionSpec ParseOption(const YAML::Node& node, const Where& where) {
   CheckKeys(node, where, kOptionKeys);
@@ -229,36 +229,39 @@ OptionSpec ParseOption(const YAML::Node& node, const Where& where) {
                std::to_string(spec.max_value));
   }
 
-  // The default in the canonical text config validation stores (experiments/config.cc): the
-  // resolved options, and so every row's config_hash, are made of these strings.
-  const Where at = where / "default";
-  const YAML::Node def = Required(node, "default", where);
-  switch (spec.type) {
-    case OptionType::kInt: {
-      const int64_t v = ToInt(def, at);
-      if (v < spec.min_value || v > spec.max_value) {
-        at.Fail("is " + std::to_string(v) + ", outside the option's own range [" +
-                std::to_string(spec.min_value) + ", " +
-                (node["max"] ? std::to_string(spec.max_value) : std::string("no maximum")) + "]");
+  // The default (and the neutral value) in the canonical text config validation stores
+  // (experiments/config.cc): the resolved options, and so every row's config_hash, are made of
+  // these strings.
+  auto canonical = [&](const YAML::Node& value, const Where& at) -> std::string {
+    switch (spec.type) {
+      case OptionType::kInt: {
+        const int64_t v = ToInt(value, at);
+        if (v < spec.min_value || v > spec.max_value) {
+          at.Fail("is " + std::to_string(v) + ", outside the option's own range [" +
+                  std::to_string(spec.min_value) + ", " +
+                  (node["max"] ? std::to_string(spec.max_value) : std::string("no maximum")) +
+                  "]");
+        }
+        return std::to_string(v);
       }
-      spec.default_value = std::to_string(v);
-      break;
+      case OptionType::kBool:
+        return ToBool(value, at) ? "true" : "false";
+      case OptionType::kString: {
+        std::string v = ToString(value, at, /*may_be_empty=*/true);
+        if (!spec.allowed.empty() &&
+            std::find(spec.allowed.begin(), spec.allowed.end(), v) == spec.allowed.end()) {
+          at.Fail("is '" + v + "', not one of 'allowed': " + Join(spec.allowed));
+        }
+        if (std::find(spec.refused.begin(), spec.refused.end(), v) != spec.refused.end()) {
+          at.Fail("is '" + v + "', which 'refused' lists");
+        }
+        return v;
+      }
     }
-    case OptionType::kBool:
-      spec.default_value = ToBool(def, at) ? "true" : "false";
-      break;
-    case OptionType::kString:
-      spec.default_value = ToString(def, at, /*may_be_empty=*/true);
-      if (!spec.allowed.empty() && std::find(spec.allowed.begin(), spec.allowed.end(),
-                                             spec.default_value) == spec.allowed.end()) {
-        at.Fail("is '" + spec.default_value + "', not one of 'allowed': " + Join(spec.allowed));
-      }
-      if (std::find(spec.refused.begin(), spec.refused.end(), spec.default_value) !=
-          spec.refused.end()) {
-        at.Fail("is '" + spec.default_value + "', which 'refused' lists");
-      }
-      break;
-  }
+    return "";
+  };
+  spec.default_value = canonical(Required(node, "default", where), where / "default");
+  if (node["neutral"]) spec.neutral_value = canonical(node["neutral"], where / "neutral");
   return spec;
 }
 
@@ -325,6 +328,19 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
     info.prior_compile_s = v;
   }
   ParseOperators(Required(root, "operators", top), top / "operators", info);
+  if (const YAML::Node tuning = root["prior_tuning"]) {
+    const Where w = top / "prior_tuning";
+    CheckKeys(tuning, w, {"trials_option", "seconds_per_trial"});
+    info.tuning_trials_option =
+        ToString(Required(tuning, "trials_option", w), w / "trials_option");
+    const Where sw = w / "seconds_per_trial";
+    double v = 0;
+    const YAML::Node seconds = Required(tuning, "seconds_per_trial", w);
+    if (!seconds.IsScalar() || !YAML::convert<double>::decode(seconds, v) || !(v > 0 && v < 1e6)) {
+      sw.Fail("must be a number of seconds > 0, got '" + YAML::Dump(seconds) + "'");
+    }
+    info.prior_tuning_s_per_trial = v;
+  }
   if (const YAML::Node options = root["options"]; options && !options.IsNull()) {
     const Where w = top / "options";
     if (!options.IsSequence()) {
@@ -338,6 +354,15 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
               .Fail("repeats '" + info.options[i].key + "'; describe each option once");
         }
       }
+    }
+  }
+  if (!info.tuning_trials_option.empty()) {
+    const auto it = std::find_if(info.options.begin(), info.options.end(), [&](const OptionSpec& o) {
+      return o.key == info.tuning_trials_option;
+    });
+    if (it == info.options.end() || it->type != OptionType::kInt) {
+      (top / "prior_tuning" / "trials_option")
+          .Fail("is '" + info.tuning_trials_option + "', not an int option of this compiler");
     }
   }
   return info;

@@ -26,6 +26,12 @@ struct CompilerInfo {
   // The sweep estimate's guess at build + compile + first run of one synthetic model, used
   // until the compiler has measured rows of its own (experiments/estimate.h).
   double prior_compile_s = 0.5;
+  // For a compiler that auto-tunes: the estimate's guess at a cold tuning's seconds per trial,
+  // and the int option that gives the trial budget (`prior_tuning:` in compiler.yaml); a run
+  // not --quick adds budget x seconds to its compile until rows of its own say better. Empty
+  // option: the compiler does not tune.
+  std::string tuning_trials_option;
+  double prior_tuning_s_per_trial = 0;
   int order = 1000;  // position in `list --compilers` and the like; ties go by name
   // Its column of the operator table (graph/ops.h, `operators:`), which the worker checks a
   // model against before the module sees it; absent for a compiler without one, and then

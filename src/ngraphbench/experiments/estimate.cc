@@ -94,11 +94,13 @@ RunCost EstimateRun(const RunSpec& run, const EstimateInputs& in) {
       scale = Macs(in, run.model.name) * b / (ref->macs.value_or(1) * ref_b);
     }
     parts.fixed_s = FixedOf(*ref);
+    // A --quick row never tuned; a row that was not may have tuned, and its compile says so.
+    if (!run.quick && ref->quick.value_or(false)) parts.fixed_s += in.tuning_s;
     parts.latency_s = *ref->latency_mean_ms / 1e3 * scale;
     cost.source = "scaled from " + ref->run_id;
   } else {
     const double macs = Macs(in, run.model.name);
-    parts.fixed_s = PriorCompileS(in.compiler);
+    parts.fixed_s = PriorCompileS(in.compiler) + (run.quick ? 0.0 : in.tuning_s);
     parts.latency_s = macs > 0 ? macs * b / (kPriorMacsPerSecond * std::max(1, in.threads))
                                : 0.01;
     cost.source = "prior";

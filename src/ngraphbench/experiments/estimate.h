@@ -11,6 +11,9 @@
 //             multiply-accumulates x batch size;
 //   prior     no row to go by: latency from MACs at kPriorMacsPerSecond per thread, and a fixed
 //             compile time per compiler.
+// A compiler that auto-tunes (TVM) tunes in the compile of a run that is not --quick: such a run
+// not measured itself adds its config's tuning estimate (EstimateInputs::tuning_s) to the prior's
+// compile time, or to that of a --quick row it is scaled from.
 #pragma once
 
 #include <map>
@@ -36,6 +39,10 @@ struct EstimateInputs {
   std::map<std::string, ResultRow> measured;
   // Multiply-accumulates of one sample, by model name (RunSpec::model.name); missing = unknown.
   std::map<std::string, double> macs;
+  // A cold auto-tuning's seconds for this compiler config (its description's prior_tuning:
+  // trial budget x seconds per trial; 0 for a compiler that does not tune). A run not --quick
+  // adds it to a compile time taken from a --quick row or from the prior.
+  double tuning_s = 0;
 };
 
 struct RunCost {

@@ -10,6 +10,7 @@
 #include <set>
 #include <utility>
 
+#include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
@@ -423,6 +424,10 @@ EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArg
   in.compiler = args.compiler;
   in.threads = config.threads;
   in.macs = ModelMacs(runs, args.results_dir);
+  if (const CompilerInfo& info = FindCompiler(args.compiler); !info.tuning_trials_option.empty()) {
+    in.tuning_s = static_cast<double>(config.options.Int(info.tuning_trials_option)) *
+                  info.prior_tuning_s_per_trial;
+  }
   if (!use_measured) return in;
   std::error_code error;
   for (fs::directory_iterator it(RunDirectory(args), error), end; !error && it != end;
