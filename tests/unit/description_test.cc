@@ -69,7 +69,7 @@ TEST(Description, OptionDefaultsAreStoredInCanonicalText) {
   const CompilerInfo info = ParseCompilerDescription(
       std::string(kMinimal) +
           "options:\n"
-          "  - {key: n, type: int, default: 0x0c, help: h}\n"
+          "  - {key: n, type: int, default: 0x0c, neutral: 0x0d, help: h}\n"
           "  - {key: b, type: bool, default: yes, help: h}\n"
           "  - {key: s, type: string, default: \"\", help: h}\n"
           "  - {key: m, type: string, default: A, allowed: [A], refused: [B], "
@@ -78,6 +78,8 @@ TEST(Description, OptionDefaultsAreStoredInCanonicalText) {
       "/src/demo/compiler.yaml");
   ASSERT_EQ(info.options.size(), 5u);
   EXPECT_EQ(info.options[0].default_value, "12");
+  EXPECT_EQ(info.options[0].neutral_value, "13");
+  EXPECT_FALSE(info.options[1].neutral_value.has_value());
   EXPECT_EQ(info.options[0].min_value, 0);  // OptionSpec's own default
   EXPECT_EQ(info.options[1].default_value, "true");
   EXPECT_EQ(info.options[2].default_value, "");
@@ -138,6 +140,28 @@ TEST(Description, OperatorsMistakesAreRefused) {
   ExpectError(WithOperators("{no_column: why, colour: red}"), "'operators.colour' is not a known key");
 }
 
+// `prior_tuning:` names an int option of the description (the trial budget) and a cost per trial.
+TEST(Description, PriorTuningNamesAnIntOptionAndSecondsPerTrial) {
+  const std::string m = std::string(kMinimal) +
+                        "options:\n  - {key: trials, type: int, default: 8, help: h}\n"
+                        "  - {key: name, type: string, default: x, help: h}\n";
+  const CompilerInfo info = ParseCompilerDescription(
+      m + "prior_tuning: {trials_option: trials, seconds_per_trial: 1.5}\n",
+      "/src/demo/compiler.yaml");
+  EXPECT_EQ(info.tuning_trials_option, "trials");
+  EXPECT_DOUBLE_EQ(info.prior_tuning_s_per_trial, 1.5);
+  EXPECT_TRUE(ParseCompilerDescription(kMinimal, "/src/demo/compiler.yaml")
+                  .tuning_trials_option.empty());
+  ExpectError(m + "prior_tuning: {trials_option: name, seconds_per_trial: 1}\n",
+              "'prior_tuning.trials_option' is 'name', not an int option of this compiler");
+  ExpectError(m + "prior_tuning: {trials_option: budget, seconds_per_trial: 1}\n",
+              "'prior_tuning.trials_option' is 'budget', not an int option");
+  ExpectError(m + "prior_tuning: {trials_option: trials, seconds_per_trial: 0}\n",
+              "'prior_tuning.seconds_per_trial' must be a number of seconds > 0, got '0'");
+  ExpectError(m + "prior_tuning: {trials_option: trials}\n",
+              "'prior_tuning' needs 'seconds_per_trial'");
+}
+
 TEST(Description, MistakesAreRefusedNamingTheFileAndTheKey) {
   const std::string m = kMinimal;
   ExpectError(m + "colour: red\n", "'colour' is not a known key here; allowed keys: name,");
@@ -171,6 +195,9 @@ TEST(Description, MistakesAreRefusedNamingTheFileAndTheKey) {
               "'options[0].allowed' applies to options of type string only");
   ExpectError(m + "options:\n  - {key: s, type: string, default: c, allowed: [a, b], help: h}\n",
               "'options[0].default' is 'c', not one of 'allowed': a, b");
+  ExpectError(m + "options:\n  - {key: s, type: string, default: a, allowed: [a], neutral: b, "
+                  "help: h}\n",
+              "'options[0].neutral' is 'b', not one of 'allowed': a");
   ExpectError(m + "options:\n  - {key: s, type: string, default: a, refused: [b], help: h}\n",
               "lists 'refused' values without 'refused_reason'");
   ExpectError(m + "options:\n  - {key: s, type: string, default: a, refused_reason: r, help: h}\n",

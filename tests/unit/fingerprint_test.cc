@@ -157,6 +157,21 @@ TEST(Fingerprint, CiSettingsMatterOnlyUnderTheCiRule) {
 // registry.cc before compilers described themselves in compiler.yaml. The same option keys,
 // defaults and canonical text must give the same hashes, or every existing row would be rerun
 // on resume. Compilers added since have no rows to keep and are not listed.
+// An option added later (OptionSpec::neutral_value) counts only away from its neutral value:
+// tvm's tuning_patience 0 keeps the rows of before; 8 is another setting.
+TEST(Fingerprint, AnOptionAtItsNeutralValueIsLeftOut) {
+  RunSpec run = BaseRun();
+  CompilerConfig config = DefaultCompilerConfig(FindCompiler("tvm"), 2);
+  EXPECT_EQ(FingerprintText(run, config, 10).find("tuning_patience"), std::string::npos);
+  const std::string before = ConfigHash(run, config, 10);
+  std::map<std::string, std::string> values = config.options.values();
+  values["tuning_patience"] = "8";
+  config.options = Options(values);
+  EXPECT_NE(FingerprintText(run, config, 10).find("compiler.options.tuning_patience=8"),
+            std::string::npos);
+  EXPECT_NE(ConfigHash(run, config, 10), before);
+}
+
 TEST(Fingerprint, CompilerDescriptionsKeepTheHashesOfExistingRows) {
   const std::map<std::string, std::pair<std::string, std::string>> expected = {
       // name: {defaults of the description, configs/<name>.yaml}, both with 2 cores

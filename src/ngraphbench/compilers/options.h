@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ struct OptionSpec {
   // refused_reason says why and what to use instead; config validation quotes it.
   std::vector<std::string> refused;
   std::string refused_reason;
+  // For an option added after rows were measured: the value (canonical text) at which it does
+  // what ngraphbench did before it existed. A run at that value leaves the option out of its
+  // settings fingerprint, so those rows keep their config_hash. Empty: always fingerprinted.
+  std::optional<std::string> neutral_value;
   int64_t min_value = 0;                                    // for kInt
   int64_t max_value = std::numeric_limits<int64_t>::max();  // for kInt
 };

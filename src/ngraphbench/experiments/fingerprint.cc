@@ -1,7 +1,9 @@
 #include "ngraphbench/experiments/fingerprint.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
 #include "ngraphbench/models/torch_export.h"
@@ -75,7 +77,19 @@ std::string FingerprintText(const RunSpec& run, const CompilerConfig& config, in
   add("compiler.threads", std::to_string(config.threads));
   add("compiler.affinity", config.affinity);
   add("compiler.opt_level", config.opt_level);
-  for (const auto& [key, value] : config.options.values()) add("compiler.options." + key, value);
+  // The option schema of the config's compiler (none for a config without a known compiler).
+  std::vector<OptionSpec> specs;
+  for (const CompilerInfo& info : AllCompilers()) {
+    if (info.name == config.compiler) specs = info.options;
+  }
+  for (const auto& [key, value] : config.options.values()) {
+    // An option at its neutral value (OptionSpec::neutral_value) does what was done before the
+    // option existed: left out, rows measured then keep their hash.
+    const auto spec = std::find_if(specs.begin(), specs.end(),
+                                   [&key = key](const OptionSpec& o) { return o.key == key; });
+    if (spec != specs.end() && spec->neutral_value == value) continue;
+    add("compiler.options." + key, value);
+  }
   add("sample_ms", std::to_string(sample_ms));
   return text;
 }

@@ -222,6 +222,14 @@ def early_stop_callback(patience, n_tasks, budget, stopped):
     return EarlyStop()
 
 
+def trials_per_iter(budget, n_tasks):
+    """Candidates a task measures per search iteration. The task scheduler first gives every task
+    one iteration: at MetaSchedule's usual 64 a small budget would go to the first few tasks
+    (256 trials to 4 of resnet50's 25) and leave the rest untuned, so an iteration is a quarter of
+    a task's share, at least 4 and at most 64 candidates."""
+    return max(4, min(64, budget // max(1, n_tasks) // 4))
+
+
 def tune_child(args):
     """Runs in its own process (--tune-child); a failure's last line goes to error.txt."""
     try:
@@ -258,7 +266,7 @@ def tune_missing(args):
             task_weights=weights,
             work_dir=work_dir,
             max_trials_global=budget,
-            num_trials_per_iter=min(64, budget),
+            num_trials_per_iter=trials_per_iter(budget, len(todo)),
             # Generous timeouts: on a small, busy machine a candidate's build alone can take
             # longer than the default 30 s, and a timed-out candidate is simply lost.
             builder=ms.builder.LocalBuilder(timeout_sec=120, initializer=skip_foreign_intrinsics),

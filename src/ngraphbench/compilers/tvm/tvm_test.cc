@@ -28,20 +28,14 @@ using test_support::CompileAndRun;
 using test_support::Compiled;
 using test_support::ExpectClose;
 
-class Tvm : public ::testing::Test {
+class Tvm : public test_support::CompilerModuleTest {
  protected:
-  void SetUp() override {
-    NGB_REQUIRE_BUILT("tvm");
-    tvm_ = LoadCompiler("tvm");
-    char dir[] = "/tmp/ngb_tvm_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(dir), nullptr);
-    cache_dir_ = dir;
-  }
+  Tvm() : CompilerModuleTest("tvm") {}
 
   void TearDown() override {
     ::unsetenv("NGRAPHBENCH_TVM_COMPILE_SCRIPT");  // set by CacheKeyCoversTheScriptsModules
     ::unsetenv("NGRAPHBENCH_TVM_PYTHON");           // set by AFailedCompileLeavesNoCacheEntry
-    if (!cache_dir_.empty()) fs::remove_all(cache_dir_);
+    CompilerModuleTest::TearDown();
   }
 
   static CompilerConfig Config(const std::string& compiler, Options options) {
@@ -56,12 +50,13 @@ class Tvm : public ::testing::Test {
   static Options TvmOptions(int64_t trials, int64_t timeout_s) {
     return Options({{"target", "host"},
                     {"tuning_trials", std::to_string(trials)},
+                    {"tuning_patience", "0"},
                     {"tuning_timeout_s", std::to_string(timeout_s)}});
   }
 
   Compiled RunTvm(const Graph& graph, const std::vector<HostTensor>& inputs,
                   int64_t trials = 0, int64_t timeout_s = 480, bool quick = false) {
-    return CompileAndRun(*tvm_, Config("tvm", TvmOptions(trials, timeout_s)), graph, inputs,
+    return CompileAndRun(*compiler_, Config("tvm", TvmOptions(trials, timeout_s)), graph, inputs,
                          cache_dir_, quick);
   }
 
@@ -69,13 +64,11 @@ class Tvm : public ::testing::Test {
     return test_support::RandomInputs(graph, 100);
   }
 
-  std::unique_ptr<Compiler> tvm_;
-  std::string cache_dir_;
 };
 
 TEST_F(Tvm, VersionNamesTvmAndFfi) {
-  EXPECT_EQ(tvm_->Version().rfind("tvm 0.", 0), 0u) << tvm_->Version();
-  EXPECT_NE(tvm_->Version().find("tvm-ffi"), std::string::npos) << tvm_->Version();
+  EXPECT_EQ(compiler_->Version().rfind("tvm 0.", 0), 0u) << compiler_->Version();
+  EXPECT_NE(compiler_->Version().find("tvm-ffi"), std::string::npos) << compiler_->Version();
 }
 
 TEST_F(Tvm, BlocksMatchOnnxRuntime) {
@@ -201,7 +194,7 @@ TEST_F(Tvm, AFailedCompileLeavesNoCacheEntry) {
   const Graph graph = BuildModel(SyntheticSpec("linear", "linear", 8, 0), 1);
   const std::string bytes = ExportOnnx(graph);
   const CompileRequest request{graph, bytes, Config("tvm", TvmOptions(0, 480)), cache_dir_};
-  EXPECT_THROW(tvm_->Compile(request), CompileError);
+  EXPECT_THROW(compiler_->Compile(request), CompileError);
   ::unsetenv("NGRAPHBENCH_TVM_PYTHON");
   std::vector<std::string> left;
   for (const auto& e : fs::directory_iterator(fs::path(cache_dir_) / "tvm")) {
@@ -210,7 +203,7 @@ TEST_F(Tvm, AFailedCompileLeavesNoCacheEntry) {
   EXPECT_EQ(left, std::vector<std::string>{});
 }
 
-// The cache key covers the modules the compile script imports from its folder (tvm_*.py):
+// The cache key covers the modules the compile script imports from its folder (compiler_*.py):
 // a changed default schedule in tvm_schedules.py is a new build, not the cached one.
 TEST_F(Tvm, CacheKeyCoversTheScriptsModules) {
   const fs::path scripts = fs::path(cache_dir_) / "python";
@@ -249,7 +242,7 @@ TEST_F(Tvm, ModelFileWithExternalDataMatchesBytesAndKeysOnTheData) {
   auto by_path = [&] {
     CompileRequest request{graph, no_bytes, config, cache_dir_};
     request.onnx_path = path;
-    auto exe = tvm_->Compile(request);
+    auto exe = compiler_->Compile(request);
     exe->SetInputs(inputs);
     exe->Run();
     Compiled c;
