@@ -8,9 +8,14 @@ and Inductor exist only in Python. The timed execution happens in C++
     inductor_compile.py --onnx M.onnx --out-dir DIR --threads 2 [--max-autotune] [--freezing]
                         [--kernel-profile]
     inductor_compile.py --program P.pt2 ...
+    inductor_compile.py --torchscript M.ts --input-shape 1,3,224,224 ...
 
 A model given as PyTorch code (ngraphbench's model family `torch`, python/export_torch.py) comes
-as its own torch.export program (--program): step 3 only, on the module the user wrote.
+as its own torch.export program (--program): step 3 only, on the module the user wrote. With the
+route `torchscript` (the C++ module's option `route`), steps 1 and 2 are replaced: the C++ module
+traces ngraphbench's own IR of the model to TorchScript (the ATen calls identity makes, with the
+same weights), and PyTorch's TorchScript-to-ExportedProgram converter exports that (--torchscript);
+every model identity runs has such a program, where onnx2torch lacks converters for some.
 
 The path from ONNX to Inductor:
 
@@ -297,12 +302,34 @@ def export_onnx(path, onnx2torch, torch, meta, device):
     return exported
 
 
+def export_torchscript(path, shapes, torch, meta, device):
+    """The model IR traced to TorchScript by the C++ module (the torchscript route) -> a
+    torch.export program, by PyTorch's TorchScript-to-ExportedProgram converter."""
+    from torch._export.converter import TS2EPConverter  # pylint: disable=import-outside-toplevel
+
+    start = time.monotonic()
+    module = torch.jit.load(path, map_location="cpu")
+    inputs = tuple(torch.zeros(shape, dtype=torch.float32) for shape in shapes)
+    with torch.no_grad():
+        exported = TS2EPConverter(module, inputs).convert()
+    if device != "cpu":
+        from torch.export.passes import move_to_device_pass  # pylint: disable=import-outside-toplevel
+
+        exported = move_to_device_pass(exported, device)
+    meta["export_s"] = time.monotonic() - start
+    return exported
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--onnx", help="the model (ONNX ModelProto file)")
     source.add_argument("--program", help="a model given as PyTorch code: its torch.export "
                         "program (torch.export.save), compiled as it is")
+    source.add_argument("--torchscript", help="the model IR traced to TorchScript (torch.jit "
+                        "save format), exported by the TorchScript converter")
+    parser.add_argument("--input-shape", action="append", default=[],
+                        help="with --torchscript: an input's shape, e.g. 1,3,224,224, in order")
     parser.add_argument("--out-dir", required=True, help="cache entry: model.pt2 and meta.json")
     parser.add_argument("--threads", type=int, required=True, help="OpenMP threads of the kernels")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
@@ -357,6 +384,9 @@ def main():
 
                 exported = move_to_device_pass(exported, args.device)
             meta["export_s"] = time.monotonic() - start
+        elif args.torchscript:
+            shapes = [[int(d) for d in s.split(",")] for s in args.input_shape]
+            exported = export_torchscript(args.torchscript, shapes, torch, meta, args.device)
         else:
             meta["onnx2torch_version"] = importlib.metadata.version("onnx2torch")
             exported = export_onnx(args.onnx, import_onnx2torch(torch), torch, meta, args.device)

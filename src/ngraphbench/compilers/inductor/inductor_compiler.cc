@@ -1,10 +1,14 @@
 // The `inductor` compiler: PyTorch 2's TorchInductor, ahead of time (AOTInductor).
 //
 // Compilation needs torch's Python stack, so it runs inductor_compile.py (in this folder) as a
-// subprocess:
-// ONNX -> torch.nn.Module (onnx2torch) -> torch.export (static shapes) ->
-// torch._inductor.aoti_compile_and_package, which writes a .pt2 package holding a shared library
-// of Inductor's C++/OpenMP kernels and the weights. The timed part runs here, with no Python in the
+// subprocess. The model reaches torch.export by one of two routes (option `route`):
+//   onnx2torch   ONNX -> torch.nn.Module (onnx2torch) -> torch.export (static shapes);
+//   torchscript  the model IR traced here as the `torchscript` compiler traces it (identity's ATen
+//                calls, torch_common/torchscript_trace.h) -> PyTorch's TorchScript-to-
+//                ExportedProgram converter: whatever identity runs, this route can export;
+// then torch._inductor.aoti_compile_and_package writes a .pt2 package holding a shared library
+// of Inductor's C++/OpenMP kernels and the weights. A model given as PyTorch code is exported
+// from its own code (torch.export), whatever the route. The timed part runs here, with no Python in the
 // worker: the package is loaded with torch::inductor::AOTIModelPackageLoader and Run() is one
 // loader.run() under c10::InferenceMode (torch_common::TorchExecutable).
 //
@@ -52,6 +56,7 @@
 #include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/compilers/torch_common/torch_runtime.h"
+#include "ngraphbench/compilers/torch_common/torchscript_trace.h"
 #include "ngraphbench/core/error.h"
 
 namespace ngraphbench {
@@ -100,8 +105,12 @@ class PackageBuilder {
   // add the model's size to every run's memory), `request.onnx_path` or
   // `request.torch_program`, which must still be there then, as the worker keeps them while the
   // executable lives.
-  PackageBuilder(const CompileRequest& request, int threads, bool max_autotune, bool freezing)
+  PackageBuilder(const CompileRequest& request, const torch_common::TorchSettings& settings,
+                 int threads, bool max_autotune, bool freezing, std::string route)
       : from_program_(!request.torch_program.empty()),
+        route_(from_program_ ? "torch.export" : std::move(route)),
+        graph_(request.graph),
+        torch_settings_(settings),
         torch_program_(request.torch_program),
         onnx_path_(request.onnx_path),
         onnx_(&request.onnx),
@@ -128,7 +137,10 @@ class PackageBuilder {
     if (from_program_) {
       key_.Add("program").AddFile(torch_program_, "inductor");
     } else {
+      // The IR the torchscript route traces is the model the ONNX bytes hold.
       AddOnnxModel(key_, onnx_path_, *onnx_, "inductor");
+      // onnx2torch's entries keep the keys they had before there were routes.
+      if (route_ != "onnx2torch") key_.Add("route=" + route_);
     }
     key_.Add(script).Add(std::to_string(threads_)).Add(Bool(max_autotune_)).Add(Bool(freezing_));
   }
@@ -146,7 +158,7 @@ class PackageBuilder {
     out.hit = cached_ && usable(entry);
     if (out.hit) return out;
     const std::string& model = from_program_ ? torch_program_ : onnx_path_;
-    if (!model.empty() && !fs::exists(model)) {
+    if (route_ != "torchscript" && !model.empty() && !fs::exists(model)) {
       throw CompileError("inductor: the model to compile, " + model + ", is gone");
     }
     // Written beside the entry and renamed into place: an interrupted compile leaves no
@@ -159,6 +171,20 @@ class PackageBuilder {
       std::optional<ScriptOnnxFile> onnx;
       if (from_program_) {
         argv.insert(argv.end(), {"--program", torch_program_});
+      } else if (route_ == "torchscript") {
+        const fs::path traced = build.dir() / "model.ts";
+        try {
+          torch_common::TraceToTorchScript(graph_, torch_settings_).save(traced.string());
+        } catch (const c10::Error& e) {
+          throw CompileError("inductor: tracing the model for the torchscript route failed: " +
+                             std::string(e.what_without_backtrace()));
+        }
+        argv.insert(argv.end(), {"--torchscript", traced.string()});
+        for (const auto& spec : graph_.inputs) {
+          std::string dims;
+          for (int64_t d : spec.shape) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+          argv.insert(argv.end(), {"--input-shape", dims});
+        }
       } else {
         onnx.emplace(onnx_path_, *onnx_, build.dir());
         argv.insert(argv.end(), {"--onnx", onnx->path().string()});
@@ -175,6 +201,9 @@ class PackageBuilder {
     return out;
   }
 
+  // What the package was exported from: "onnx2torch", "torchscript" or "torch.export".
+  const std::string& route() const { return route_; }
+
   // Without a cache, packages are compiled into a temporary folder, removed once the package
   // is loaded: the loader has extracted it to a folder of its own.
   void RemoveUncached() const {
@@ -183,6 +212,9 @@ class PackageBuilder {
 
  private:
   bool from_program_;
+  std::string route_;
+  const Graph& graph_;  // the request's, which the worker keeps while the executable lives
+  torch_common::TorchSettings torch_settings_;
   std::string torch_program_, onnx_path_;
   const std::string* onnx_;  // the request's bytes (see the constructor)
   std::string device_;
@@ -330,16 +362,31 @@ class InductorCompiler : public Compiler {
     const bool max_autotune = autotune_requested && !request.quick;
     const bool freezing = config.options.Bool("freezing");
 
-    auto builder = std::make_unique<PackageBuilder>(request, threads, max_autotune, freezing);
-    const PackageBuilder::Entry entry = builder->Build(/*kernel_profile=*/false);
+    const std::string route = config.options.String("route");
+    auto builder = std::make_unique<PackageBuilder>(request, torch_settings, threads, max_autotune,
+                                                    freezing, route == "auto" ? "onnx2torch" : route);
+    std::string onnx2torch_failed;
+    PackageBuilder::Entry entry;
+    try {
+      entry = builder->Build(/*kernel_profile=*/false);
+    } catch (const CompileError& e) {
+      // auto: where onnx2torch or torch.export cannot take the ONNX model, the IR's own route.
+      if (route != "auto" || from_program) throw;
+      onnx2torch_failed = e.what();
+      builder = std::make_unique<PackageBuilder>(request, torch_settings, threads, max_autotune,
+                                                 freezing, "torchscript");
+      entry = builder->Build(/*kernel_profile=*/false);
+    }
     const nlohmann::json meta =
         nlohmann::json::parse(ReadFile(entry.meta), nullptr, /*allow_exceptions=*/false);
     if (!meta.is_object()) throw CompileError("inductor: unreadable " + entry.meta.string());
 
     std::map<std::string, std::string> settings = {
         {"cache_hit", Bool(entry.hit)},
-        // The module compiled: the PyTorch model's own (torch.export) or onnx2torch's from ONNX.
-        {"module", from_program ? "torch.export" : "onnx2torch"},
+        // The module compiled: the PyTorch model's own (torch.export), onnx2torch's from ONNX,
+        // or the IR traced to TorchScript (torchscript).
+        {"module", builder->route()},
+        {"route", route},
         {"max_autotune", Bool(meta.value("max_autotune", false))},
         {"max_autotune_requested", Bool(autotune_requested)},
         {"freezing", Bool(meta.value("freezing", false))},
@@ -352,6 +399,13 @@ class InductorCompiler : public Compiler {
         {"vec_isa_s", Seconds(meta, "vec_isa_s")},
         {"torch_compiled_with", meta.value("torch_version", "unknown")},
         {"cache_key", entry.key}};
+    if (!onnx2torch_failed.empty()) {
+      // The settings are "k=v;k=v": the reason loses what would break that.
+      std::string why = onnx2torch_failed.substr(0, 200);
+      std::replace(why.begin(), why.end(), ';', ',');
+      std::replace(why.begin(), why.end(), '=', ':');
+      settings["onnx2torch_failed"] = why;
+    }
     const PackageBuilder* kept = builder.get();
     auto exe = std::make_unique<InductorExecutable>(request.graph, torch_settings, entry.package,
                                                     std::move(settings), std::move(builder));

@@ -12,6 +12,7 @@
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/models/builder.h"
 #include "ngraphbench/models/zoo.h"
 #include "conformance/compare_support.h"
 #include "require_compiler.h"
@@ -25,19 +26,9 @@ using test_support::CompileAndRun;
 using test_support::Compiled;
 using test_support::ExpectClose;
 
-class Inductor : public ::testing::Test {
+class Inductor : public test_support::CompilerModuleTest {
  protected:
-  void SetUp() override {
-    NGB_REQUIRE_BUILT("inductor");
-    inductor_ = LoadCompiler("inductor");
-    char dir[] = "/tmp/ngb_inductor_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(dir), nullptr);
-    cache_dir_ = dir;
-  }
-
-  void TearDown() override {
-    if (!cache_dir_.empty()) fs::remove_all(cache_dir_);
-  }
+  Inductor() : CompilerModuleTest("inductor") {}
 
   static CompilerConfig Config(const std::string& compiler, Options options) {
     CompilerConfig config;
@@ -48,8 +39,8 @@ class Inductor : public ::testing::Test {
     return config;
   }
 
-  static Options InductorOptions() {
-    return Options({{"max_autotune", "false"}, {"freezing", "true"}});  // the defaults
+  static Options InductorOptions(const std::string& route = "onnx2torch") {
+    return Options({{"max_autotune", "false"}, {"freezing", "true"}, {"route", route}});
   }
 
   // The reference: onnxruntime, one thread, sequential, uncached.
@@ -66,13 +57,11 @@ class Inductor : public ::testing::Test {
     return test_support::RandomInputs(graph, 100);
   }
 
-  std::unique_ptr<Compiler> inductor_;
-  std::string cache_dir_;
 };
 
 TEST_F(Inductor, VersionNamesTorchAndAotInductor) {
-  EXPECT_EQ(inductor_->Version().rfind("torch 2.", 0), 0u) << inductor_->Version();
-  EXPECT_NE(inductor_->Version().find("AOTInductor"), std::string::npos) << inductor_->Version();
+  EXPECT_EQ(compiler_->Version().rfind("torch 2.", 0), 0u) << compiler_->Version();
+  EXPECT_NE(compiler_->Version().find("AOTInductor"), std::string::npos) << compiler_->Version();
 }
 
 // Refused before any compile subprocess starts, naming what it supports.
@@ -82,7 +71,7 @@ TEST_F(Inductor, RefusesFp16NamingFp32) {
   config.precision = "fp16";
   const std::string onnx = ExportOnnx(graph);
   try {
-    inductor_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
+    compiler_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
     ADD_FAILURE() << "inductor compiled an fp16 config";
   } catch (const CompileError& e) {
     EXPECT_NE(std::string(e.what()).find("fp16"), std::string::npos) << e.what();
@@ -99,7 +88,7 @@ TEST_F(Inductor, ConvBlockMatchesOnnxRuntimeAndIsCached) {
   const auto inputs = Inputs(graph);
   const CompilerConfig config = Config("inductor", InductorOptions());
 
-  const Compiled cold = CompileAndRun(*inductor_, config, graph, inputs, cache_dir_);
+  const Compiled cold = CompileAndRun(*compiler_, config, graph, inputs, cache_dir_);
   const Compiled ref = OnnxRuntime(graph, inputs);
   ExpectClose(cold.outputs, ref.outputs, "conv_block");
   EXPECT_EQ(cold.settings.at("cache_hit"), "false");
@@ -119,13 +108,36 @@ TEST_F(Inductor, ConvBlockMatchesOnnxRuntimeAndIsCached) {
   EXPECT_EQ(entries[1], "vec-isa");
   EXPECT_GT(std::stod(cold.settings.at("vec_isa_s")), 0) << "the first compile probes the ISAs";
 
-  const Compiled warm = CompileAndRun(*inductor_, config, graph, inputs, cache_dir_);
+  const Compiled warm = CompileAndRun(*compiler_, config, graph, inputs, cache_dir_);
   EXPECT_EQ(warm.settings.at("cache_hit"), "true");
   EXPECT_EQ(warm.settings.at("cache_key"), cold.settings.at("cache_key"));
   ExpectClose(warm.outputs, ref.outputs, "conv_block (cached)");
   // A package load, not a compile: well under the cold compile and a few seconds at most.
   EXPECT_LT(warm.compile_s, std::min(5.0, cold.compile_s / 4))
       << "cold " << cold.compile_s << " s, cached " << warm.compile_s << " s";
+}
+
+// The torchscript route (option `route`): the model IR traced as the torchscript compiler traces
+// it, exported by PyTorch's TorchScript converter. A Conv -> GlobalMaxPool model, whose
+// GlobalMaxPool onnx2torch has no converter for: with `auto`, onnx2torch fails and the package
+// is compiled by the torchscript route, which matches onnxruntime; the row names the route taken
+// and why onnx2torch failed.
+TEST_F(Inductor, AutoRouteTakesTheTorchScriptRouteWhereOnnx2TorchFails) {
+  NGB_REQUIRE_BUILT("onnxruntime");  // the reference
+  GraphBuilder b("conv_global_max_pool");
+  const std::string x = b.Input("x", {2, 3, 8, 8});
+  const std::string conv = b.Conv(x, 4, 3, 1, 1);
+  b.Output(b.AddNode("GlobalMaxPool", {b.Unary("Relu", conv)}, {2, 4, 1, 1}));
+  const Graph graph = b.Finish();
+  const auto inputs = Inputs(graph);
+  const Compiled got = CompileAndRun(*compiler_, Config("inductor", InductorOptions("auto")),
+                                     graph, inputs, cache_dir_);
+  ExpectClose(got.outputs, OnnxRuntime(graph, inputs).outputs, "conv_global_max_pool");
+  EXPECT_EQ(got.settings.at("module"), "torchscript");
+  EXPECT_EQ(got.settings.at("route"), "auto");
+  ASSERT_TRUE(got.settings.count("onnx2torch_failed"));
+  EXPECT_NE(got.settings.at("onnx2torch_failed").find("GlobalMaxPool"), std::string::npos)
+      << got.settings.at("onnx2torch_failed");
 }
 
 // device cuda: where this LibTorch or this machine cannot run it (a CPU wheel, no GPU),
@@ -137,12 +149,12 @@ TEST_F(Inductor, CudaIsUnavailableWithTheReasonOrMatchesOnnxRuntime) {
   const auto inputs = Inputs(graph);
   CompilerConfig config = Config("inductor", InductorOptions());
   config.device = "cuda";
-  const std::string why = inductor_->Unavailable(config);
+  const std::string why = compiler_->Unavailable(config);
   if (!why.empty()) {
     EXPECT_EQ(why.rfind("inductor: device 'cuda'", 0), 0u) << why;
     const std::string onnx = ExportOnnx(graph);
     try {
-      inductor_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
+      compiler_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
       ADD_FAILURE() << "inductor compiled for cuda where it said: " << why;
     } catch (const UnavailableError& e) {
       EXPECT_NE(std::string(e.what()).find("cuda"), std::string::npos) << e.what();
@@ -151,7 +163,7 @@ TEST_F(Inductor, CudaIsUnavailableWithTheReasonOrMatchesOnnxRuntime) {
     return;
   }
   NGB_REQUIRE_BUILT("onnxruntime");  // the reference
-  const Compiled gpu = CompileAndRun(*inductor_, config, graph, inputs, cache_dir_);
+  const Compiled gpu = CompileAndRun(*compiler_, config, graph, inputs, cache_dir_);
   const Compiled ref = OnnxRuntime(graph, inputs);
   ExpectClose(gpu.outputs, ref.outputs, "conv_block on cuda");
   EXPECT_EQ(gpu.settings.at("device"), "cuda:0");

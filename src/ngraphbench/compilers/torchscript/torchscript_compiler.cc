@@ -1,10 +1,9 @@
 // The `torchscript` compiler: the eager execution of `identity`, traced into a TorchScript
-// graph, then frozen and optimized for inference as torch.jit.trace + torch.jit.freeze +
-// torch.jit.optimize_for_inference would do it in Python.
+// graph (torch_common/torchscript_trace.h), then frozen and optimized for inference as
+// torch.jit.trace + torch.jit.freeze + torch.jit.optimize_for_inference would do it in Python.
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/api/module.h>
-#include <torch/csrc/jit/frontend/tracer.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <map>
@@ -17,44 +16,14 @@
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/compilers/torch_common/aten_program.h"
 #include "ngraphbench/compilers/torch_common/torch_runtime.h"
+#include "ngraphbench/compilers/torch_common/torchscript_trace.h"
 #include "ngraphbench/core/error.h"
 
 namespace ngraphbench {
 namespace {
 
-using torch_common::AtenProgram;
 using torch_common::TorchExecutable;
 using torch_common::TorchSettings;
-
-// Traces one eager execution of `graph` into the `forward` method of a fresh module. Weights are
-// captured as graph constants, which freezing then treats like frozen parameters.
-torch::jit::Module TraceModule(const Graph& graph, const TorchSettings& settings) {
-  AtenProgram program(graph, settings.compiler, settings.device, settings.dtype);
-  torch::jit::Stack example;
-  for (const auto& spec : graph.inputs) {
-    example.emplace_back(
-        at::randn(spec.shape, at::TensorOptions(settings.device).dtype(settings.dtype)));
-  }
-  torch::jit::Module module("__torch__.ngraphbench.Model");
-  auto run = [&program](torch::jit::Stack inputs) -> torch::jit::Stack {
-    std::vector<at::Tensor> tensors;
-    for (const auto& value : inputs) tensors.push_back(value.toTensor());
-    std::vector<at::Tensor> outputs = program.Run(tensors);
-    // A method returns one value: a tuple when the graph has several outputs.
-    if (outputs.size() == 1) return {outputs[0]};
-    return {c10::ivalue::Tuple::create(std::vector<c10::IValue>(outputs.begin(), outputs.end()))};
-  };
-  at::NoGradGuard no_grad;
-  // Passing the module makes the tracer give the graph its `self` input.
-  auto traced = torch::jit::tracer::trace(
-      std::move(example), run, [](const at::Tensor&) { return std::string(); },
-      /*strict=*/true, /*force_outplace=*/false, &module);
-  auto method = module._ivalue()->compilation_unit()->create_function(
-      c10::QualifiedName(*module.type()->name(), "forward"), traced.first->graph);
-  module.type()->addMethod(method);
-  module.eval();
-  return module;
-}
 
 // Whether `node` only produces a constant or packs values for the interpreter: not an operator
 // the model runs.
@@ -122,7 +91,7 @@ class TorchScriptExecutable : public TorchExecutable {
                         bool optimize)
       : TorchExecutable(graph, settings), multiple_outputs_(graph.outputs.size() > 1) {
     try {
-      module_ = TraceModule(graph, settings);
+      module_ = torch_common::TraceToTorchScript(graph, settings);
       // optimize_for_inference freezes a module that is not frozen yet, as in Python.
       if (freeze) module_ = torch::jit::freeze(module_);
       if (optimize) module_ = torch::jit::optimize_for_inference(module_);
