@@ -5,10 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ngraphbench/compilers/registry.h"
@@ -75,3 +80,31 @@ inline std::vector<std::string> BuiltAmong(const std::vector<std::string>& names
       GTEST_SKIP() << ::ngraphbench::test_support::NotBuiltMessage(ngb_required_name_);   \
     }                                                                                     \
   } while (0)
+
+namespace ngraphbench::test_support {
+
+// The fixture of a compiler module's own tests (compilers/<name>/<name>_test.cc): the module
+// loaded, as NGB_REQUIRE_BUILT allows, and an empty cache folder of the test's own, removed
+// after it.
+class CompilerModuleTest : public ::testing::Test {
+ protected:
+  explicit CompilerModuleTest(std::string name) : name_(std::move(name)) {}
+
+  void SetUp() override {
+    NGB_REQUIRE_BUILT(name_);
+    compiler_ = LoadCompiler(name_);
+    std::string dir = "/tmp/ngb_" + name_ + "_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+    cache_dir_ = dir;
+  }
+
+  void TearDown() override {
+    if (!cache_dir_.empty()) std::filesystem::remove_all(cache_dir_);
+  }
+
+  std::string name_;
+  std::unique_ptr<Compiler> compiler_;
+  std::string cache_dir_;
+};
+
+}  // namespace ngraphbench::test_support

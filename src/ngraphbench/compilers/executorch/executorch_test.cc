@@ -26,19 +26,9 @@ using test_support::CompileAndRun;
 using test_support::Compiled;
 using test_support::ExpectClose;
 
-class ExecuTorch : public ::testing::Test {
+class ExecuTorch : public test_support::CompilerModuleTest {
  protected:
-  void SetUp() override {
-    NGB_REQUIRE_BUILT("executorch");
-    executorch_ = LoadCompiler("executorch");
-    char dir[] = "/tmp/ngb_executorch_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(dir), nullptr);
-    cache_dir_ = dir;
-  }
-
-  void TearDown() override {
-    if (!cache_dir_.empty()) fs::remove_all(cache_dir_);
-  }
+  ExecuTorch() : CompilerModuleTest("executorch") {}
 
   static CompilerConfig Config(const std::string& compiler, int threads = 1) {
     CompilerConfig config;
@@ -57,13 +47,11 @@ class ExecuTorch : public ::testing::Test {
     return CompileAndRun(*ort, Config("onnxruntime"), graph, inputs, "");
   }
 
-  std::unique_ptr<Compiler> executorch_;
-  std::string cache_dir_;
 };
 
 TEST_F(ExecuTorch, VersionNamesExecuTorchAndXnnpack) {
-  EXPECT_EQ(executorch_->Version().rfind("executorch 1.", 0), 0u) << executorch_->Version();
-  EXPECT_NE(executorch_->Version().find("XNNPACK"), std::string::npos) << executorch_->Version();
+  EXPECT_EQ(compiler_->Version().rfind("executorch 1.", 0), 0u) << compiler_->Version();
+  EXPECT_NE(compiler_->Version().find("XNNPACK"), std::string::npos) << compiler_->Version();
 }
 
 // Refused before any compile subprocess starts, naming what it supports.
@@ -73,7 +61,7 @@ TEST_F(ExecuTorch, RefusesFp16AndCuda) {
   CompilerConfig fp16 = Config("executorch");
   fp16.precision = "fp16";
   try {
-    executorch_->Compile(CompileRequest{graph, onnx, fp16, cache_dir_});
+    compiler_->Compile(CompileRequest{graph, onnx, fp16, cache_dir_});
     ADD_FAILURE() << "executorch compiled an fp16 config";
   } catch (const CompileError& e) {
     EXPECT_NE(std::string(e.what()).find("fp16"), std::string::npos) << e.what();
@@ -81,8 +69,8 @@ TEST_F(ExecuTorch, RefusesFp16AndCuda) {
   }
   CompilerConfig cuda = Config("executorch");
   cuda.device = "cuda";
-  EXPECT_NE(executorch_->Unavailable(cuda).find("cpu"), std::string::npos);
-  EXPECT_THROW(executorch_->Compile(CompileRequest{graph, onnx, cuda, cache_dir_}),
+  EXPECT_NE(compiler_->Unavailable(cuda).find("cpu"), std::string::npos);
+  EXPECT_THROW(compiler_->Compile(CompileRequest{graph, onnx, cuda, cache_dir_}),
                UnavailableError);
   EXPECT_TRUE(fs::is_empty(cache_dir_)) << "a refused config left a cache entry";
 }
@@ -95,7 +83,7 @@ TEST_F(ExecuTorch, ConvBlockIsAllXnnpackMatchesOnnxRuntimeAndIsCached) {
   const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 2);
   const auto inputs = test_support::RandomInputs(graph, 100);
 
-  const Compiled cold = CompileAndRun(*executorch_, Config("executorch", 1), graph, inputs,
+  const Compiled cold = CompileAndRun(*compiler_, Config("executorch", 1), graph, inputs,
                                       cache_dir_);
   const Compiled ref = OnnxRuntime(graph, inputs);
   ExpectClose(cold.outputs, ref.outputs, "conv_block");
@@ -109,7 +97,7 @@ TEST_F(ExecuTorch, ConvBlockIsAllXnnpackMatchesOnnxRuntimeAndIsCached) {
                           fs::directory_iterator()),
             1);
 
-  const Compiled warm = CompileAndRun(*executorch_, Config("executorch", 2), graph, inputs,
+  const Compiled warm = CompileAndRun(*compiler_, Config("executorch", 2), graph, inputs,
                                       cache_dir_);
   EXPECT_EQ(warm.settings.at("cache_hit"), "true");
   EXPECT_EQ(warm.settings.at("cache_key"), cold.settings.at("cache_key"));
@@ -129,7 +117,7 @@ TEST_F(ExecuTorch, AttentionLeftPartlyToCpuKernelsIsDegradedButRight) {
   const auto inputs = test_support::RandomInputs(graph, 7);
   const std::string onnx = ExportOnnx(graph);
   const CompilerConfig config = Config("executorch");
-  auto exe = executorch_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
+  auto exe = compiler_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
   // A second run without new inputs computes the same (the inputs are outside the memory plan,
   // executorch_compile.py; planned, a later subgraph overwrote them: 2.3 off).
   const Compiled ref = OnnxRuntime(graph, inputs);
@@ -157,7 +145,7 @@ TEST_F(ExecuTorch, ProfileReadsTheEtdump) {
   const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 1);
   const auto inputs = test_support::RandomInputs(graph, 3);
   const std::string onnx = ExportOnnx(graph);
-  auto exe = executorch_->Compile(CompileRequest{graph, onnx, Config("executorch"), cache_dir_});
+  auto exe = compiler_->Compile(CompileRequest{graph, onnx, Config("executorch"), cache_dir_});
   exe->SetInputs(inputs);
   exe->Run();
   const auto profile = exe->Profile(5);
