@@ -235,6 +235,16 @@ Compiled CompileAndRun(Compiler& compiler, const CompilerConfig& config, const G
   return c;
 }
 
+Compiled OnnxRuntimeReference(const Graph& graph, const std::vector<HostTensor>& inputs) {
+  CompilerConfig config;
+  config.compiler = "onnxruntime";
+  config.threads = 1;
+  config.opt_level = "all";
+  config.options = Options({{"inter_op_threads", "1"}, {"execution_mode", "sequential"}});
+  auto ort = LoadCompiler("onnxruntime");
+  return CompileAndRun(*ort, config, graph, inputs, "");
+}
+
 void ExpectClose(const std::vector<HostTensor>& got, const std::vector<HostTensor>& want,
                  const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;

@@ -81,6 +81,10 @@ Compiled CompileAndRun(Compiler& compiler, const CompilerConfig& config, const G
                        const std::vector<HostTensor>& inputs, const std::string& cache_dir,
                        bool quick = false);
 
+// The reference a compiler module's own tests compare with: onnxruntime (its module loaded
+// here), one thread, sequential, opt_level all, uncached.
+Compiled OnnxRuntimeReference(const Graph& graph, const std::vector<HostTensor>& inputs);
+
 // GoogleTest expectations: `got` matches `want` within kRelativeTolerance relative to
 // max(1, max |want|), output by output, and `want` is not all near zero (a reference of zeros
 // proves nothing). `what` names the case in failures.

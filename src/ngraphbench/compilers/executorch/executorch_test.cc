@@ -25,6 +25,7 @@ namespace fs = std::filesystem;
 using test_support::CompileAndRun;
 using test_support::Compiled;
 using test_support::ExpectClose;
+using test_support::OnnxRuntimeReference;
 
 class ExecuTorch : public test_support::CompilerModuleTest {
  protected:
@@ -34,19 +35,9 @@ class ExecuTorch : public test_support::CompilerModuleTest {
     CompilerConfig config;
     config.compiler = compiler;
     config.threads = threads;
-    config.opt_level = compiler == "onnxruntime" ? "all" : "default";
-    if (compiler == "onnxruntime") {
-      config.options = Options({{"inter_op_threads", "1"}, {"execution_mode", "sequential"}});
-    }
+    config.opt_level = "default";
     return config;
   }
-
-  // The reference: onnxruntime, one thread, sequential, uncached.
-  static Compiled OnnxRuntime(const Graph& graph, const std::vector<HostTensor>& inputs) {
-    auto ort = LoadCompiler("onnxruntime");
-    return CompileAndRun(*ort, Config("onnxruntime"), graph, inputs, "");
-  }
-
 };
 
 TEST_F(ExecuTorch, VersionNamesExecuTorchAndXnnpack) {
@@ -85,7 +76,7 @@ TEST_F(ExecuTorch, ConvBlockIsAllXnnpackMatchesOnnxRuntimeAndIsCached) {
 
   const Compiled cold = CompileAndRun(*compiler_, Config("executorch", 1), graph, inputs,
                                       cache_dir_);
-  const Compiled ref = OnnxRuntime(graph, inputs);
+  const Compiled ref = OnnxRuntimeReference(graph, inputs);
   ExpectClose(cold.outputs, ref.outputs, "conv_block");
   EXPECT_EQ(cold.settings.at("cache_hit"), "false");
   EXPECT_EQ(cold.settings.at("threads"), "1");
@@ -120,7 +111,7 @@ TEST_F(ExecuTorch, AttentionLeftPartlyToCpuKernelsIsDegradedButRight) {
   auto exe = compiler_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
   // A second run without new inputs computes the same (the inputs are outside the memory plan,
   // executorch_compile.py; planned, a later subgraph overwrote them: 2.3 off).
-  const Compiled ref = OnnxRuntime(graph, inputs);
+  const Compiled ref = OnnxRuntimeReference(graph, inputs);
   ExpectClose(test_support::RunExecutable(*exe, inputs, 1), ref.outputs, "mha_block, one run");
   ExpectClose(test_support::RunExecutable(*exe, inputs, 3), ref.outputs, "mha_block, 3 runs");
   const auto settings = exe->EffectiveSettings();

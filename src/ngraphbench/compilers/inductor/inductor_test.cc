@@ -25,6 +25,7 @@ namespace fs = std::filesystem;
 using test_support::CompileAndRun;
 using test_support::Compiled;
 using test_support::ExpectClose;
+using test_support::OnnxRuntimeReference;
 
 class Inductor : public test_support::CompilerModuleTest {
  protected:
@@ -34,7 +35,7 @@ class Inductor : public test_support::CompilerModuleTest {
     CompilerConfig config;
     config.compiler = compiler;
     config.threads = 1;
-    config.opt_level = compiler == "inductor" ? "default" : "all";
+    config.opt_level = "default";
     config.options = std::move(options);
     return config;
   }
@@ -43,20 +44,9 @@ class Inductor : public test_support::CompilerModuleTest {
     return Options({{"max_autotune", "false"}, {"freezing", "true"}, {"route", route}});
   }
 
-  // The reference: onnxruntime, one thread, sequential, uncached.
-  static Compiled OnnxRuntime(const Graph& graph, const std::vector<HostTensor>& inputs) {
-    auto ort = LoadCompiler("onnxruntime");
-    return CompileAndRun(
-        *ort,
-        Config("onnxruntime",
-               Options({{"inter_op_threads", "1"}, {"execution_mode", "sequential"}})),
-        graph, inputs, "");
-  }
-
   static std::vector<HostTensor> Inputs(const Graph& graph) {
     return test_support::RandomInputs(graph, 100);
   }
-
 };
 
 TEST_F(Inductor, VersionNamesTorchAndAotInductor) {
@@ -89,7 +79,7 @@ TEST_F(Inductor, ConvBlockMatchesOnnxRuntimeAndIsCached) {
   const CompilerConfig config = Config("inductor", InductorOptions());
 
   const Compiled cold = CompileAndRun(*compiler_, config, graph, inputs, cache_dir_);
-  const Compiled ref = OnnxRuntime(graph, inputs);
+  const Compiled ref = OnnxRuntimeReference(graph, inputs);
   ExpectClose(cold.outputs, ref.outputs, "conv_block");
   EXPECT_EQ(cold.settings.at("cache_hit"), "false");
   EXPECT_EQ(cold.settings.at("threads"), "1");
@@ -132,7 +122,7 @@ TEST_F(Inductor, AutoRouteTakesTheTorchScriptRouteWhereOnnx2TorchFails) {
   const auto inputs = Inputs(graph);
   const Compiled got = CompileAndRun(*compiler_, Config("inductor", InductorOptions("auto")),
                                      graph, inputs, cache_dir_);
-  ExpectClose(got.outputs, OnnxRuntime(graph, inputs).outputs, "conv_global_max_pool");
+  ExpectClose(got.outputs, OnnxRuntimeReference(graph, inputs).outputs, "conv_global_max_pool");
   EXPECT_EQ(got.settings.at("module"), "torchscript");
   EXPECT_EQ(got.settings.at("route"), "auto");
   ASSERT_TRUE(got.settings.count("onnx2torch_failed"));
@@ -164,7 +154,7 @@ TEST_F(Inductor, CudaIsUnavailableWithTheReasonOrMatchesOnnxRuntime) {
   }
   NGB_REQUIRE_BUILT("onnxruntime");  // the reference
   const Compiled gpu = CompileAndRun(*compiler_, config, graph, inputs, cache_dir_);
-  const Compiled ref = OnnxRuntime(graph, inputs);
+  const Compiled ref = OnnxRuntimeReference(graph, inputs);
   ExpectClose(gpu.outputs, ref.outputs, "conv_block on cuda");
   EXPECT_EQ(gpu.settings.at("device"), "cuda:0");
 }

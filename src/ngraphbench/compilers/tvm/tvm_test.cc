@@ -63,7 +63,6 @@ class Tvm : public test_support::CompilerModuleTest {
   static std::vector<HostTensor> Inputs(const Graph& graph) {
     return test_support::RandomInputs(graph, 100);
   }
-
 };
 
 TEST_F(Tvm, VersionNamesTvmAndFfi) {
