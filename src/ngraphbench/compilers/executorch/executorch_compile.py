@@ -8,7 +8,6 @@ never here.
 
     executorch_compile.py --onnx M.onnx --out-dir DIR
     executorch_compile.py --program P.pt2 --out-dir DIR
-    executorch_compile.py --read-etdump D.etdp --out R.json
 
 The path, the one ExecuTorch documents for XNNPACK:
 
@@ -33,10 +32,6 @@ left outside XNNPACK.
 
 The XNNPACK thread count is not compiled in: the runtime's thread pool is sized in the worker,
 so a .pte serves every thread count.
-
---read-etdump turns an ETDump (ExecuTorch's profiler output, written by the worker's profile
-runs) into JSON, through executorch.devtools.Inspector: C++ gets no reader for ETDump's
-flatbuffer from the wheel.
 """
 
 import argparse
@@ -132,45 +127,14 @@ def compile_program(args):
     write_json_atomic(os.path.join(args.out_dir, "meta.json"), meta)
 
 
-def read_etdump(args):
-    """ETDump -> JSON: one entry per profiled event (name, delegate or not, durations in ms)."""
-    from executorch.devtools import Inspector  # pylint: disable=import-outside-toplevel
-
-    inspector = Inspector(etdump_path=args.read_etdump)
-    events = []
-    for block in inspector.event_blocks:
-        for event in block.events:
-            perf = event.perf_data
-            if perf is None:
-                continue
-            events.append({
-                "block": block.name,
-                "name": event.name,
-                "delegate": event.is_delegated_op,
-                "delegate_backend": event.delegate_backend_name or "",
-                "times_ms": [float(t) for t in perf.raw],
-            })
-    write_json_atomic(args.out, {"events": events})
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--onnx", help="the model (ONNX ModelProto file)")
     source.add_argument("--program", help="a model given as PyTorch code: its torch.export "
                         "program (torch.export.save), lowered as it is")
-    source.add_argument("--read-etdump", help="an ETDump to write as JSON (--out)")
-    parser.add_argument("--out-dir", help="cache entry: model.pte and meta.json")
-    parser.add_argument("--out", help="with --read-etdump: the JSON to write")
-    args = parser.parse_args()
-    if args.read_etdump:
-        if not args.out:
-            parser.error("--read-etdump needs --out")
-        read_etdump(args)
-    else:
-        if not args.out_dir:
-            parser.error("--out-dir is required")
-        compile_program(args)
+    parser.add_argument("--out-dir", required=True, help="cache entry: model.pte and meta.json")
+    compile_program(parser.parse_args())
     return 0
 
 

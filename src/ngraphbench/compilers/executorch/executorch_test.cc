@@ -1,6 +1,7 @@
 // The executorch module, loaded as a worker loads it: outputs against onnxruntime, the program
 // cache, what XNNPACK took (and Degraded() when it did not take everything), the thread pool,
-// the ETDump profile, and what it refuses. Small models: each lowering takes seconds.
+// and what it refuses. Small models: each lowering takes seconds. Its ETDump profile is
+// checked with every compiler's, in tests/conformance/compiler_profile_test.cc.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -128,31 +129,6 @@ TEST_F(ExecuTorch, AttentionLeftPartlyToCpuKernelsIsDegradedButRight) {
     EXPECT_NE(degraded[0].find("outside XNNPACK"), std::string::npos) << degraded[0];
     EXPECT_NE(degraded[0].find(settings.at("portable_by_op")), std::string::npos) << degraded[0];
   }
-}
-
-// The ETDump profile of the conv block: XNNPACK's operators (its convolution and the layout
-// transposes around it), as many calls as runs, and times that add up to something.
-TEST_F(ExecuTorch, ProfileReadsTheEtdump) {
-  const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 1);
-  const auto inputs = test_support::RandomInputs(graph, 3);
-  const std::string onnx = ExportOnnx(graph);
-  auto exe = compiler_->Compile(CompileRequest{graph, onnx, Config("executorch"), cache_dir_});
-  exe->SetInputs(inputs);
-  exe->Run();
-  const auto profile = exe->Profile(5);
-  ASSERT_TRUE(profile.has_value());
-  EXPECT_EQ(profile->profiler, "ExecuTorch ETDump");
-  EXPECT_EQ(profile->runs, 5);
-  ASSERT_FALSE(profile->kernels.empty());
-  double total = 0;
-  bool xnnpack = false;
-  for (const auto& k : profile->kernels) {
-    EXPECT_EQ(k.calls % 5, 0) << k.name << ": " << k.calls << " calls in 5 runs";
-    total += k.time_ms;
-    xnnpack = xnnpack || k.device == "XNNPACK";
-  }
-  EXPECT_TRUE(xnnpack) << "no XNNPACK operator in the profile";
-  EXPECT_GT(total, 0);
 }
 
 }  // namespace
