@@ -95,7 +95,12 @@ for req in sys.argv[1:]:
     print(req)
 EOF
   )
-  [ ${#need[@]} -eq 0 ] || { say "pip install ${need[*]}"; "$PY" -m pip install -q "${need[@]}"; }
+  # --no-compile: Python compiles a module when it is first imported (a few of torch's thousands
+  # of files), where pip would compile them all at install, half a minute of a 2-core setup.
+  [ ${#need[@]} -eq 0 ] || {
+    say "pip install ${need[*]}"
+    "$PY" -m pip install -q --no-compile "${need[@]}"
+  }
 }
 pip_install numpy==2.4.6
 mkdir -p "$DEPS"

@@ -314,33 +314,6 @@ TEST(Conformance, ArchitecturesMatchIdentity) {
   }
 }
 
-// External models: timm's own definition of resnet18, exported to ONNX by python/export_timm.py
-// and imported as a user's .onnx file would be, gives the same outputs on every built compiler.
-// (A timm vision transformer, vit_tiny_patch16_224, the same network as deit_tiny_patch16_224,
-// goes through every compiler from both of PyTorch's exporters in CTest corpus_subset.)
-TEST(Conformance, ExternalTimmModelsMatchTheReference) {
-  const std::vector<std::string> built = BuiltCompilers();
-  const std::string python = std::string(NGB_SOURCE_DIR) + "/.venv/bin/python";
-  const std::string dir = ::testing::TempDir() + "/ngb_timm_" + std::to_string(::getpid());
-  const std::string command = python + " " + NGB_SOURCE_DIR +
-                              "/python/export_timm.py export resnet18 "
-                              "--batch-size 2 -o " + dir + " > /dev/null 2>&1";
-  if (HasFailure()) return;  // a required compiler is missing
-  if (built.size() < 2) GTEST_SKIP() << "needs two built compilers besides null";
-  const std::string probe = python + " -c \"import sys; sys.path.insert(0, '" + NGB_SOURCE_DIR +
-                            "/python'); import export_timm, onnx; export_timm.import_timm()\"" +
-                            " > /dev/null 2>&1";
-  if (std::system(probe.c_str()) != 0) GTEST_SKIP() << "timm or onnx not installed in .venv";
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  std::vector<Case> cases;
-  for (const std::string name : {"resnet18"}) {
-    const std::string file = dir + "/" + name + "_b2.onnx";
-    cases.push_back({name + " (timm, external)", ImportOnnxFile(file, 2), /*model=*/true, {}, {}});
-  }
-  std::filesystem::remove_all(dir);
-  ExpectAgreement(std::move(cases), built, PickReference(built));
-}
-
 // ---- The operator table -----------------------------------------------------------------------
 
 std::set<std::string> OpsOf(const Graph& g) {
