@@ -17,7 +17,10 @@ and the reason is recorded in meta.json ("tuning": "failed:<reason>"), never dro
 tuned build uses a tuning record for every function that has one and the default schedule for
 the rest. With --patience P > 0 a task stops early once P of its trials in a row have not
 improved its best time by 1 % (its share of the budget then goes to the other tasks); meta.json
-counts the tasks stopped so ("tasks_stopped_early").
+counts the tasks stopped so ("tasks_stopped_early"). After the search, each tuned task's default
+schedule is measured by the same runner and competes with the search's best: a task keeps the
+faster of the two ("tasks_default_kept" counts those that kept the default schedule), so that a
+budget too small to find anything better cannot make the tuned build slower than the untuned one.
 
 Tuning records are shared per (target, TVM version, trial budget) in TUNEDIR: a TIR task that an
 earlier compile already tuned there (the same workload, found by structural hash, e.g. the same
@@ -41,7 +44,7 @@ import traceback
 
 # The default CPU schedules of untuned functions, a module of their own beside this script (python
 # puts the script's folder on sys.path). The C++ module's cache key covers every tvm_*.py beside it.
-from tvm_schedules import default_schedule, last_line, log
+from tvm_schedules import default_schedule, last_line, log, schedule_func
 
 
 # Tensor intrinsics for other architectures. Importing tvm.s_tir.tensor_intrin (which
@@ -248,7 +251,8 @@ def tune_missing(args):
     target = resolve_target(args.target, args.threads)
     mod = import_onnx(args.onnx)
     tasks, todo = untuned_tasks(mod, target, args.tuning_db)
-    result = {"tasks": len(tasks), "tasks_tuned": len(todo), "trials": 0, "tasks_stopped_early": 0}
+    result = {"tasks": len(tasks), "tasks_tuned": len(todo), "trials": 0, "tasks_stopped_early": 0,
+              "tasks_default_kept": 0}
     if todo:
         # The budget is per model; tasks tuned before keep their records, so only the share of the
         # budget that belongs to the remaining tasks is spent.
@@ -261,22 +265,85 @@ def tune_missing(args):
         callbacks = ms.measure_callback.MeasureCallback.create("default")
         if args.patience > 0:
             callbacks = list(callbacks) + [early_stop_callback(args.patience, len(todo), budget, stopped)]
+        # Generous timeouts: on a small, busy machine a candidate's build alone can take longer
+        # than the default 30 s, and a timed-out candidate is simply lost.
+        builder = ms.builder.LocalBuilder(timeout_sec=120, initializer=skip_foreign_intrinsics)
+        runner = ms.runner.LocalRunner(timeout_sec=60, initializer=skip_foreign_intrinsics)
         db = ms.tune.tune_tasks(
             tasks=contexts,
             task_weights=weights,
             work_dir=work_dir,
             max_trials_global=budget,
             num_trials_per_iter=trials_per_iter(budget, len(todo)),
-            # Generous timeouts: on a small, busy machine a candidate's build alone can take
-            # longer than the default 30 s, and a timed-out candidate is simply lost.
-            builder=ms.builder.LocalBuilder(timeout_sec=120, initializer=skip_foreign_intrinsics),
-            runner=ms.runner.LocalRunner(timeout_sec=60, initializer=skip_foreign_intrinsics),
+            builder=builder,
+            runner=runner,
             database=open_database(os.path.join(args.scratch, "db")),
             measure_callbacks=callbacks,
         )
         result["trials"] = len(db.get_all_tuning_records())
         result["tasks_stopped_early"] = len(stopped)
+        result["tasks_default_kept"] = commit_default_records(todo, target, db, builder, runner)
     write_json_atomic(os.path.join(args.scratch, "tuned.json"), result)
+
+
+def commit_default_records(tasks, target, db, builder, runner):
+    """Measures each tuned task's default schedule (tvm_schedules.py) with the tuning's own builder
+    and runner, and commits it to `db` as a tuning record of its own: the database applies a
+    task's fastest record, so a task whose search found nothing faster than the default schedule
+    (a small budget spread over many tasks finds little) keeps the default schedule instead of
+    the search's best, and a tuned build is never slower than the untuned one by what the search
+    made worse. A task's record is committed whichever wins, so that a later compile does not
+    tune the task again. Returns how many tasks kept the default schedule."""
+    from tvm.s_tir import meta_schedule as ms  # pylint: disable=import-outside-toplevel
+
+    candidates = []  # (task's module, the default schedule)
+    for task in tasks:
+        mod = task.dispatched[0]
+        try:
+            sch = schedule_func(mod["main"], target)
+        except Exception as e:  # pylint: disable=broad-except
+            log(f"{task.task_name}: no default schedule to measure ({type(e).__name__}: "
+                f"{last_line(str(e))})")
+            continue
+        if sch is not None:
+            candidates.append((mod, sch))
+    if not candidates:
+        return 0
+    built = builder.build([ms.builder.BuilderInput(sch.mod, target) for _, sch in candidates])
+    inputs, measured = [], []
+    for (mod, sch), b in zip(candidates, built):
+        if b.error_msg is None:
+            args_info = ms.arg_info.ArgInfo.from_entry_func(sch.mod, remove_preproc=True)
+            # A device name, as the runner opens it: "cpu" for an llvm target.
+            device = "cpu" if target.kind.name == "llvm" else target.kind.name
+            inputs.append(ms.runner.RunnerInput(b.artifact_path, device, args_info))
+            measured.append((mod, sch, args_info))
+        else:
+            log(f"default schedule of {mod['main'].attrs.get('global_symbol', 'a task')} did "
+                f"not build: {last_line(b.error_msg)}")
+    kept = 0
+    for (mod, sch, args_info), future in zip(measured, runner.run(inputs)):
+        r = future.result()
+        if r.error_msg is not None or not r.run_secs:
+            log(f"default schedule of a task did not run: {last_line(r.error_msg or 'no time')}")
+            continue
+        workload = db.commit_workload(mod)
+        best = db.get_top_k(workload, 1)
+        secs = [float(x) for x in r.run_secs]
+        if not best or sum(secs) / len(secs) <= mean_secs(best[0]):
+            kept += 1
+        db.commit_tuning_record(
+            ms.database.TuningRecord(sch.trace, workload, r.run_secs, target, args_info))
+    for _, b in zip(candidates, built):
+        if b.artifact_path:
+            with contextlib.suppress(OSError):
+                os.remove(b.artifact_path)
+    return kept
+
+
+def mean_secs(record):
+    secs = [float(x) for x in (record.run_secs or [])]
+    return sum(secs) / len(secs) if secs else math.inf
 
 
 def merge_records(src_dir, dst_dir):
@@ -457,7 +524,8 @@ def main():
         meta["tuning"] = status
         if info:
             meta.update(tasks=info["tasks"], tasks_tuned=info["tasks_tuned"], trials=info["trials"],
-                        tasks_stopped_early=info["tasks_stopped_early"])
+                        tasks_stopped_early=info["tasks_stopped_early"],
+                        tasks_default_kept=info["tasks_default_kept"])
         if status == "ok":
             meta["tuned"] = True
             database = open_database(args.tuning_db)

@@ -443,6 +443,8 @@ class TvmCompiler : public Compiler {
       settings["tasks"] = std::to_string(meta.value("tasks", 0));
       settings["tasks_tuned"] = std::to_string(meta.value("tasks_tuned", 0));
       settings["tasks_stopped_early"] = std::to_string(meta.value("tasks_stopped_early", 0));
+      // Tuned tasks whose default schedule measured faster than the search's best, and kept it.
+      settings["tasks_default_kept"] = std::to_string(meta.value("tasks_default_kept", 0));
     }
     if (patience > 0) settings["patience"] = std::to_string(patience);
 

@@ -44,19 +44,25 @@ _VECTORS_MAX = 2
 _TILE_MAX = 4
 
 
+def schedule_func(func, target):
+    """The default schedule of one PrimFunc (a traced s_tir.Schedule of it), or None where no rule
+    applies; raises where a rule fails."""
+    # Not dlight's CPU GEMV rule: it vectorizes 128 lanes around the reduction loop, and LLVM took
+    # over 10 minutes on one such function of efficientnet_b0 (a squeeze-excitation 1x1 Conv).
+    for rule in (schedule_contraction, schedule_reduction, schedule_injective_func):
+        sch = rule(func, target, False)
+        if isinstance(sch, list):
+            sch = sch[0]
+        if sch is not None:
+            return sch
+    return None
+
+
 def default_schedule(target, unscheduled):
     """A module pass that schedules every PrimFunc not yet marked scheduled; the names of those
     left with TVM's loops are appended to `unscheduled`."""
     import tvm  # pylint: disable=import-outside-toplevel
     from tvm import tirx  # pylint: disable=import-outside-toplevel
-
-    # Not dlight's CPU GEMV rule: it vectorizes 128 lanes around the reduction loop, and LLVM took
-    # over 10 minutes on one such function of efficientnet_b0 (a squeeze-excitation 1x1 Conv).
-    rules = [
-        schedule_contraction,
-        schedule_reduction,
-        schedule_injective_func,
-    ]
 
     @tvm.transform.module_pass(opt_level=0, name="NgraphbenchDefaultSchedule")
     def schedule(mod, _ctx):
@@ -64,19 +70,13 @@ def default_schedule(target, unscheduled):
         for gvar, func in mod.functions_items():
             if not isinstance(func, tirx.PrimFunc) or func.attrs.get("tirx.is_scheduled", False):
                 continue
-            sch = None
             try:
-                for rule in rules:
-                    sch = rule(func, target, False)
-                    if sch is not None:
-                        break
+                sch = schedule_func(func, target)
             except Exception as e:  # pylint: disable=broad-except
                 log(f"{gvar.name_hint}: no default schedule ({type(e).__name__}: "
                     f"{last_line(str(e))})")
                 unscheduled.append(gvar.name_hint)
                 continue
-            if isinstance(sch, list):
-                sch = sch[0]
             if sch is not None:
                 updated[gvar] = sch.mod["main"].with_attr("tirx.is_scheduled", True)
         for gvar, func in updated.items():
