@@ -5,12 +5,16 @@
 # with --profile and without, alternating run by run (with first, then without first on the next
 # round). Each round gives a ratio with / without of the median latency; prints the median ratio
 # with IQR and min-max over rounds (bench/ratios.py), and the profiled / p50 of the profiled runs.
-# A ratio whose IQR straddles 1 shows no effect.
-#   bench/profile_effect.sh [rounds=5] [compilers=onnxruntime,openvino]
+# A ratio whose IQR straddles 1 shows no effect. With --control, the "with" runs are made without
+# --profile too (an A/A comparison): the ratio the bench itself shows where nothing differs, from
+# the order of the runs or the machine's drift.
+#   bench/profile_effect.sh [rounds=5] [compilers=onnxruntime,openvino] [--control]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
 compilers=${2:-onnxruntime,openvino}
+control=0
+[ "${3:-}" = --control ] && control=1
 [ -x build/ngraphbench ] || ./setup.sh
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/configs"
@@ -28,7 +32,7 @@ for r in $(seq "$rounds"); do
     order="with without"; [ $(((r + i) % 2)) -eq 0 ] && order="without with"
     i=$((i + 1))
     for mode in $order; do
-      flag=""; [ "$mode" = with ] && flag=--profile
+      flag=""; [ "$mode" = with ] && [ "$control" -eq 0 ] && flag=--profile
       build/ngraphbench worker architectures "$c" resnet18_b1 $flag --configs "$tmp/configs" \
         --results "$tmp/results" --device "$mode$r" 2>/dev/null ||
         { echo "worker $c ($mode profile) failed" >&2; exit 1; }
@@ -36,12 +40,12 @@ for r in $(seq "$rounds"); do
   done
   echo "round $r/$rounds done" >&2
 done
-.venv/bin/python - "$tmp" "$rounds" "$compilers" <<'PY'
+.venv/bin/python - "$tmp" "$rounds" "$compilers" "$control" <<'PY'
 import sys
 sys.path.insert(0, "bench")
 import ratios
-tmp, rounds, compilers = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
-c = ratios.Comparison("with --profile", "without")
+tmp, rounds, compilers, control = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(","), sys.argv[4] == "1"
+c = ratios.Comparison("control (no --profile either)" if control else "with --profile", "without")
 for name in compilers:
     over = []
     for r in range(1, rounds + 1):
@@ -49,10 +53,12 @@ for name in compilers:
                  for mode in ("with", "without"))
         for row in (w, wo):
             assert row["status"] == "ok", f"{name} round {r}: {row['status']} {row['error']}"
-        assert w["profiler"], f"{name} round {r}: no profile ({w['notes']})"
+        assert control or w["profiler"], f"{name} round {r}: no profile ({w['notes']})"
         c.add(f"{name} resnet18_b1", "p50 ms", r, ratios.cell(w, "latency_p50_ms"),
               ratios.cell(wo, "latency_p50_ms"))
-        over.append(float(w["profile_over_p50"]))
-    c.note(f"{name}: profiled / p50 over the rounds: " + ", ".join(f"{v:.3g}" for v in over))
+        if not control:
+            over.append(float(w["profile_over_p50"]))
+    if over:
+        c.note(f"{name}: profiled / p50 over the rounds: " + ", ".join(f"{v:.3g}" for v in over))
 c.print(per_round=True)
 PY

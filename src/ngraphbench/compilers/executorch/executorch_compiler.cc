@@ -399,7 +399,7 @@ std::optional<KernelProfile> ExecuTorchExecutable::Profile(int runs) {
   char dir[] = "/tmp/ngraphbench-etdump-XXXXXX";
   if (::mkdtemp(dir) == nullptr) throw CompileError("executorch: cannot make a folder in /tmp");
   const fs::path folder(dir);
-  const fs::path etdump = folder / "model.etdp", json = folder / "etdump.json";
+  const fs::path etdump = folder / "model.etdp";
   {
     std::ofstream out(etdump, std::ios::binary);
     out.write(static_cast<const char*>(dump.buf), static_cast<std::streamsize>(dump.size));
@@ -446,14 +446,15 @@ std::optional<KernelProfile> ExecuTorchExecutable::Profile(int runs) {
         event.name = !delegate_name.empty() ? delegate_name : std::to_string(delegate_id);
       }
       // Ticks are nanoseconds on Linux (the runtime's POSIX platform layer).
-      event.ms = static_cast<double>(p.value("end_time", uint64_t{0}) -
-                                     p.value("start_time", uint64_t{0})) / 1e6;
+      const uint64_t start = p.value("start_time", uint64_t{0});
+      const uint64_t end = p.value("end_time", uint64_t{0});
+      event.ms = end > start ? static_cast<double>(end - start) / 1e6 : 0.0;
       events.push_back(std::move(event));
     }
   }
   if (executes.size() != static_cast<size_t>(warmup + runs)) {
     throw CompileError("executorch: the ETDump holds " + std::to_string(executes.size()) +
-                       " executions, not the " + std::to_string(warmup + runs) + " run");
+                       " executions, not the " + std::to_string(warmup + runs) + " it ran");
   }
   // One kernel per event name (an operator left to the runtime's kernels, or an XNNPACK
   // operator inside a delegate call), summed over the profiled runs. DELEGATE_CALL, the
@@ -481,10 +482,10 @@ std::optional<KernelProfile> ExecuTorchExecutable::Profile(int runs) {
   for (auto& [name, k] : kernels) profile.kernels.push_back(std::move(k));
   profile.notes.push_back(
       "a second load of the same .pte with ExecuTorch's event tracer (ETDumpGen, all events), "
-      "read with the wheel's flatc and ETDump schema: each operator left to ExecuTorch's CPU kernels "
-      "is one kernel, and each XNNPACK operator (as XNNPACK names it, e.g. 'Convolution (NHWC, "
-      "F32) IGEMM #1') inside the delegate calls one; the calls' own overhead (DELEGATE_CALL "
-      "less its operators) is not in the kernels");
+      "read with the wheel's flatc and ETDump schema: each operator left to ExecuTorch's CPU "
+      "kernels is one kernel, and each XNNPACK operator (as XNNPACK names it, e.g. "
+      "'Convolution (NHWC, F32) IGEMM #1') inside the delegate calls one; the calls' own "
+      "overhead (DELEGATE_CALL less its operators) is not in the kernels");
   profile.notes.push_back("nodes are unknown: the lowering keeps no link to the ONNX nodes");
   return profile;
 }
