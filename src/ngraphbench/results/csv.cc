@@ -208,10 +208,6 @@ const std::vector<Column>& Columns() {
       Since(8, Opt("threads_per_stream", &R::threads_per_stream,
            "`offline`: the threads each stream ran with, as the SDK reports them (else "
            "`threads` / `streams`); empty for `single_stream`")),
-      Since(8, Opt("samples_per_s", &R::samples_per_s,
-           "`offline`: samples per second over the timed window, batch_size x the timed "
-           "requests of all streams (and processes) / `timed_window_s`; empty for "
-           "`single_stream`, whose throughput is `throughput_median_sps`")),
       Bool("quick", &R::quick,
            "`true` for a `--quick` smoke run (batch sizes 1 and 8, a 5 s cap): never quote it"),
       Text("config_hash", &R::config_hash,
@@ -273,6 +269,10 @@ const std::vector<Column>& Columns() {
            "samples per second at the median latency: batch_size / latency_p50"),
       Opt("throughput_mean_sps", &R::throughput_mean_sps,
            "samples per second at the mean latency"),
+      Since(8, Opt("samples_per_s", &R::samples_per_s,
+           "`offline`: samples per second over the timed window, batch_size x the timed "
+           "requests of all streams (and processes) / `timed_window_s`; empty for "
+           "`single_stream`, whose throughput is `throughput_median_sps`")),
       Text("check_reference", &R::check_reference,
            "the compiler whose outputs the first inference was checked against, `off`, or "
            "`unavailable: <why>`"),
