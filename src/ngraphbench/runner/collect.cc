@@ -70,8 +70,9 @@ void Collector::WriteRunRow(RunState& st, const std::string& reason) {
     const std::optional<double> rel = IntervalRelHalfWidth(row);
     // Offline: samples/s over the window, all streams together, and the streams.
     const std::string throughput =
-        row.samples_per_s ? fmt::format("{:.1f} samples/s over {} streams", *row.samples_per_s,
-                                        row.streams.value_or(0))
+        row.samples_per_s ? fmt::format("{:.1f} samples/s over {} stream{}", *row.samples_per_s,
+                                        row.streams.value_or(0),
+                                        row.streams.value_or(0) == 1 ? "" : "s")
                           : fmt::format("{:.1f} samples/s", row.throughput_median_sps.value_or(0));
     detail = fmt::format("p50 {:.4g} ms {}  {}  ({} process{}{}){}",
                          row.latency_p50_ms.value_or(0),
