@@ -1,11 +1,13 @@
 // The `identity` compiler: the PyTorch eager baseline. It compiles nothing; it
 // runs the model IR node by node with the ATen kernel PyTorch eager would call for each node.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ngraphbench/compilers/compiler.h"
+#include "ngraphbench/core/error.h"
 #include "ngraphbench/compilers/torch_common/aten_program.h"
 #include "ngraphbench/compilers/torch_common/torch_runtime.h"
 
@@ -56,6 +58,14 @@ class IdentityExecutable : public TorchExecutable {
     return program_.Run(inputs);
   }
 
+  // Offline: the one program, run by each context on slots of its own.
+  ForwardFn NewForward() override {
+    auto slots = std::make_shared<std::vector<at::Tensor>>(program_.Slots());
+    return [this, slots](const std::vector<at::Tensor>& inputs) {
+      return program_.Run(inputs, *slots);
+    };
+  }
+
  private:
   AtenProgram program_;
 };
@@ -68,8 +78,24 @@ class IdentityCompiler : public Compiler {
   }
 
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
-    const TorchSettings settings = torch_common::ApplyConfig(request.config, "identity");
+    // Offline: the cores split between the streams (LibTorch's intra-op threads are per calling
+    // thread, at::set_num_threads' count each); auto is one stream per thread, as LibTorch has
+    // no choice of its own.
+    CompilerConfig config = request.config;
+    const int64_t streams = !request.offline       ? 0
+                            : request.streams > 0  ? request.streams
+                                                   : std::max(1, config.threads);
+    if (streams > 0 && config.device != "cpu") {
+      throw CompileError("identity: scenario offline on device " + config.device +
+                         " is not built yet (its streams would share one device's "
+                         "synchronization); run it on the CPU, or with scenario single_stream");
+    }
+    if (streams > 0) {
+      config.threads = static_cast<int>(std::max<int64_t>(1, config.threads / streams));
+    }
+    const TorchSettings settings = torch_common::ApplyConfig(config, "identity");
     auto executable = std::make_unique<IdentityExecutable>(request.graph, settings);
+    if (streams > 0) executable->ServeStreams(streams);
     // Every fp32 CPU kernel exists; other devices and dtypes are checked by one run here so
     // that a missing kernel is a compile error. Eager PyTorch itself has no compile step.
     if (settings.dtype != c10::kFloat || !settings.device.is_cpu()) executable->CheckRuns();
