@@ -600,7 +600,7 @@ TEST_F(Pipeline, OfflineOnACompilerWithoutContextsIsRefusedByName) {
   EXPECT_EQ(tvm.code, 2) << tvm.output;
   EXPECT_NE(tvm.output.find("tvm cannot run scenario offline yet"), std::string::npos)
       << tvm.output;
-  EXPECT_NE(tvm.output.find("null, onnxruntime, identity, openvino"), std::string::npos)
+  EXPECT_NE(tvm.output.find("null, onnxruntime, identity, torchscript, openvino"), std::string::npos)
       << tvm.output;
   EXPECT_FALSE(fs::exists(root_ / "results" / "local" / "tvm"));
 }
