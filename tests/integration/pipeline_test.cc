@@ -600,8 +600,9 @@ TEST_F(Pipeline, OfflineOnACompilerWithoutContextsIsRefusedByName) {
   EXPECT_EQ(refused.code, 2) << refused.output;
   EXPECT_NE(refused.output.find("executorch cannot run scenario offline yet"), std::string::npos)
       << refused.output;
-  EXPECT_NE(refused.output.find("null, onnxruntime, identity, torchscript, openvino, tvm"),
-            std::string::npos)
+  EXPECT_NE(
+      refused.output.find("null, onnxruntime, identity, torchscript, inductor, openvino, tvm"),
+      std::string::npos)
       << refused.output;
   EXPECT_FALSE(fs::exists(root_ / "results" / "local" / "executorch"));
 }
