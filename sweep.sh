@@ -53,9 +53,9 @@ if [ "$dry_run" -eq 1 ]; then
     j=$((i + 1))
     case ${!i} in
       --quick) plan+=(--quick) ;;
-      --configs|--results|--warmup|--repeats|--stop|--shard) plan+=("${!i}" "${!j:-}"); i=$j ;;
+      --configs|--results|--warmup|--repeats|--stop|--scenario|--shard) plan+=("${!i}" "${!j:-}"); i=$j ;;
       --jobs) jobs=${!j:-1}; i=$j ;;
-      --configs=*|--results=*|--warmup=*|--repeats=*|--stop=*|--shard=*) plan+=("${!i}") ;;
+      --configs=*|--results=*|--warmup=*|--repeats=*|--stop=*|--scenario=*|--shard=*) plan+=("${!i}") ;;
       --jobs=*) jobs=${!i#*=} ;;
       --timeout|--sample-ms) i=$j ;;
     esac

@@ -539,6 +539,74 @@ TEST_F(Pipeline, TheCiStoppingRuleIsRecordedAndFingerprinted) {
       << replaced.output;
 }
 
+// Scenario offline through the scheduler: its runs are named apart from the single-stream ones,
+// both kinds of row stand side by side and resume on their own, samples/s is every process's
+// requests over every process's window; server and streams without offline are bad input.
+TEST_F(Pipeline, OfflineRowsStandBesideSingleStreamRowsAndResumeOnTheirOwn) {
+  extra_defaults_ = "  processes: 2\n";
+  WriteExperiments(20, 8);
+  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 300\n";
+  ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
+  const ResultRow single = Row("tiny_w8_b1");
+  const Result offline = Ngb("run tiny null --quick --scenario offline --set streams=2 " + Common());
+  ASSERT_EQ(offline.code, 0) << offline.output;
+  EXPECT_NE(offline.output.find("samples/s over 2 streams"), std::string::npos) << offline.output;
+  for (const std::string id : {"tiny_w8_b1_offline_s2", "tiny_w16_b1_offline_s2"}) {
+    const ResultRow row = Row(id);
+    EXPECT_EQ(row.status, "ok") << row.error;
+    EXPECT_EQ(row.scenario, "offline");
+    EXPECT_EQ(row.streams, 2);
+    EXPECT_EQ(row.processes, 2);
+    ASSERT_TRUE(row.samples_per_s.has_value());
+    ASSERT_TRUE(row.repeats.has_value());
+    // Two processes, each timing its share (4) of the 8 timed requests, across its 2 streams:
+    // a stream may finish the request it was in when the share was met.
+    EXPECT_GE(*row.repeats, 8);
+    EXPECT_LE(*row.repeats, 10);
+    EXPECT_NEAR(*row.samples_per_s, static_cast<double>(*row.repeats) / *row.timed_window_s,
+                1e-6 * *row.samples_per_s);
+    EXPECT_FALSE(row.throughput_median_sps.has_value());  // one stream's share, not the run's
+    EXPECT_EQ(ReadProcessLatencies(LatenciesPath(RunDir(), id)).size(), 2u);
+    EXPECT_EQ(row.check_max_rel_err, 0.0);  // every stream's first outputs were checked
+    EXPECT_NE(row.config_hash, single.config_hash);
+  }
+  EXPECT_EQ(single.scenario, "single_stream");
+  EXPECT_EQ(single.streams, 1);
+  EXPECT_FALSE(single.samples_per_s.has_value());
+  EXPECT_EQ(Row("tiny_w8_b1").timestamp, single.timestamp);  // the offline runs left it alone
+
+  const Result again = Ngb("run tiny null --quick --scenario offline --set streams=2 " + Common());
+  EXPECT_EQ(again.code, 0) << again.output;
+  EXPECT_NE(again.output.find("2 runs, 0 to run, 2 kept"), std::string::npos) << again.output;
+  const Result single_again = Ngb("run tiny null --quick " + Common());
+  EXPECT_NE(single_again.output.find("2 runs, 0 to run, 2 kept"), std::string::npos)
+      << single_again.output;
+
+  const Result server = Ngb("run tiny null --quick --scenario server " + Common());
+  EXPECT_EQ(server.code, 2) << server.output;
+  EXPECT_NE(server.output.find("'server', which is not built yet"), std::string::npos)
+      << server.output;
+  const Result streams = Ngb("run tiny null --quick --set streams=2 " + Common());
+  EXPECT_EQ(streams.code, 2) << streams.output;
+  EXPECT_NE(streams.output.find("applies to scenario offline only"), std::string::npos)
+      << streams.output;
+}
+
+// A compiler whose module has no execution contexts yet is refused before anything runs, by
+// name, with the compilers that can run offline: never one stream measured as several.
+TEST_F(Pipeline, OfflineOnACompilerWithoutContextsIsRefusedByName) {
+  NGB_REQUIRE_BUILT("executorch");
+  const Result refused = Ngb("run tiny executorch --quick --scenario offline " + Common());
+  EXPECT_EQ(refused.code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("executorch cannot run scenario offline yet"), std::string::npos)
+      << refused.output;
+  EXPECT_NE(
+      refused.output.find("null, onnxruntime, identity, torchscript, inductor, openvino, tvm"),
+      std::string::npos)
+      << refused.output;
+  EXPECT_FALSE(fs::exists(root_ / "results" / "local" / "executorch"));
+}
+
 TEST_F(Pipeline, PinningMachineContextAndEnergyAreRecorded) {
   auto all_of = [](const std::string& text, const std::string& chars) {
     return !text.empty() && text.find_first_not_of(chars) == std::string::npos;

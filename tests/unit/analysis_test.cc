@@ -869,6 +869,27 @@ TEST_F(AnalyzeFiles, InvalidAndWrongRowsInTheirOwnFiles) {
             std::string::npos);
 }
 
+// An offline row stands beside the single-stream row of the same model and batch size: the
+// batch-scaling metrics are computed from the single-stream rows alone, as if it were not
+// there, and the tree is not refused for holding two runs of one model and batch size.
+TEST_F(AnalyzeFiles, OfflineRowsStayOutOfTheBatchScalingMetrics) {
+  const std::vector<ResultRow> single = {Row("identity", "conv2d", "c", 1, 100),
+                                         Row("identity", "conv2d", "c", 8, 400)};
+  WriteTree(root_ / "single", single);
+  ASSERT_EQ(RunAnalyze({(root_ / "single").string()}, (root_ / "a").string()), kExitOk);
+  ResultRow offline = Row("identity", "conv2d", "c", 1, 50);
+  offline.run_id = "c_b1_offline_s2";
+  offline.scenario = "offline";
+  offline.streams = 2;
+  offline.samples_per_s = 40;
+  std::vector<ResultRow> both = single;
+  both.push_back(offline);
+  WriteTree(root_ / "both", both);
+  ASSERT_EQ(RunAnalyze({(root_ / "both").string()}, (root_ / "b").string()), kExitOk);
+  EXPECT_EQ(ReadText(root_ / "b" / kScalingCsv), ReadText(root_ / "a" / kScalingCsv));
+  EXPECT_EQ(ReadText(root_ / "b" / kRankingCsv), ReadText(root_ / "a" / kRankingCsv));
+}
+
 TEST_F(AnalyzeFiles, BadInputsNameTheFile) {
   const std::string missing = (root_ / "nope").string();
   EXPECT_NE(InputErrorOf([&] { LoadRuns(missing); }).find(missing), std::string::npos);

@@ -389,6 +389,32 @@ TEST_F(CompareFiles, SeveralLabelsPairByLabel) {
   EXPECT_NE(report.find("## Only in new"), std::string::npos) << report;
 }
 
+// An offline run pairs with the offline run of the same streams, and a single-stream run with
+// the single-stream run, though all four are of one model and batch size.
+TEST_F(CompareFiles, OfflineRunsPairWithOfflineRuns) {
+  const fs::path base = root_ / "base", next = root_ / "new";
+  auto offline = [](ResultRow row) {
+    row.run_id += "_offline_s2";
+    row.scenario = "offline";
+    row.streams = 2;
+    return row;
+  };
+  Write(base, Row("vm", "onnxruntime", "conv2d_w16", 1, Around(2.0)));
+  Write(base, offline(Row("vm", "onnxruntime", "conv2d_w16", 1, Around(4.0))));
+  Write(next, Row("vm", "onnxruntime", "conv2d_w16", 1, Around(2.0)));
+  Write(next, offline(Row("vm", "onnxruntime", "conv2d_w16", 1, Around(4.0))));
+  CompareOptions options;
+  options.csv_path = (root_ / "pairs.csv").string();
+  std::ostringstream out;
+  EXPECT_EQ(RunCompare(base.string(), next.string(), options, out), kExitOk);
+  const std::string csv = ReadText(root_ / "pairs.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;  // header + 2 pairs
+  EXPECT_NE(csv.find(",conv2d_w16_b1,conv2d_w16_b1,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",conv2d_w16_b1_offline_s2,conv2d_w16_b1_offline_s2,"), std::string::npos)
+      << csv;
+  EXPECT_EQ(out.str().find("Only in"), std::string::npos) << out.str();
+}
+
 TEST_F(CompareFiles, BadInputIsAnInputError) {
   Write(root_ / "base", Row("vm-a", "onnxruntime", "conv2d_w16", 1, Around(2.0)));
   std::ostringstream out;

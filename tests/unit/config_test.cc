@@ -156,7 +156,7 @@ TEST_F(ConfigTest, OpenVinoThroughputSettingsAreRefusedWithTheReason) {
       << m;
   EXPECT_NE(m.find("one synchronous infer request per run"), std::string::npos) << m;
   EXPECT_NE(m.find("several requests in flight"), std::string::npos) << m;
-  EXPECT_NE(m.find("benchmark_app"), std::string::npos) << m;
+  EXPECT_NE(m.find("scenario offline"), std::string::npos) << m;
   EXPECT_NE(m.find("allowed values: LATENCY"), std::string::npos) << m;
 
   m = CompilerError("options:\n  num_streams: 4\n", "openvino");
@@ -517,6 +517,78 @@ TEST_F(ConfigTest, SettingsOnTheCommandLineGoOverTheFilesByTheirRules) {
               "--set 'openvino.precision=bf16' is for compiler openvino, which this command does "
               "not run (it runs onnxruntime, tvm)");
   }
+}
+
+}  // namespace
+}  // namespace ngraphbench
+
+namespace ngraphbench {
+namespace {
+
+// scenario and streams: read from defaults and experiments, `auto` as 0; server named as not
+// built yet; the combinations that do not go together refused by CheckScenarioSettings.
+TEST_F(ConfigTest, ScenarioAndStreamsAreReadAndValidated) {
+  const ExperimentsFile file = LoadExperiments(Write(R"(
+defaults:
+  batch_sizes: [1]
+  streams: 2
+  scenario: offline
+experiments:
+  plain:
+    family: conv2d
+    widths: [8]
+    scenario: single_stream
+    streams: 1
+  offline:
+    family: conv2d
+    widths: [8]
+  auto:
+    family: conv2d
+    widths: [8]
+    streams: auto
+)"));
+  EXPECT_EQ(file.Find("plain").scenario, "single_stream");
+  EXPECT_EQ(file.Find("plain").streams, 1);
+  EXPECT_EQ(file.Find("offline").scenario, "offline");
+  EXPECT_EQ(file.Find("offline").streams, 2);
+  EXPECT_EQ(file.Find("auto").streams, 0);
+  EXPECT_EQ(ExperimentConfig().scenario, "single_stream");
+  EXPECT_EQ(ExperimentConfig().streams, 1);
+
+  const std::string base = "experiments:\n  e:\n    family: conv2d\n    widths: [8]\n";
+  const std::string server = ExperimentsError(base + "    scenario: server\n");
+  EXPECT_NE(server.find("'experiments.e.scenario' is 'server', which is not built yet"),
+            std::string::npos)
+      << server;
+  EXPECT_NE(ExperimentsError(base + "    scenario: batch\n").find("allowed values: "
+                                                                  "single_stream, offline"),
+            std::string::npos);
+  EXPECT_NE(ExperimentsError(base + "    streams: 0\n").find("must be >= 1"), std::string::npos);
+  EXPECT_NE(ExperimentsError(base + "    streams: many\n").find("positive integer or auto"),
+            std::string::npos);
+  EXPECT_NE(ExperimentsError(base + "    streams: 100000\n").find("must be <= 1024"),
+            std::string::npos);
+
+  ExperimentConfig e;
+  EXPECT_NO_THROW(CheckScenarioSettings(e, "experiment 'e'"));
+  e.streams = 2;
+  try {
+    CheckScenarioSettings(e, "experiment 'e'");
+    ADD_FAILURE() << "streams without offline";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("streams 2 applies to scenario offline only"),
+              std::string::npos)
+        << error.what();
+  }
+  e.scenario = "offline";
+  EXPECT_NO_THROW(CheckScenarioSettings(e, "experiment 'e'"));
+  e.stop = "ci";
+  EXPECT_THROW(CheckScenarioSettings(e, "experiment 'e'"), InputError);
+  e.stop = "fixed";
+  e.profile = true;
+  EXPECT_THROW(CheckScenarioSettings(e, "experiment 'e'"), InputError);
+  EXPECT_THROW(CheckScenarioName("server", "--scenario"), InputError);
+  EXPECT_NO_THROW(CheckScenarioName("offline", "--scenario"));
 }
 
 }  // namespace

@@ -100,7 +100,7 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
   EXPECT_EQ(out.error, "worker killed: \"SIGABRT\", at a, b second line");
   EXPECT_EQ(out.schema_version, kSchemaVersion);
   EXPECT_EQ(RowColumns().front(), "schema_version");
-  EXPECT_EQ(RowColumns().size(), 84u);
+  EXPECT_EQ(RowColumns().size(), 88u);
   EXPECT_EQ(out.quick, false);
   EXPECT_EQ(out.valid, false);
   EXPECT_EQ(out.invalid_reason, in.invalid_reason);
@@ -112,17 +112,17 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
 TEST(Csv, OtherSchemaVersionsAndBadBooleansAreRefusedByName) {
   std::string text = FormatRowCsv(SampleRow());
   std::string old = text;
-  old.replace(old.find("\n7,"), 3, "\n1,");
+  old.replace(old.find("\n8,"), 3, "\n1,");
   try {
     ParseRowCsv(old, "f.csv");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 7"),
+    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 8"),
               std::string::npos)
         << e.what();
   }
   std::string newer = text;
-  newer.replace(newer.find("\n7,"), 3, "\n8,");
+  newer.replace(newer.find("\n8,"), 3, "\n9,");
   try {
     ParseRowCsv(newer, "f.csv");
     FAIL();
@@ -133,6 +133,41 @@ TEST(Csv, OtherSchemaVersionsAndBadBooleansAreRefusedByName) {
   std::string bad = text;
   bad.replace(bad.find(",false,"), 7, ",maybe,");
   EXPECT_THROW(ParseRowCsv(bad, "f.csv"), InputError);
+}
+
+// A version-7 row, from before scenarios, was one stream: it reads as single_stream with 1
+// stream and no samples_per_s; an offline row keeps its columns.
+TEST(Csv, VersionSevenRowsReadAsOneStream) {
+  ResultRow offline = SampleRow();
+  offline.scenario = "offline";
+  offline.streams = 4;
+  offline.threads_per_stream = 2;
+  offline.samples_per_s = 1234.5;
+  const ResultRow back = ParseRowCsv(FormatRowCsv(offline), "f.csv");
+  EXPECT_EQ(back.scenario, "offline");
+  EXPECT_EQ(back.streams, 4);
+  EXPECT_EQ(back.threads_per_stream, 2);
+  EXPECT_DOUBLE_EQ(*back.samples_per_s, 1234.5);
+
+  const std::string text = FormatRowCsv(SampleRow());
+  std::vector<std::string> header = CsvSplitLine(text.substr(0, text.find('\n')));
+  std::vector<std::string> values =
+      CsvSplitLine(text.substr(text.find('\n') + 1, text.size() - text.find('\n') - 2));
+  std::string h7, v7;
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == "scenario" || header[i] == "streams" || header[i] == "threads_per_stream" ||
+        header[i] == "samples_per_s") {
+      continue;
+    }
+    const std::string value = header[i] == "schema_version" ? "7" : values[i];
+    h7 += (h7.empty() ? "" : ",") + CsvEscape(header[i]);
+    v7 += std::string(i == 0 ? "" : ",") + CsvEscape(value);
+  }
+  const ResultRow old = ParseRowCsv(h7 + "\n" + v7 + "\n", "old.csv");
+  EXPECT_EQ(old.scenario, "single_stream");
+  EXPECT_EQ(old.streams, 1);
+  EXPECT_FALSE(old.threads_per_stream.has_value());
+  EXPECT_FALSE(old.samples_per_s.has_value());
 }
 
 // A version-2 row (the released traces' schema) lacks the version-3 columns: they read empty.

@@ -121,6 +121,18 @@ TEST(Fingerprint, EverySettingThatChangesTheMeasurementChangesTheHash) {
            }},
           {"sampler period", [](RunSpec&, CompilerConfig&, int& ms) { ms = 0; }},
           {"processes", [](RunSpec& r, CompilerConfig&, int&) { r.processes = 1; }},
+          {"scenario offline",
+           [](RunSpec& r, CompilerConfig&, int&) { r.scenario = "offline"; }},
+          {"offline, 2 streams",
+           [](RunSpec& r, CompilerConfig&, int&) {
+             r.scenario = "offline";
+             r.streams = 2;
+           }},
+          {"offline, streams auto",
+           [](RunSpec& r, CompilerConfig&, int&) {
+             r.scenario = "offline";
+             r.streams = 0;
+           }},
       };
   std::set<std::string> seen = {base};
   for (const auto& [what, change] : changes) {
@@ -142,6 +154,22 @@ TEST(Fingerprint, TextNamesEachSetting) {
         "sample_ms=10\n"}) {
     EXPECT_NE(text.find(key), std::string::npos) << key << " in\n" << text;
   }
+}
+
+// Every row measured before scenarios was one stream: single_stream leaves the scenario out of
+// the text (CompilerDescriptionsKeepTheHashesOfExistingRows pins the hashes themselves), and
+// offline names it with its streams.
+TEST(Fingerprint, OnlyAnotherScenarioThanSingleStreamIsInTheText) {
+  RunSpec run = BaseRun();
+  const std::string single = FingerprintText(run, BaseConfig(), 10);
+  EXPECT_EQ(single.find("scenario"), std::string::npos) << single;
+  EXPECT_EQ(single.find("streams"), std::string::npos) << single;
+  run.scenario = "offline";
+  run.streams = 0;
+  const std::string offline = FingerprintText(run, BaseConfig(), 10);
+  EXPECT_NE(offline.find("timing_boundary=compute\nscenario=offline\nstreams=auto\n"),
+            std::string::npos)
+      << offline;
 }
 
 TEST(Fingerprint, CiSettingsMatterOnlyUnderTheCiRule) {

@@ -102,6 +102,27 @@ TEST(Grid, CarriesRunSettings) {
   ASSERT_EQ(quick.size(), 2u);
   EXPECT_EQ(quick[0].max_time_s, 2);  // --quick is a smoke run: a shorter cap
   EXPECT_EQ(quick[0].repeats, 7);
+  EXPECT_EQ(runs[0].scenario, "single_stream");
+  EXPECT_EQ(runs[0].streams, 1);
+}
+
+// Offline runs are named apart from the same model's single-stream runs, so that both kinds of
+// row live in one folder and each resumes on its own.
+TEST(Grid, OfflineRunIdsNameTheScenarioAndStreams) {
+  ExperimentConfig e;
+  e.name = "fc";
+  e.family = "linear";
+  e.widths = {3};
+  e.batch_sizes = {1};
+  e.scenario = "offline";
+  e.streams = 2;
+  auto runs = ExpandGrid(e, false);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].run_id, "fc_w3_b1_offline_s2");
+  EXPECT_EQ(runs[0].scenario, "offline");
+  EXPECT_EQ(runs[0].streams, 2);
+  e.streams = 0;
+  EXPECT_EQ(ExpandGrid(e, false)[0].run_id, "fc_w3_b1_offline_sauto");
 }
 
 }  // namespace

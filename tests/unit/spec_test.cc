@@ -52,6 +52,8 @@ ResolvedRun FullSpec() {
   r.max_processes = 13;
   r.timing_boundary = "end_to_end";
   r.quick = true;
+  r.scenario = "offline";
+  r.streams = 3;
   r.check.enabled = false;
   r.check.tolerance_fp32 = 2e-5;
   r.check.tolerance_bf16 = 0.07;
@@ -105,6 +107,8 @@ void ExpectSame(const ResolvedRun& a, const ResolvedRun& b) {
   EXPECT_EQ(x.min_time_s, y.min_time_s);
   EXPECT_EQ(x.max_repeats, y.max_repeats);
   EXPECT_EQ(x.stop, y.stop);
+  EXPECT_EQ(x.scenario, y.scenario);
+  EXPECT_EQ(x.streams, y.streams);
   EXPECT_EQ(x.ci_rel_target, y.ci_rel_target);
   EXPECT_EQ(x.ci_min_repeats, y.ci_min_repeats);
   EXPECT_EQ(x.processes, y.processes);

@@ -52,8 +52,10 @@ constexpr const char* kCompareCsvColumns[] = {
     "base_processes", "new_processes", "df",             "p_value",      "significant",
     "change",         "invalid",       "invalid_reason", "in_summary",   "note"};
 
-// A pair of runs, keyed by (compiler, experiment, model, batch_size, device label or "").
-using PairKey = std::tuple<std::string, std::string, std::string, int64_t, std::string>;
+// A pair of runs, keyed by (compiler, experiment, model, batch_size, device label or "",
+// "" for a single-stream run, else its run id, which names its scenario and streams).
+using PairKey =
+    std::tuple<std::string, std::string, std::string, int64_t, std::string, std::string>;
 
 struct ComparedPair {
   const LoadedRun* base = nullptr;
@@ -310,7 +312,10 @@ int RunCompare(const std::string& base, const std::string& new_input, const Comp
   // Two machines' trees usually carry two labels: with one on each side, they still pair up.
   const bool across_labels = base_labels.size() == 1 && new_labels.size() == 1;
   auto key_of = [&](const ResultRow& r) {
-    return PairKey(r.compiler, r.experiment, r.model, r.batch_size, across_labels ? "" : r.device);
+    // An offline run pairs with the run of the same scenario and streams (`auto` with `auto`),
+    // never with a single stream.
+    return PairKey(r.compiler, r.experiment, r.model, r.batch_size, across_labels ? "" : r.device,
+                   r.scenario == "single_stream" ? "" : r.run_id);
   };
   std::map<PairKey, const LoadedRun*> new_by_key;
   for (const LoadedRun& run : new_runs) new_by_key.emplace(key_of(run.row), &run);

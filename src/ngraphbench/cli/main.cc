@@ -32,6 +32,10 @@ void AddGridOptions(CLI::App* cmd, ngraphbench::GridArgs& grid) {
                   "when measuring ends: fixed (the experiment's processes and repeats) or ci "
                   "(processes are added until the median's 95% interval is within "
                   "ci_rel_target); overrides the experiment's `stop`");
+  cmd->add_option("--scenario", grid.scenario,
+                  "the load: single_stream (one request at a time) or offline (`streams` "
+                  "requests in flight, --set streams=N|auto; samples/s); overrides the "
+                  "experiment's `scenario`");
   cmd->add_option("--processes", grid.processes,
                   "worker processes that share each run's timed runs (overrides the "
                   "experiment's `processes`)");

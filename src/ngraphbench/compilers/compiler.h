@@ -40,6 +40,13 @@ struct CompileRequest {
   // every other model.
   std::string torch_program;
   std::string torch_program_error;
+  // The offline scenario (docs/measurement.md): the executable is to serve `streams` execution
+  // contexts at once (Executable::NewContext), the config's `threads` split between them; 0 =
+  // as many as the compiler prefers (Executable::Streams says how many it chose). A compiler
+  // sets its SDK up for this at compile time (ONNX Runtime's intra-op threads per stream,
+  // OpenVINO's THROUGHPUT hint and num_streams). false: one synchronous request at a time.
+  bool offline = false;
+  int64_t streams = 1;
 };
 
 // One kernel of a profile (Executable::Profile): what the SDK's profiler reports as one unit of
@@ -67,10 +74,10 @@ struct KernelProfile {
   std::vector<std::string> notes;  // what the profiler leaves out or cannot say
 };
 
-// A compiled model bound to its input and output buffers. Used from one thread only.
-class Executable {
+// Inputs, one run, outputs: what the harness times. Used from one thread at a time.
+class RunContext {
  public:
-  virtual ~Executable() = default;
+  virtual ~RunContext() = default;
 
   // Copies host inputs (in Graph::inputs order) into the executable's input buffers, on the
   // device for accelerators. Outside the clock for the `compute` boundary.
@@ -82,9 +89,29 @@ class Executable {
 
   // Copies the outputs of the last Run() to the host, in Graph::outputs order.
   virtual std::vector<HostTensor> GetOutputs() = 0;
+};
+
+// A compiled model bound to its input and output buffers: the single-stream scenario's one
+// context. Used from one thread only, except for the contexts of NewContext().
+class Executable : public RunContext {
+ public:
+  // The offline scenario: a new execution context of this compiled model, with inputs and
+  // outputs of its own, whose Run() may be called from its own thread while the other contexts
+  // run theirs (OpenVINO: an infer request; ONNX Runtime: its own bound buffers on the one
+  // session). Called before the timed runs, Streams() times, from the thread that compiled;
+  // contexts go before the executable. nullptr: the compiler has no execution contexts (yet),
+  // and the worker refuses the offline scenario for it, naming the compiler.
+  virtual std::unique_ptr<RunContext> NewContext() { return nullptr; }
+
+  // How many contexts the executable was compiled to serve at once: CompileRequest::streams,
+  // or for 0 (`auto`) the compiler's own choice (OpenVINO's optimal number of infer requests
+  // under the THROUGHPUT hint; one per thread where the SDK has none). 1 for single stream.
+  virtual int64_t Streams() const { return 1; }
 
   // Settings as the SDK reports them after compilation, e.g. {"threads": "2"}.
-  // "threads", when present, is recorded in the row's `threads` column.
+  // "threads", when present, is recorded in the row's `threads` column: every thread the model
+  // runs on, all streams together in the offline scenario, where "threads_per_stream", when
+  // present, goes to the row's `threads_per_stream` column.
   virtual std::map<std::string, std::string> EffectiveSettings() const { return {}; }
 
   // Runs the model `runs` times (after a run or two of its own to warm up, which it does not

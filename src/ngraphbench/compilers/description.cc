@@ -113,7 +113,8 @@ std::vector<std::string> ToNonEmptyNameList(const YAML::Node& node, const Where&
 
 const std::vector<std::string> kTopKeys = {
     "name",       "order",      "role",    "sdk",         "consumes_onnx",  "devices",
-    "precisions", "opt_levels", "options", "enable_hint", "prior_compile_s", "operators", "prior_tuning"};
+    "precisions", "opt_levels", "options", "enable_hint", "prior_compile_s", "operators", "prior_tuning",
+    "scenarios"};
 // `operators:` of a description: its column of the operator table, or why it has none.
 //   operators:
 //     unsupported: {Celu: why the compiler lacks it, ...}   (may be absent: it runs every op)
@@ -317,6 +318,20 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
   info.precisions = ToNonEmptyNameList(Required(root, "precisions", top), top / "precisions");
   info.opt_levels = ToNonEmptyNameList(Required(root, "opt_levels", top), top / "opt_levels");
   info.enable_hint = ToString(Required(root, "enable_hint", top), top / "enable_hint");
+  if (root["scenarios"]) {
+    const Where w = top / "scenarios";
+    info.scenarios = ToNonEmptyNameList(root["scenarios"], w);
+    for (const std::string& scenario : info.scenarios) {
+      if (scenario != "single_stream" && scenario != "offline") {
+        w.Fail("lists '" + scenario + "'; a module runs single_stream and, with execution "
+               "contexts, offline");
+      }
+    }
+    if (std::find(info.scenarios.begin(), info.scenarios.end(), "single_stream") ==
+        info.scenarios.end()) {
+      w.Fail("must list single_stream: every module runs one request at a time");
+    }
+  }
   if (root["prior_compile_s"]) {
     const Where w = top / "prior_compile_s";
     double v = 0;

@@ -22,6 +22,10 @@ struct CompilerInfo {
   std::vector<std::string> precisions;  // first is the default
   std::vector<std::string> opt_levels;  // first is the default
   std::vector<OptionSpec> options;      // compiler-specific keys
+  // The scenarios its module runs (`scenarios:`, default [single_stream]): offline needs
+  // execution contexts (Executable::NewContext), and the scheduler refuses an offline run of a
+  // compiler that does not list it before any worker starts.
+  std::vector<std::string> scenarios = {"single_stream"};
   std::string enable_hint;              // how to get the module built
   // The sweep estimate's guess at build + compile + first run of one synthetic model, used
   // until the compiler has measured rows of its own (experiments/estimate.h).

@@ -27,6 +27,7 @@ constexpr int64_t kMaxDepth = 1024;
 constexpr uint64_t kMaxRuns = 100'000;  // runs in one experiment's grid
 constexpr int64_t kMaxRepeats = 10'000'000;  // repeats, warmup, max_repeats and the like
 constexpr int64_t kMaxProcesses = 1000;      // processes, max_processes
+constexpr int64_t kMaxStreams = 1024;        // offline: requests in flight, each a thread
 
 std::string Join(const std::vector<std::string>& items) {
   std::string out;
@@ -196,6 +197,26 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
   if (map["max_processes"]) {
     e.max_processes = ToInt(map["max_processes"], where / "max_processes", 1, kMaxProcesses);
   }
+  if (map["scenario"]) {
+    const Where w = where / "scenario";
+    e.scenario = ToString(map["scenario"], w);
+    try {
+      CheckScenarioName(e.scenario, "");
+    } catch (const InputError& error) {
+      w.Fail(error.what());
+    }
+  }
+  if (const YAML::Node streams = map["streams"]) {
+    const Where w = where / "streams";
+    int64_t n = 0;
+    if (streams.IsScalar() && streams.Scalar() == "auto") {
+      e.streams = 0;
+    } else if (!streams.IsScalar() || !YAML::convert<int64_t>::decode(streams, n)) {
+      w.Fail("must be a positive integer or auto, got '" + YAML::Dump(streams) + "'");
+    } else {
+      e.streams = ToInt(streams, w, 1, kMaxStreams);
+    }
+  }
   if (map["check"]) {
     const std::string v = ToString(map["check"], where / "check", {"on", "off"});
     e.check.enabled = v == "on";
@@ -233,7 +254,8 @@ const std::vector<std::string> kRunSettingKeys = {
     "batch_sizes",   "quick_batch_sizes", "warmup",          "repeats",         "timeout_s",
     "max_time_s",    "quick_max_time_s",  "min_time_s",      "max_repeats",     "stop",
     "ci_rel_target", "ci_min_repeats",    "check",           "check_tolerance", "timing_boundary",
-    "validity",      "processes",         "max_processes",   "profile"};
+    "validity",      "processes",         "max_processes",   "profile",         "scenario",
+    "streams"};
 
 // The keys of a compiler's config; `options` is set one entry at a time, options.<key>.
 const std::vector<std::string> kCompilerKeys = {"device",   "precision", "threads",
@@ -335,6 +357,42 @@ void CheckGridSize(const ExperimentConfig& e, const Where& where) {
 }
 
 }  // namespace
+
+void CheckScenarioName(const std::string& scenario, const std::string& where) {
+  const std::string prefix = where.empty() ? "" : where + " ";
+  if (scenario == kScenarioServer) {
+    throw InputError(prefix + "is 'server', which is not built yet (issue 29: queries at a "
+                     "target QPS under a latency bound); use single_stream or offline");
+  }
+  if (scenario != kScenarioSingleStream && scenario != kScenarioOffline) {
+    throw InputError(prefix + "is '" + scenario + "'; allowed values: single_stream, offline "
+                     "(server is not built yet)");
+  }
+}
+
+void CheckScenarioSettings(const ExperimentConfig& e, const std::string& where) {
+  if (e.scenario != kScenarioOffline) {
+    if (e.streams != 1) {
+      throw InputError(where + ": streams " + StreamsName(e.streams) + " applies to scenario "
+                       "offline only, and the scenario is " + e.scenario + "; set scenario: "
+                       "offline (--scenario offline), or leave streams out");
+    }
+    return;
+  }
+  if (e.stop == "ci") {
+    throw InputError(where + ": stop ci decides on one stream's median latency, and scenario "
+                     "offline measures samples/s with several requests in flight; use stop "
+                     "fixed with offline");
+  }
+  if (e.profile) {
+    throw InputError(where + ": profile on profiles one request at a time, which scenario "
+                     "offline does not run; profile the model under single_stream");
+  }
+}
+
+std::string StreamsName(int64_t streams) {
+  return streams == 0 ? "auto" : std::to_string(streams);
+}
 
 void ValidateSettings(const std::vector<std::string>& settings,
                       const std::vector<std::string>& compilers) {

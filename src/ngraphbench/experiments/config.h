@@ -48,7 +48,30 @@ struct ExperimentConfig {
   // A profiling pass after the timed runs (docs/profiles.md): the compiler's kernels in
   // <run_id>.profile.csv and the row's profile_* columns. Off by default.
   bool profile = false;
+  // The load the compiled model is under (docs/measurement.md, Scenarios): "single_stream"
+  // (one synchronous request at a time: every row before scenarios) or "offline" (`streams`
+  // requests in flight at once, each on its own execution context, the cores split between
+  // them; samples/s over the timed window). "server" is refused until it is built.
+  std::string scenario = "single_stream";
+  // offline only: requests in flight; 0 is `auto` (the compiler's own choice where its SDK has
+  // one, else one per thread).
+  int64_t streams = 1;
 };
+
+// The scenarios a run may name; kScenarioServer is known but not built yet (refused with why).
+inline constexpr const char* kScenarioSingleStream = "single_stream";
+inline constexpr const char* kScenarioOffline = "offline";
+inline constexpr const char* kScenarioServer = "server";
+
+// Throws InputError (`where` names the file and key, or the flag) unless `scenario` is one that
+// runs: single_stream or offline; server is named as not built yet.
+void CheckScenarioName(const std::string& scenario, const std::string& where);
+// Throws InputError for settings that do not go with the experiment's scenario: streams other
+// than 1 without offline; offline with stop ci (which decides on one stream's median latency)
+// or profile on (which profiles one request at a time). `where` names the experiment.
+void CheckScenarioSettings(const ExperimentConfig& e, const std::string& where);
+// "auto" for 0, else the number: how `streams` is written in run ids, rows and fingerprints.
+std::string StreamsName(int64_t streams);
 
 struct ExperimentsFile {
   std::string path;

@@ -62,6 +62,12 @@ std::string FingerprintText(const RunSpec& run, const CompilerConfig& config, in
   // keep their hash (and resume under `processes: 1`).
   if (run.processes != 1) add("processes", std::to_string(run.processes));
   add("timing_boundary", run.timing_boundary);
+  // Only for another scenario than single_stream: every row measured before scenarios was one
+  // stream, and keeps its hash.
+  if (run.scenario != "single_stream") {
+    add("scenario", run.scenario);
+    add("streams", StreamsName(run.streams));
+  }
   add("quick", run.quick ? "true" : "false");
   // Only when on: the rows measured before profiles existed keep their hash. The timed runs
   // are the same either way, but a row made with it holds more (its profile): a resume with

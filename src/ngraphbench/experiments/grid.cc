@@ -74,6 +74,7 @@ std::vector<RunSpec> ExpandGrid(const ExperimentConfig& e, bool quick) {
       // A run id names files and stands on printed command lines: a model file's name may hold
       // anything, so the id keeps only safe characters (the row's `model` keeps the name).
       run.run_id = SafeName(model.name) + "_b" + std::to_string(batch);
+      if (e.scenario == kScenarioOffline) run.run_id += "_offline_s" + StreamsName(e.streams);
       run.experiment = e.name;
       run.model = model;
       run.batch_size = batch;
@@ -91,6 +92,8 @@ std::vector<RunSpec> ExpandGrid(const ExperimentConfig& e, bool quick) {
       run.timing_boundary = e.timing_boundary;
       run.quick = quick;
       run.profile = e.profile;
+      run.scenario = e.scenario;
+      run.streams = e.streams;
       run.check = e.check;
       run.validity = e.validity;
       const std::string source = model.onnx_path.empty() ? model.torch_source.empty()

@@ -28,10 +28,15 @@ struct RunSpec {
   std::string timing_boundary;
   bool quick = false;
   bool profile = false;  // a profiling pass after the timed runs (profile/profile.h)
+  std::string scenario = "single_stream";  // or "offline" (ExperimentConfig::scenario)
+  int64_t streams = 1;                     // offline: requests in flight; 0 = auto
   CheckSettings check;
   ValiditySettings validity;
 };
 
+// A run's id: "<model>_b<batch>", and for scenario offline "<model>_b<batch>_offline_s<streams>"
+// ("_offline_sauto"), so that a model's offline rows sit beside its single-stream rows and each
+// resumes on its own.
 // Order: models in config order (widths outer, depths inner), then batch sizes ascending as
 // listed. `quick` uses the experiment's quick_batch_sizes.
 std::vector<RunSpec> ExpandGrid(const ExperimentConfig& experiment, bool quick);

@@ -75,6 +75,11 @@ ExperimentConfig ResolveExperiment(const GridArgs& args) {
     e.max_processes = std::max(e.max_processes, e.processes);
   }
   if (args.profile) e.profile = true;
+  if (args.scenario) {
+    CheckScenarioName(*args.scenario, "--scenario");
+    e.scenario = *args.scenario;
+  }
+  CheckScenarioSettings(e, "experiment '" + e.name + "'");
   if (args.timeout_s) {
     if (!(*args.timeout_s > 0)) throw InputError("--timeout must be > 0 seconds");
     e.timeout_s = *args.timeout_s;

@@ -25,6 +25,7 @@ struct GridArgs {
   std::optional<double> timeout_s;
   std::optional<std::string> stop;  // overrides the experiment's `stop` rule
   std::optional<int64_t> processes;  // overrides the experiment's `processes`
+  std::optional<std::string> scenario;  // overrides the experiment's `scenario`
   bool profile = false;  // --profile: a profiling pass in every run (the experiment's `profile`)
   std::vector<std::string> settings;  // --set KEY=VALUE, in order (experiments/config.h)
 };

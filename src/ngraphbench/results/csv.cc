@@ -199,6 +199,15 @@ const std::vector<Column>& Columns() {
       Text("timing_boundary", &R::timing_boundary,
            "what the clock times: `compute` (`Run()` only) or `end_to_end` (inputs in, run, "
            "outputs out)"),
+      Since(8, Text("scenario", &R::scenario,
+           "the load: `single_stream` (one synchronous request at a time) or `offline` "
+           "(`streams` requests in flight, each on its own execution context)")),
+      Since(8, Opt("streams", &R::streams,
+           "requests in flight: 1 for `single_stream`; for `offline` the count the compiler "
+           "served (its own choice under `streams: auto`)")),
+      Since(8, Opt("threads_per_stream", &R::threads_per_stream,
+           "`offline`: the threads each stream ran with, as the SDK reports them (else "
+           "`threads` / `streams`); empty for `single_stream`")),
       Bool("quick", &R::quick,
            "`true` for a `--quick` smoke run (batch sizes 1 and 8, a 5 s cap): never quote it"),
       Text("config_hash", &R::config_hash,
@@ -260,6 +269,10 @@ const std::vector<Column>& Columns() {
            "samples per second at the median latency: batch_size / latency_p50"),
       Opt("throughput_mean_sps", &R::throughput_mean_sps,
            "samples per second at the mean latency"),
+      Since(8, Opt("samples_per_s", &R::samples_per_s,
+           "`offline`: samples per second over the timed window, batch_size x the timed "
+           "requests of all streams (and processes) / `timed_window_s`; empty for "
+           "`single_stream`, whose throughput is `throughput_median_sps`")),
       Text("check_reference", &R::check_reference,
            "the compiler whose outputs the first inference was checked against, `off`, or "
            "`unavailable: <why>`"),
@@ -489,6 +502,8 @@ ResultRow ParseRowCsv(const std::string& text, const std::string& source) {
                        "' (schema version " + std::to_string(kSchemaVersion) + ")");
     }
   }
+  // Before version 8 every row was one stream, as scenario single_stream measures.
+  if (seen[0] && row.schema_version < 8) row.streams = 1;
   // Before version 5 a row was one process, and its interval the order-statistic one: read as
   // such, it is a row of this version (written again, it reads back the same).
   if (seen[0] && row.schema_version < 5) {

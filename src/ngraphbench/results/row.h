@@ -22,7 +22,9 @@ namespace ngraphbench {
 // 6: settings (the --set items the run was measured with). Rows of older versions read it empty.
 // 7: profiler, profile_kernels, profile_ir_nodes, profile_ms, profile_over_p50, profile_top_op,
 //    profile_top_share (the profiling pass). Rows of older versions read them empty.
-constexpr int kSchemaVersion = 7;
+// 8: scenario, streams, threads_per_stream, samples_per_s (the offline scenario). Rows of older
+//    versions are single_stream rows: they read scenario single_stream and 1 stream.
+constexpr int kSchemaVersion = 8;
 // The oldest version ParseRowCsv reads.
 constexpr int kOldestReadableSchemaVersion = 2;
 
@@ -48,6 +50,12 @@ struct ResultRow {
   std::string precision;
   std::optional<int64_t> threads;
   std::string opt_level, timing_boundary;
+  // The load (docs/measurement.md, Scenarios): "single_stream" or "offline"; for offline the
+  // requests in flight and the threads each stream ran with, and samples per second over the
+  // timed window (all streams' requests x batch_size / timed_window_s).
+  std::string scenario = "single_stream";
+  std::optional<int64_t> streams, threads_per_stream;
+  std::optional<double> samples_per_s;
   // Settings fingerprint: resume keeps a row only when both match the run's settings.
   std::optional<bool> quick;
   std::string config_hash;  // 16 hex digits, experiments/fingerprint.h

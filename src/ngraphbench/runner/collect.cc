@@ -68,10 +68,16 @@ void Collector::WriteRunRow(RunState& st, const std::string& reason) {
   std::string detail = row.error.substr(0, 160);
   if (row.status == kStatusOk) {
     const std::optional<double> rel = IntervalRelHalfWidth(row);
-    detail = fmt::format("p50 {:.4g} ms {}  {:.1f} samples/s  ({} process{}{}){}",
+    // Offline: samples/s over the window, all streams together, and the streams.
+    const std::string throughput =
+        row.samples_per_s ? fmt::format("{:.1f} samples/s over {} stream{}", *row.samples_per_s,
+                                        row.streams.value_or(0),
+                                        row.streams.value_or(0) == 1 ? "" : "s")
+                          : fmt::format("{:.1f} samples/s", row.throughput_median_sps.value_or(0));
+    detail = fmt::format("p50 {:.4g} ms {}  {}  ({} process{}{}){}",
                          row.latency_p50_ms.value_or(0),
                          rel ? fmt::format("+-{:.2g}%", *rel * 100) : "(no interval)",
-                         row.throughput_median_sps.value_or(0), row.processes.value_or(0),
+                         throughput, row.processes.value_or(0),
                          row.processes.value_or(0) == 1 ? "" : "es",
                          reason == "fixed" ? "" : ", " + reason,
                          row.valid == false ? "  INVALID: " + row.invalid_reason : "");

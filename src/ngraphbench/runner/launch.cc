@@ -130,6 +130,7 @@ std::vector<std::string> ReproduceCommand(const RunArgs& r, const std::string& r
   if (r.grid.warmup) cmd.insert(cmd.end(), {"--warmup", std::to_string(*r.grid.warmup)});
   if (r.grid.repeats) cmd.insert(cmd.end(), {"--repeats", std::to_string(*r.grid.repeats)});
   if (r.grid.stop) cmd.insert(cmd.end(), {"--stop", *r.grid.stop});
+  if (r.grid.scenario) cmd.insert(cmd.end(), {"--scenario", *r.grid.scenario});
   if (r.grid.profile) cmd.push_back("--profile");
   for (const std::string& s : r.grid.settings) cmd.insert(cmd.end(), {"--set", s});
   if (r.grid.processes) {

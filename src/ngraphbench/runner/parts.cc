@@ -154,6 +154,12 @@ void FillLatencyColumns(ResultRow& row, const std::vector<int64_t>& latencies_ns
                              : std::nullopt;
   row.throughput_median_sps = s.throughput_median_sps;
   row.throughput_mean_sps = s.throughput_mean_sps;
+  // With several requests in flight, batch / latency is one stream's share, not the run's
+  // throughput: that is samples_per_s, over the window.
+  if (row.scenario == "offline") {
+    row.throughput_median_sps.reset();
+    row.throughput_mean_sps.reset();
+  }
 }
 
 std::optional<double> IntervalRelHalfWidth(const ResultRow& row) {
@@ -211,6 +217,9 @@ ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
   double window_s = 0;
   for (const Part& p : measured) window_s += p.row.timed_window_s.value_or(0);
   row.timed_window_s = window_s;
+  // Offline: every process's samples over every process's window.
+  row.samples_per_s = WeightedMean(measured, [](const ResultRow& r) { return r.samples_per_s; },
+                                   window);
   row.other_cpu_pct = WeightedMean(measured, [](const ResultRow& r) { return r.other_cpu_pct; },
                                    window);
   row.cpu_util_pct = WeightedMean(measured, [](const ResultRow& r) { return r.cpu_util_pct; },

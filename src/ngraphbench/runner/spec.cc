@@ -56,6 +56,8 @@ Json RunJson(const RunSpec& r) {
               {"timing_boundary", r.timing_boundary},
               {"quick", r.quick},
               {"profile", r.profile},
+              {"scenario", r.scenario},
+              {"streams", r.streams},
               {"check",
                {{"enabled", c.enabled},
                 {"tolerance_fp32", c.tolerance_fp32},
@@ -159,6 +161,8 @@ RunSpec ParseRun(const Fields& f) {
   r.timing_boundary = f.Get<std::string>("timing_boundary");
   r.quick = f.Get<bool>("quick");
   r.profile = f.Get<bool>("profile");
+  r.scenario = f.Get<std::string>("scenario");
+  r.streams = f.Get<int64_t>("streams");
   const Fields check = f.Object("check");
   r.check.enabled = check.Get<bool>("enabled");
   r.check.tolerance_fp32 = check.Get<double>("tolerance_fp32");

@@ -38,6 +38,7 @@
 #include "ngraphbench/measure/harness.h"
 #include "ngraphbench/measure/heap.h"
 #include "ngraphbench/measure/machine.h"
+#include "ngraphbench/measure/offline.h"
 #include "ngraphbench/measure/sampler.h"
 #include "ngraphbench/measure/stats.h"
 #include "ngraphbench/measure/verdict.h"
@@ -389,6 +390,8 @@ Compiled LoadAndCompile(const ResolvedRun& spec, const CompilerInfo& info,
       onnx.Request(model.graph, spec.config, spec.results_dir + "/.cache", spec.run.quick);
   request.torch_program = model.run.model.torch_program;
   request.torch_program_error = model.run.model.torch_program_error;
+  request.offline = spec.run.scenario == kScenarioOffline;
+  request.streams = request.offline ? spec.run.streams : 1;
   compiled.executable = compiled.compiler->Compile(request);
   row.compile_s = SecondsSince(start);
   return compiled;
@@ -431,11 +434,51 @@ MeasureOptions OptionsFor(const ResolvedRun& spec, int process, bool capture_out
   return options;
 }
 
+// The columns of what the sampler saw over the timed window of `requests` timed requests.
+void FillSystemColumns(const ResolvedRun& spec, const SystemStats& system, ResultRow& row) {
+  const int64_t requests = row.repeats.value_or(0);
+  row.other_cpu_pct = system.other_cpu_pct;
+  row.cpu_util_pct = system.cpu_util_pct;
+  row.cpu_util_norm_pct = system.cpu_util_norm_pct;
+  row.rss_start_mb = system.rss_start_mb;
+  row.rss_peak_mb = system.rss_peak_mb;
+  if (system.cpu_util_pct && requests > 0) {
+    row.cpu_ms_per_inference = *system.cpu_util_pct / 100.0 * system.window_s * 1e3 /
+                               static_cast<double>(requests);
+  }
+  row.notes = system.note;
+  if (system.energy_j_total && requests > 0 && system.window_s > 0) {
+    row.energy_j = *system.energy_j_total / static_cast<double>(requests);
+    row.power_w = *system.energy_j_total / system.window_s;
+  } else {
+    row.notes += (row.notes.empty() ? "" : "; ") + system.energy_note;
+  }
+  const GpuStats& gpu = system.gpu;
+  row.gpu_util_pct = gpu.gpu_util_pct;
+  row.gpu_mem_mb = gpu.gpu_mem_mb;
+  row.gpu_power_w = gpu.gpu_power_w;
+  if (gpu.gpu_energy_j_total && requests > 0) {
+    row.gpu_energy_j = *gpu.gpu_energy_j_total / static_cast<double>(requests);
+  }
+  if (!gpu.note.empty()) row.notes += (row.notes.empty() ? "" : "; ") + gpu.note;
+  if (spec.run.model.family == "onnx") {
+    row.notes += std::string(row.notes.empty() ? "" : "; ") + kOnnxParamsNote;
+  }
+}
+
+// What the verdict and the output check need of a measurement, either scenario's.
+struct Measured {
+  SystemStats system;
+  double window_s = 0;
+  // Each stream's outputs of its first run (one stream in single_stream), to be checked.
+  std::vector<std::vector<HostTensor>> first_outputs;
+};
+
 // Measure: this process's timed runs (measure/harness.h) and what the sampler saw meanwhile.
 // The latencies are moved to `latencies`, the first run's outputs stay in the result.
-Measurement MeasureProcess(const ResolvedRun& spec, int process, Executable& executable,
-                           const BuiltModel& model, bool capture_outputs,
-                           std::vector<int64_t>& latencies, ResultRow& row) {
+Measured MeasureProcess(const ResolvedRun& spec, int process, Executable& executable,
+                        const BuiltModel& model, bool capture_outputs,
+                        std::vector<int64_t>& latencies, ResultRow& row) {
   Measurement m =
       Measure(executable, model.inputs, OptionsFor(spec, process, capture_outputs));
   latencies = std::move(m.latencies_ns);
@@ -448,68 +491,104 @@ Measurement MeasureProcess(const ResolvedRun& spec, int process, Executable& exe
   row.processes_reason = "fixed";
   row.stop_reason = m.stop_reason;
   row.timed_window_s = m.system.window_s;
-  row.other_cpu_pct = m.system.other_cpu_pct;
-  row.cpu_util_pct = m.system.cpu_util_pct;
-  row.cpu_util_norm_pct = m.system.cpu_util_norm_pct;
-  row.rss_start_mb = m.system.rss_start_mb;
-  row.rss_peak_mb = m.system.rss_peak_mb;
-  if (m.system.cpu_util_pct && *row.repeats > 0) {
-    row.cpu_ms_per_inference = *m.system.cpu_util_pct / 100.0 * m.system.window_s * 1e3 /
-                               static_cast<double>(*row.repeats);
-  }
-  row.notes = m.system.note;
-  if (m.system.energy_j_total && *row.repeats > 0 && m.system.window_s > 0) {
-    row.energy_j = *m.system.energy_j_total / static_cast<double>(*row.repeats);
-    row.power_w = *m.system.energy_j_total / m.system.window_s;
-  } else {
-    row.notes += (row.notes.empty() ? "" : "; ") + m.system.energy_note;
-  }
-  const GpuStats& gpu = m.system.gpu;
-  row.gpu_util_pct = gpu.gpu_util_pct;
-  row.gpu_mem_mb = gpu.gpu_mem_mb;
-  row.gpu_power_w = gpu.gpu_power_w;
-  if (gpu.gpu_energy_j_total && *row.repeats > 0) {
-    row.gpu_energy_j = *gpu.gpu_energy_j_total / static_cast<double>(*row.repeats);
-  }
-  if (!gpu.note.empty()) row.notes += (row.notes.empty() ? "" : "; ") + gpu.note;
-  if (spec.run.model.family == "onnx") {
-    row.notes += std::string(row.notes.empty() ? "" : "; ") + kOnnxParamsNote;
-  }
-  return m;
+  FillSystemColumns(spec, m.system, row);
+  Measured measured{m.system, m.system.window_s, {}};
+  if (capture_outputs) measured.first_outputs.push_back(std::move(m.first_outputs));
+  return measured;
 }
 
-// Check: the first run's outputs against the reference (measure/check.h); beyond the
-// precision's tolerance the row is `wrong`.
-void Check(const std::vector<HostTensor>& outputs, const std::vector<HostTensor>& reference,
-           const std::string& precision, ResultRow& row) {
-  const CheckResult check = CompareOutputs(outputs, reference);
+// Measure, offline (measure/offline.h): the executable's contexts, as many as it was compiled
+// to serve, each looping on its own thread, and samples per second over the window. A compiler
+// without execution contexts is refused here, naming it: never a single stream passed off as
+// several.
+Measured MeasureOfflineProcess(const ResolvedRun& spec, int process, Executable& executable,
+                               const BuiltModel& model, bool capture_outputs,
+                               std::vector<int64_t>& latencies, ResultRow& row) {
+  const int64_t streams = executable.Streams();
+  if (streams < 1 || (spec.run.streams > 0 && streams != spec.run.streams)) {
+    throw CompileError(fmt::format("{}: asked for {} streams, the compiled model serves {}",
+                                   spec.config.compiler, StreamsName(spec.run.streams),
+                                   streams));
+  }
+  std::vector<std::unique_ptr<RunContext>> owned;
+  std::vector<RunContext*> contexts;
+  for (int64_t i = 0; i < streams; ++i) {
+    owned.push_back(executable.NewContext());
+    if (!owned.back()) {
+      throw CompileError(spec.config.compiler + " cannot run scenario offline yet: it has no "
+                         "execution contexts (Executable::NewContext), which offline needs to "
+                         "keep several requests of one compiled model in flight; run it with "
+                         "scenario single_stream");
+    }
+    contexts.push_back(owned.back().get());
+  }
+  OfflineMeasurement m = MeasureOffline(contexts, model.inputs, spec.run.batch_size,
+                                        OptionsFor(spec, process, capture_outputs));
+  latencies = std::move(m.latencies_ns);
+
+  row.streams = m.streams;
+  row.first_run_ms = m.first_run_ms;
+  row.warmup = m.warmup_runs;
+  FillLatencyColumns(row, latencies, spec.run.batch_size);
+  row.processes = 1;
+  row.process_p50s_ms = {*row.latency_p50_ms};
+  row.processes_reason = "fixed";
+  row.stop_reason = m.stop_reason;
+  row.timed_window_s = m.window_s;
+  row.samples_per_s = m.samples_per_s;
+  FillSystemColumns(spec, m.system, row);
+  return Measured{m.system, m.window_s, std::move(m.first_outputs)};
+}
+
+// Check: the first run's outputs against the reference (measure/check.h), each stream's in
+// offline; beyond the precision's tolerance the row is `wrong`. The row's errors are the worst
+// stream's.
+void Check(const std::vector<std::vector<HostTensor>>& streams_outputs,
+           const std::vector<HostTensor>& reference, const std::string& precision,
+           ResultRow& row) {
+  std::optional<CheckResult> worst;
+  size_t worst_stream = 0;
+  for (size_t i = 0; i < streams_outputs.size(); ++i) {
+    CheckResult check = CompareOutputs(streams_outputs[i], reference);
+    const bool worse = !worst || (!check.mismatch.empty() && worst->mismatch.empty()) ||
+                       (worst->mismatch.empty() && check.max_rel_err > worst->max_rel_err);
+    if (worse) {
+      worst = std::move(check);
+      worst_stream = i;
+    }
+  }
+  if (!worst) return;
+  const CheckResult& check = *worst;
   if (check.mismatch.empty()) {
     row.check_max_abs_err = check.max_abs_err;
     row.check_max_rel_err = check.max_rel_err;
   }
   if (!WithinTolerance(check, *row.check_tolerance)) {
+    const std::string stream = streams_outputs.size() > 1
+                                   ? fmt::format("stream {}: ", worst_stream)
+                                   : std::string();
     row.status = kStatusWrong;
-    row.error = !check.mismatch.empty()
-                    ? "outputs do not match " + row.check_reference + "'s: " + check.mismatch
-                    : fmt::format(
-                          "outputs differ from {}'s: max abs err {:.3g}, max rel err "
-                          "{:.3g} > tolerance {:.3g} ({})",
-                          row.check_reference, check.max_abs_err, check.max_rel_err,
-                          *row.check_tolerance, precision);
+    row.error = stream +
+                (!check.mismatch.empty()
+                     ? "outputs do not match " + row.check_reference + "'s: " + check.mismatch
+                     : fmt::format("outputs differ from {}'s: max abs err {:.3g}, max rel err "
+                                   "{:.3g} > tolerance {:.3g} ({})",
+                                   row.check_reference, check.max_abs_err, check.max_rel_err,
+                                   *row.check_tolerance, precision));
   }
 }
 
 // Verdict: what the SDK says it ran with (its settings, what it did less of than asked), the
 // CPUs its threads may run on, and the measurement against the run's validity thresholds
 // (measure/verdict.h). `heap` is PinHeapThresholds()'s setting.
-void Verdict(const RunSpec& run, const CompilerConfig& config, const Measurement& m,
+void Verdict(const RunSpec& run, const CompilerConfig& config, const Measured& m,
              const Executable& executable, const std::string& heap,
              const std::vector<int>& pinned, ResultRow& row) {
   auto settings = executable.EffectiveSettings();
   settings["heap"] = heap;
   row.compiler_settings = JoinSettings(settings);
   VerdictInput verdict;
-  verdict.window_s = m.system.window_s;
+  verdict.window_s = m.window_s;
   verdict.repeats = row.repeats.value_or(0);
   verdict.reached_max_repeats = verdict.repeats >= run.max_repeats;
   verdict.cv = row.cv;
@@ -530,6 +609,13 @@ void Verdict(const RunSpec& run, const CompilerConfig& config, const Measurement
       verdict.degraded.push_back(
           fmt::format("threads: {} asked, the SDK runs {}", config.threads, *row.threads));
     }
+  }
+  if (run.scenario == kScenarioOffline && row.streams && *row.streams > 0) {
+    const auto it = settings.find("threads_per_stream");
+    row.threads_per_stream = it != settings.end()
+                                 ? std::stoll(it->second)
+                                 : std::max<int64_t>(1, row.threads.value_or(config.threads) /
+                                                            *row.streams);
   }
   const std::vector<std::string> reasons = InvalidReasons(verdict, run.validity, run.min_time_s);
   row.valid = reasons.empty();
@@ -576,8 +662,12 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
         Reference(spec, spec_path, info, model, row);
     const OnnxForCompiler onnx = ExportForCompiler(spec, info, model, row);
     const Compiled compiled = LoadAndCompile(spec, info, model, onnx, row);
-    const Measurement m = MeasureProcess(spec, process, *compiled.executable, model,
-                                         reference.has_value(), latencies, row);
+    const Measured m =
+        spec.run.scenario == kScenarioOffline
+            ? MeasureOfflineProcess(spec, process, *compiled.executable, model,
+                                    reference.has_value(), latencies, row)
+            : MeasureProcess(spec, process, *compiled.executable, model, reference.has_value(),
+                             latencies, row);
     row.status = kStatusOk;
     if (reference) Check(m.first_outputs, *reference, spec.config.precision, row);
     Verdict(spec.run, spec.config, m, *compiled.executable, heap, pinned, row);
@@ -684,6 +774,13 @@ ResultRow BaseRow(const ResolvedRun& spec) {
   row.affinity = config.affinity;
   row.opt_level = config.opt_level;
   row.timing_boundary = run.timing_boundary;
+  row.scenario = run.scenario;
+  // Offline: the count asked for until the compiled model says how many it serves (auto).
+  if (run.scenario != kScenarioOffline) {
+    row.streams = 1;
+  } else if (run.streams > 0) {
+    row.streams = run.streams;
+  }
   row.compute_device = config.device;
   row.quick = run.quick;
   row.config_hash = spec.config_hash;  // the scheduler's, which resume compares against

@@ -56,6 +56,14 @@ class IdentityExecutable : public TorchExecutable {
     return program_.Run(inputs);
   }
 
+  // Offline: the one program, run by each context on slots of its own.
+  ForwardFn NewForward() override {
+    auto slots = std::make_shared<std::vector<at::Tensor>>(program_.Slots());
+    return [this, slots](const std::vector<at::Tensor>& inputs) {
+      return program_.Run(inputs, *slots);
+    };
+  }
+
  private:
   AtenProgram program_;
 };
@@ -68,8 +76,12 @@ class IdentityCompiler : public Compiler {
   }
 
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
-    const TorchSettings settings = torch_common::ApplyConfig(request.config, "identity");
+    // Offline: the cores split between the streams (torch_common::OfflineStreams).
+    CompilerConfig config = request.config;
+    const int64_t streams = torch_common::OfflineStreams(request, config, "identity");
+    const TorchSettings settings = torch_common::ApplyConfig(config, "identity");
     auto executable = std::make_unique<IdentityExecutable>(request.graph, settings);
+    if (streams > 0) executable->ServeStreams(streams);
     // Every fp32 CPU kernel exists; other devices and dtypes are checked by one run here so
     // that a missing kernel is a compile error. Eager PyTorch itself has no compile step.
     if (settings.dtype != c10::kFloat || !settings.device.is_cpu()) executable->CheckRuns();

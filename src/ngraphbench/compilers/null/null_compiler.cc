@@ -2,6 +2,7 @@
 // be tested end to end, including workers that fail, crash or hang, and outputs that are wrong.
 // Its outputs are zeros (plus `perturb_ppm` millionths); its output check's reference is the null
 // compiler itself with no perturbation. Never a result-table row.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -17,8 +18,9 @@ namespace {
 class NullExecutable : public Executable {
  public:
   NullExecutable(const Graph& graph, int64_t sleep_us, bool crash, float offset,
-                 bool profile_fail)
-      : outputs_(graph.outputs),
+                 bool profile_fail, int64_t streams)
+      : streams_(streams),
+        outputs_(graph.outputs),
         sleep_us_(sleep_us),
         crash_(crash),
         offset_(offset),
@@ -49,6 +51,13 @@ class NullExecutable : public Executable {
     return {{"sleep_us", std::to_string(sleep_us_)}};
   }
 
+  // Offline: each context a copy that busy-waits on its own thread, so that N streams on N
+  // cores complete N times the requests of one (what the pipeline tests check).
+  std::unique_ptr<RunContext> NewContext() override {
+    return std::make_unique<NullExecutable>(*this);
+  }
+  int64_t Streams() const override { return streams_; }
+
   // Runs `runs` times and reports one kernel per graph node, each with an equal share of the
   // busy-wait, its node known; plus one kernel of its own that covers no node.
   std::optional<KernelProfile> Profile(int runs) override {
@@ -69,6 +78,7 @@ class NullExecutable : public Executable {
   }
 
  private:
+  int64_t streams_;
   std::vector<TensorSpec> outputs_;
   int64_t sleep_us_;
   bool crash_;
@@ -103,7 +113,12 @@ class NullCompiler : public Compiler {
     return std::make_unique<NullExecutable>(request.graph, options.Int("sleep_us"),
                                             batch == options.Int("crash_batch"),
                                             static_cast<float>(options.Int("perturb_ppm")) * 1e-6f,
-                                            options.Int("profile_fail") == 1);
+                                            options.Int("profile_fail") == 1,
+                                            // auto: one stream per thread, as SDKs without a
+                                            // choice of their own
+                                            !request.offline        ? 1
+                                            : request.streams > 0   ? request.streams
+                                                                    : std::max(1, request.config.threads));
   }
 };
 

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
@@ -74,6 +76,63 @@ TEST_F(OnnxRuntime, ThreadsAreTheIntraOpPoolOrtStarted) {
   const auto parallel = Settings(g);
   EXPECT_EQ(parallel.count("threads"), 0u);
   EXPECT_EQ(parallel.at("threads_started"), "3");  // (2 - 1) + (3 - 1)
+}
+
+// Offline: two contexts of one session, each with its own inputs, run at once from two threads,
+// give what a single-stream executable gives for the same inputs; the cores are split between
+// them (threads 2, streams 2: a pool of 1, no pool threads, two calling threads).
+TEST_F(OnnxRuntime, OfflineContextsRunConcurrentlyAndMatchTheSingleStream) {
+  const Graph g = BuildModel(SyntheticSpec("conv_block", "conv_blocks", 16, 1), 1);
+  const std::string onnx = ExportOnnx(g);
+  const std::vector<HostTensor> x = {RandomNormal(g.inputs[0].shape, 1),
+                                     RandomNormal(g.inputs[0].shape, 2)};
+  config_.threads = 2;
+  auto single = compiler_->Compile(CompileRequest{g, onnx, config_, ""});
+  EXPECT_EQ(single->NewContext(), nullptr);  // compiled for one request at a time
+  EXPECT_EQ(single->Streams(), 1);
+  std::vector<HostTensor> expected;
+  for (const HostTensor& input : x) {
+    single->SetInputs({input});
+    single->Run();
+    expected.push_back(single->GetOutputs().at(0));
+  }
+
+  CompileRequest request{g, onnx, config_, ""};
+  request.offline = true;
+  request.streams = 2;
+  auto offline = compiler_->Compile(request);
+  ASSERT_EQ(offline->Streams(), 2);
+  const auto settings = offline->EffectiveSettings();
+  EXPECT_EQ(settings.at("streams"), "2");
+  EXPECT_EQ(settings.at("threads_per_stream"), "1");
+  EXPECT_EQ(settings.at("threads"), "2");
+  std::vector<std::unique_ptr<RunContext>> contexts;
+  for (int i = 0; i < 2; ++i) {
+    contexts.push_back(offline->NewContext());
+    ASSERT_NE(contexts.back(), nullptr);
+    contexts.back()->SetInputs({x[i]});
+  }
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 2; ++i) {
+    threads.emplace_back([&, i] {
+      for (int run = 0; run < 20; ++run) contexts[i]->Run();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < 2; ++i) {
+    const HostTensor out = contexts[i]->GetOutputs().at(0);
+    ASSERT_EQ(out.shape, expected[i].shape);
+    float diff = 0;
+    for (size_t k = 0; k < out.data.size(); ++k) {
+      diff = std::max(diff, std::fabs(out.data[k] - expected[i].data[k]));
+    }
+    EXPECT_LT(diff, 1e-5f) << "stream " << i;
+  }
+  EXPECT_GT(std::fabs(expected[0].data[0] - expected[1].data[0]), 0.0f);  // inputs differ
+
+  // auto: one stream per thread, ONNX Runtime having no choice of its own.
+  request.streams = 0;
+  EXPECT_EQ(compiler_->Compile(request)->Streams(), 2);
 }
 
 TEST_F(OnnxRuntime, FullyConnectedMatchesHandComputedProduct) {

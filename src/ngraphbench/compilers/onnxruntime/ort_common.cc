@@ -314,6 +314,8 @@ OrtExecutable::OrtExecutable(const CompileRequest& request, const SessionSetup& 
   }
   if (setup.log_placement) settings_["nodes"] = FormatPlacement(placement_);
 
+  input_specs_ = request.graph.inputs;
+  output_specs_ = request.graph.outputs;
   // Inputs and outputs are bound once to buffers we own: Run() allocates nothing.
   for (const auto& spec : request.graph.inputs) Bind(spec, inputs_);
   for (const auto& spec : request.graph.outputs) Bind(spec, outputs_);
@@ -451,6 +453,77 @@ std::vector<HostTensor> OrtExecutable::GetOutputs() {
     out.push_back({b.shape, b.host});
   }
   return out;
+}
+
+// An offline stream: the executable's session, run with buffers and run options of its own.
+class OrtExecutable::Context final : public RunContext {
+ public:
+  explicit Context(OrtExecutable& executable) : executable_(executable) {
+    run_options_.SetRunLogSeverityLevel(ORT_LOGGING_LEVEL_WARNING);
+    for (const auto& spec : executable.input_specs_) executable.Bind(spec, inputs_);
+    for (const auto& spec : executable.output_specs_) executable.Bind(spec, outputs_);
+    for (auto& b : inputs_) {
+      input_names_.push_back(b.name.c_str());
+      input_values_.push_back(std::move(b.value));
+    }
+    for (auto& b : outputs_) {
+      output_names_.push_back(b.name.c_str());
+      output_values_.push_back(std::move(b.value));
+    }
+  }
+
+  void SetInputs(const std::vector<HostTensor>& inputs) override {
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      const std::vector<float>& data = inputs.at(i).data;
+      std::copy(data.begin(), data.end(), inputs_[i].host.begin());
+    }
+  }
+
+  void Run() override {
+    try {
+      executable_.session_->Run(run_options_, input_names_.data(), input_values_.data(),
+                                input_values_.size(), output_names_.data(),
+                                output_values_.data(), output_values_.size());
+    } catch (const Ort::Exception& e) {
+      throw CompileError(executable_.setup_.compiler + ": running the model failed: " +
+                         e.what());
+    }
+  }
+
+  std::vector<HostTensor> GetOutputs() override {
+    std::vector<HostTensor> out;
+    for (const Binding& b : outputs_) out.push_back({b.shape, b.host});
+    return out;
+  }
+
+ private:
+  OrtExecutable& executable_;
+  Ort::RunOptions run_options_;
+  std::vector<Binding> inputs_, outputs_;  // their host buffers, which the values view
+  std::vector<const char*> input_names_, output_names_;
+  std::vector<Ort::Value> input_values_, output_values_;
+};
+
+void OrtExecutable::ServeStreams(int64_t streams) {
+  if (setup_.cuda) {
+    throw CompileError(setup_.compiler + ": scenario offline on the GPU is not built yet (the "
+                       "contexts' buffers are host memory); run it on the CPU, or with scenario "
+                       "single_stream");
+  }
+  streams_ = streams;
+  settings_["streams"] = std::to_string(streams);
+  const auto pool = settings_.find("threads");
+  if (pool != settings_.end()) {
+    const int64_t per_stream = std::stoll(pool->second);
+    settings_["threads_per_stream"] = std::to_string(per_stream);
+    settings_["threads"] = std::to_string(streams + per_stream - 1);
+  }
+}
+
+std::unique_ptr<RunContext> OrtExecutable::NewContext() {
+  if (streams_ <= 1 && settings_.count("streams") == 0) return nullptr;  // not compiled for it
+  // Each value views its binding's host buffer, which a vector's move never moves.
+  return std::make_unique<Context>(*this);
 }
 
 std::unique_ptr<OrtExecutable> CreateExecutable(const CompileRequest& request,

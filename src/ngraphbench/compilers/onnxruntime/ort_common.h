@@ -87,6 +87,16 @@ class OrtExecutable : public Executable {
   // in the machine's temporary folder, removed on return, on an exception and on a signal.
   std::optional<KernelProfile> Profile(int runs) override;
 
+  // Offline: serve `streams` execution contexts on the one session (CPU only), each Run() a
+  // concurrent Session::Run with buffers of its own; ONNX Runtime's Run is thread-safe. The
+  // session's intra-op pool, sized at compile time, is shared by the streams' runs: a run
+  // computes on its calling thread and the pool's workers. Sets the settings "streams",
+  // "threads_per_stream" (the pool's size as observed) and "threads" (every thread the streams
+  // run on: one calling thread per stream and the pool's workers).
+  void ServeStreams(int64_t streams);
+  std::unique_ptr<RunContext> NewContext() override;
+  int64_t Streams() const override { return streams_; }
+
   const Placement& placement() const { return placement_; }
   std::map<std::string, std::string>& settings() { return settings_; }
 
@@ -98,6 +108,7 @@ class OrtExecutable : public Executable {
     void* device = nullptr;   // cuda only
     Ort::Value value{nullptr};
   };
+  class Context;
   void Bind(const TensorSpec& spec, std::vector<Binding>& into);
   // A session of the model (onnx_ or onnx_path_) with `options`.
   std::unique_ptr<Ort::Session> CreateSession(const Ort::SessionOptions& options) const;
@@ -118,6 +129,8 @@ class OrtExecutable : public Executable {
   std::vector<Ort::Value> input_values_, output_values_;
   std::map<std::string, std::string> settings_;
   Placement placement_;
+  int64_t streams_ = 1;
+  std::vector<TensorSpec> input_specs_, output_specs_;  // for the contexts' own buffers
 };
 
 // Runs `make` and turns the SDK's exceptions into CompileError naming the compiler.

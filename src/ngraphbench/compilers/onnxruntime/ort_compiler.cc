@@ -2,6 +2,7 @@
 // provider (device cpu) or the CUDA execution provider (device cuda, onnxruntime-gpu).
 //
 // The library comes from the onnxruntime wheel and is loaded with dlopen (ort_common.h).
+#include <algorithm>
 #include <cstdlib>
 
 #include "ngraphbench/compilers/compiler.h"
@@ -47,9 +48,21 @@ class OrtCompiler : public Compiler {
     // With an inter-op pool too (inter_op_threads 0 = ORT picks its size), the new threads
     // cannot be told apart from the intra-op pool's.
     setup.inter_op_pool = parallel && config.options.Int("inter_op_threads") != 1;
+    // Offline: the cores split between the streams, as the session's intra-op pool of
+    // threads / streams; `auto` is one stream per thread (ONNX Runtime has no choice of its own).
+    const int64_t streams = !request.offline       ? 1
+                            : request.streams > 0  ? request.streams
+                                                   : std::max(1, config.threads);
+    const int intra_op_threads =
+        static_cast<int>(std::max<int64_t>(1, config.threads / streams));
+    if (request.offline && parallel) {
+      throw CompileError("onnxruntime: execution_mode parallel starts an inter-op pool that the "
+                         "offline streams would share unseen; use execution_mode sequential with "
+                         "scenario offline");
+    }
     // By value: Profile() configures a second session with it after Compile() has returned.
-    setup.configure = [config, cuda, parallel](Ort::SessionOptions& options) {
-      options.SetIntraOpNumThreads(config.threads);
+    setup.configure = [config, cuda, parallel, intra_op_threads](Ort::SessionOptions& options) {
+      options.SetIntraOpNumThreads(intra_op_threads);
       options.SetInterOpNumThreads(static_cast<int>(config.options.Int("inter_op_threads")));
       options.SetGraphOptimizationLevel(OptLevel(config.opt_level));
       options.SetExecutionMode(parallel ? ORT_PARALLEL : ORT_SEQUENTIAL);
@@ -62,6 +75,7 @@ class OrtCompiler : public Compiler {
     settings["inter_op_threads"] = config.options.String("inter_op_threads");
     settings["graph_optimization_level"] = config.opt_level;
     settings["execution_mode"] = config.options.String("execution_mode");
+    if (request.offline) executable->ServeStreams(streams);
     return executable;
   }
 };

@@ -8,6 +8,11 @@
 //   threads              -> ov::inference_num_threads (CPU only)
 //   performance_hint     -> ov::hint::performance_mode (LATENCY; the registry refuses THROUGHPUT)
 //   num_streams          -> ov::num_streams (0 = as the hint decides; the registry refuses > 1)
+// Scenario offline (CompileRequest::offline) sets both itself: THROUGHPUT, and num_streams =
+// the run's streams (`auto`: ov::streams::AUTO, the plugin's choice for the cores it has), with
+// inference_num_threads the run's threads split between the streams by the plugin; one infer
+// request per stream (NewContext), as many as the run's streams or, under auto,
+// ov::optimal_number_of_infer_requests.
 //   cache_dir            -> ov::cache_dir (empty = no model cache)
 //
 // Profile() compiles the model a second time with OpenVINO's per-layer counters
@@ -219,16 +224,70 @@ class OpenVinoExecutable final : public Executable {
   }
 
   void SetInputs(const std::vector<HostTensor>& inputs) override {
-    if (inputs.size() != inputs_.size()) {
+    CopyIn(request_, inputs_, inputs);
+  }
+
+  void Run() override { request_.infer(); }
+
+  std::vector<HostTensor> GetOutputs() override { return CopyOut(request_, outputs_); }
+
+  // Offline: an infer request of its own per stream, each run synchronously on its stream's
+  // thread; the compiled model runs requests of several threads at once on its streams.
+  std::unique_ptr<RunContext> NewContext() override {
+    if (streams_ < 1) return nullptr;  // compiled for one synchronous request
+    return std::make_unique<Context>(*this);
+  }
+  int64_t Streams() const override { return std::max<int64_t>(1, streams_); }
+
+  // Offline (see the file's comment): how many streams to serve, 0 for single stream; adds
+  // "streams" and "threads_per_stream" (OpenVINO's threads over its streams) to the settings.
+  void ServeStreams(int64_t streams) {
+    streams_ = streams;
+    settings_["streams"] = std::to_string(streams);
+    const auto threads = settings_.find("threads");
+    const auto ov_streams = settings_.find("num_streams");
+    if (threads != settings_.end() && ov_streams != settings_.end()) {
+      const int64_t t = std::strtoll(threads->second.c_str(), nullptr, 10);
+      const int64_t n = std::strtoll(ov_streams->second.c_str(), nullptr, 10);
+      if (t > 0 && n > 0) {
+        settings_["threads_per_stream"] = std::to_string(std::max<int64_t>(1, t / n));
+      }
+    }
+  }
+
+  std::map<std::string, std::string> EffectiveSettings() const override { return settings_; }
+
+ private:
+  class Context final : public RunContext {
+   public:
+    explicit Context(OpenVinoExecutable& executable)
+        : executable_(executable), request_(executable.compiled_.create_infer_request()) {}
+    void SetInputs(const std::vector<HostTensor>& inputs) override {
+      CopyIn(request_, executable_.inputs_, inputs);
+    }
+    void Run() override { request_.infer(); }
+    std::vector<HostTensor> GetOutputs() override {
+      return CopyOut(request_, executable_.outputs_);
+    }
+
+   private:
+    OpenVinoExecutable& executable_;
+    ov::InferRequest request_;
+  };
+
+  static void CopyIn(ov::InferRequest& request,
+                     const std::vector<ov::Output<const ov::Node>>& ports,
+                     const std::vector<HostTensor>& inputs) {
+    if (inputs.size() != ports.size()) {
       throw std::invalid_argument("openvino: got " + std::to_string(inputs.size()) +
-                                  " inputs, the model has " + std::to_string(inputs_.size()));
+                                  " inputs, the model has " + std::to_string(ports.size()));
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
       // The request's own tensors were allocated at compile time (host memory the plugin reads
       // directly); the timed Run() then copies nothing.
-      ov::Tensor tensor = request_.get_tensor(inputs_[i]);
+      ov::Tensor tensor = request.get_tensor(ports[i]);
       if (ToShape(tensor.get_shape()) != inputs[i].shape) {
-        throw std::invalid_argument("openvino: input " + inputs_[i].get_any_name() + " is " +
+        throw std::invalid_argument("openvino: input " + ports[i].get_any_name() + " is " +
                                     ShapeToString(ToShape(tensor.get_shape())) + ", got " +
                                     ShapeToString(inputs[i].shape));
       }
@@ -236,20 +295,18 @@ class OpenVinoExecutable final : public Executable {
     }
   }
 
-  void Run() override { request_.infer(); }
-
-  std::vector<HostTensor> GetOutputs() override {
+  static std::vector<HostTensor> CopyOut(ov::InferRequest& request,
+                                         const std::vector<ov::Output<const ov::Node>>& ports) {
     std::vector<HostTensor> outputs;
-    for (const ov::Output<const ov::Node>& port : outputs_) {
-      const ov::Tensor tensor = request_.get_tensor(port);
+    for (const ov::Output<const ov::Node>& port : ports) {
+      const ov::Tensor tensor = request.get_tensor(port);
       const float* data = tensor.data<const float>();
       outputs.push_back({ToShape(tensor.get_shape()), {data, data + tensor.get_size()}});
     }
     return outputs;
   }
 
-  std::map<std::string, std::string> EffectiveSettings() const override { return settings_; }
-
+ public:
   // OpenVINO counts per layer only in a model compiled with ov::enable_profiling, so a second
   // one runs the profile, on the timed request's inputs, and the timed model never counts.
   std::optional<KernelProfile> Profile(int runs) override {
@@ -434,6 +491,7 @@ class OpenVinoExecutable final : public Executable {
     throw CompileError("openvino: the compiled model has no tensor named " + spec.name);
   }
 
+  int64_t streams_ = 0;
   ProfileRecipe recipe_;
   ov::CompiledModel compiled_;
   ov::InferRequest request_;
@@ -459,14 +517,33 @@ class OpenVinoCompiler final : public Compiler {
     try {
       CheckDevice(device, config.precision);
       const std::shared_ptr<ov::Model> model = ReadOnnx(core_, request.onnx, request.onnx_path);
-      ov::CompiledModel compiled =
-          core_.compile_model(model, device, Properties(config, device, /*profiled=*/false));
+      if (request.offline && config.options.Int("num_streams") != 0) {
+        throw CompileError("openvino: with scenario offline the run's streams set num_streams; "
+                           "leave the num_streams option at 0");
+      }
+      const int64_t streams = request.offline ? request.streams : -1;
+      ov::CompiledModel compiled = core_.compile_model(
+          model, device, Properties(config, device, /*profiled=*/false, streams));
       auto executable = std::make_unique<OpenVinoExecutable>(
           std::move(compiled), request.graph,
           ProfileRecipe{core_, &request.graph, &request.onnx, request.onnx_path, device,
-                        Properties(config, device, /*profiled=*/true)});
+                        Properties(config, device, /*profiled=*/true, streams)});
       CheckPrecision(executable->EffectiveSettings(), precision);
-      CheckOneStream(executable->EffectiveSettings());
+      if (!request.offline) {
+        CheckOneStream(executable->EffectiveSettings());
+        return executable;
+      }
+      int64_t serve = request.streams;
+      if (serve == 0) {
+        const auto& settings = executable->EffectiveSettings();
+        const auto it = settings.find("optimal_infer_requests");
+        serve = it == settings.end() ? 0 : std::strtoll(it->second.c_str(), nullptr, 10);
+        if (serve < 1) {
+          throw CompileError("openvino: streams auto, but the compiled model reports no "
+                             "optimal_number_of_infer_requests; give streams a number");
+        }
+      }
+      executable->ServeStreams(serve);
       return executable;
     } catch (const ov::Exception& e) {
       throw CompileError("openvino (" + device + "): " + e.what());
@@ -497,20 +574,28 @@ class OpenVinoCompiler final : public Compiler {
 
   // `profiled`: for Profile()'s model, with the per-layer counters on and without the model
   // cache, so that it neither loads the timed model's blob nor stores one of its own.
+  // `offline_streams`: -1 for single stream (the config's hint and num_streams), else the
+  // offline run's streams (0 = auto) under the THROUGHPUT hint.
   static ov::AnyMap Properties(const CompilerConfig& config, const std::string& device,
-                               bool profiled) {
+                               bool profiled, int64_t offline_streams) {
     const Options& options = config.options;
     ov::AnyMap device_properties = {
         ov::hint::inference_precision(OvPrecision(config.precision))};
     if (profiled) device_properties.emplace(ov::enable_profiling(true));
-    if (options.Int("num_streams") > 0) {
+    if (offline_streams > 0) {
+      device_properties.emplace(ov::num_streams(static_cast<int>(offline_streams)));
+    } else if (offline_streams == 0) {
+      device_properties.emplace(ov::num_streams(ov::streams::AUTO));
+    } else if (options.Int("num_streams") > 0) {
       device_properties.emplace(ov::num_streams(static_cast<int>(options.Int("num_streams"))));
     }
     ov::AnyMap cpu_properties = device_properties;
     if (config.threads > 0) cpu_properties.emplace(ov::inference_num_threads(config.threads));
 
     ov::AnyMap properties = {ov::hint::performance_mode(
-        ov::Any(options.String("performance_hint")).as<ov::hint::PerformanceMode>())};
+        offline_streams >= 0
+            ? ov::hint::PerformanceMode::THROUGHPUT
+            : ov::Any(options.String("performance_hint")).as<ov::hint::PerformanceMode>())};
     if (!profiled && !options.String("cache_dir").empty()) {
       properties.emplace(ov::cache_dir(options.String("cache_dir")));
     }

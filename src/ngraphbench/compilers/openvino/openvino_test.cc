@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
@@ -145,6 +147,57 @@ TEST_F(OpenVinoTest, SeveralStreamsAreACompileError) {
   } catch (const CompileError& e) {
     EXPECT_NE(std::string(e.what()).find("num_streams 2"), std::string::npos) << e.what();
   }
+}
+
+// Offline: the THROUGHPUT hint with num_streams = streams, whatever the config's hint; one
+// infer request per stream, run at once from two threads, each on its own inputs, computing
+// what the reference computes. num_streams in the config is refused with offline: the run's
+// streams set it.
+TEST_F(OpenVinoTest, OfflineStreamsRunConcurrentlyUnderTheThroughputHint) {
+  config_.threads = 2;
+  CompileRequest request{graph_, onnx_, config_, ""};
+  request.offline = true;
+  request.streams = 2;
+  auto executable = compiler_->Compile(request);
+  ASSERT_EQ(executable->Streams(), 2);
+  const auto settings = executable->EffectiveSettings();
+  EXPECT_EQ(settings.at("performance_hint"), "THROUGHPUT");
+  EXPECT_EQ(settings.at("num_streams"), "2");
+  EXPECT_EQ(settings.at("streams"), "2");
+  EXPECT_EQ(settings.at("threads"), "2");
+  EXPECT_EQ(settings.at("threads_per_stream"), "1");
+  const std::vector<HostTensor> x = {RandomNormal({4, 32}, 11), RandomNormal({4, 32}, 12)};
+  std::vector<std::unique_ptr<RunContext>> contexts;
+  for (int i = 0; i < 2; ++i) {
+    contexts.push_back(executable->NewContext());
+    ASSERT_NE(contexts.back(), nullptr);
+    contexts.back()->SetInputs({x[i]});
+  }
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 2; ++i) {
+    threads.emplace_back([&, i] {
+      for (int run = 0; run < 20; ++run) contexts[i]->Run();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_LT(MaxAbsDiff(contexts[i]->GetOutputs().at(0), Reference(graph_, x[i])), 1e-5f)
+        << "stream " << i;
+  }
+
+  // auto: OpenVINO's optimal number of infer requests.
+  request.streams = 0;
+  auto chosen = compiler_->Compile(request);
+  EXPECT_EQ(std::to_string(chosen->Streams()),
+            chosen->EffectiveSettings().at("optimal_infer_requests"));
+  // A single-stream model has no contexts to give.
+  EXPECT_EQ(Compile()->NewContext(), nullptr);
+
+  SetOption("num_streams", "1");
+  CompileRequest with_option{graph_, onnx_, config_, ""};
+  with_option.offline = true;
+  with_option.streams = 2;
+  EXPECT_THROW(compiler_->Compile(with_option), CompileError);
 }
 
 TEST_F(OpenVinoTest, AutoDeviceReportsThePickedDevicesSettings) {

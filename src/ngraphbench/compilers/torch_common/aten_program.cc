@@ -1757,26 +1757,31 @@ AtenProgram::AtenProgram(const Graph& graph, const std::string& compiler, c10::D
 }
 
 std::vector<at::Tensor> AtenProgram::Run(const std::vector<at::Tensor>& inputs) {
+  return Run(inputs, slots_);
+}
+
+std::vector<at::Tensor> AtenProgram::Run(const std::vector<at::Tensor>& inputs,
+                                         std::vector<at::Tensor>& slots) const {
   if (inputs.size() != input_slots_.size()) {
     throw std::invalid_argument("AtenProgram::Run: expected " +
                                 std::to_string(input_slots_.size()) + " inputs, got " +
                                 std::to_string(inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    slots_[static_cast<size_t>(input_slots_[i])] = inputs[i];
+    slots[static_cast<size_t>(input_slots_[i])] = inputs[i];
   }
   for (const Step& step : steps_) {
     if (C10_UNLIKELY(record_nodes_)) {
       RECORD_USER_SCOPE(std::string_view(step.node));
-      step.fn(slots_);
+      step.fn(slots);
     } else {
-      step.fn(slots_);
+      step.fn(slots);
     }
-    for (int slot : step.release) slots_[static_cast<size_t>(slot)].reset();
+    for (int slot : step.release) slots[static_cast<size_t>(slot)].reset();
   }
   std::vector<at::Tensor> outputs;
   outputs.reserve(output_slots_.size());
-  for (int slot : output_slots_) outputs.push_back(slots_[static_cast<size_t>(slot)]);
+  for (int slot : output_slots_) outputs.push_back(slots[static_cast<size_t>(slot)]);
   return outputs;
 }
 

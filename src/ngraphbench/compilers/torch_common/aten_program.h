@@ -41,6 +41,14 @@ class AtenProgram {
   // tracer, because it calls only ATen operators with arguments fixed at construction.
   std::vector<at::Tensor> Run(const std::vector<at::Tensor>& inputs);
 
+  // The same on `slots` of the caller's own (a copy of Slots()), so that several threads may
+  // run the program at once, each on its own slots: the steps and the constants are only read.
+  std::vector<at::Tensor> Run(const std::vector<at::Tensor>& inputs,
+                              std::vector<at::Tensor>& slots) const;
+  // The program's slots as a concurrent Run() needs them: the constants (handles on the same
+  // tensors, not copies of their data) and room for every other value.
+  std::vector<at::Tensor> Slots() const { return slots_; }
+
   // "BatchNormalization:8,Conv:8,Relu:8": the IR operators this program runs.
   const std::string& OpSummary() const { return op_summary_; }
 

@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
@@ -207,6 +209,60 @@ TEST(TorchScript, FreezingFoldsBatchNormIntoConv) {
   const std::string ops = frozen->EffectiveSettings().at("ops");
   EXPECT_EQ(ops.find("batch_norm"), std::string::npos) << ops;
   EXPECT_NE(ops.find("aten::_convolution:2"), std::string::npos) << ops;
+}
+
+// Offline: two contexts of one executable, each on its own inputs, run at once from two threads
+// (identity: each on its own value slots; torchscript: the one module's forward), compute what
+// one request at a time computes; the cores are split between them (threads 2, streams 2: 1
+// thread each).
+TEST_P(TorchCompilerTest, OfflineContextsRunConcurrentlyAndMatchTheSingleStream) {
+  const Graph graph = ConvBlocks(2);
+  CompilerConfig config = Config();
+  config.threads = 2;
+  const std::vector<std::vector<HostTensor>> inputs = {RandomInputs(graph, 1),
+                                                       RandomInputs(graph, 2)};
+  std::vector<HostTensor> expected;
+  {
+    auto single = Compile(graph, config);
+    EXPECT_EQ(single->NewContext(), nullptr);  // compiled for one request at a time
+    EXPECT_EQ(single->Streams(), 1);
+    for (const auto& in : inputs) expected.push_back(RunExecutable(*single, in).at(0));
+  }
+  static const std::string kNoOnnx;
+  CompileRequest request{graph, kNoOnnx, config, ""};
+  request.offline = true;
+  request.streams = 2;
+  auto offline = compiler_->Compile(request);
+  ASSERT_EQ(offline->Streams(), 2);
+  const auto settings = offline->EffectiveSettings();
+  EXPECT_EQ(settings.at("streams"), "2");
+  EXPECT_EQ(settings.at("threads_per_stream"), "1");
+  EXPECT_EQ(settings.at("threads"), "2");
+  std::vector<std::unique_ptr<RunContext>> contexts;
+  for (int i = 0; i < 2; ++i) {
+    contexts.push_back(offline->NewContext());
+    ASSERT_NE(contexts.back(), nullptr);
+    contexts.back()->SetInputs(inputs[i]);
+  }
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 2; ++i) {
+    threads.emplace_back([&, i] {
+      for (int run = 0; run < 10; ++run) contexts[i]->Run();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < 2; ++i) {
+    const HostTensor out = contexts[i]->GetOutputs().at(0);
+    ASSERT_EQ(out.shape, expected[i].shape);
+    float diff = 0;
+    for (size_t k = 0; k < out.data.size(); ++k) {
+      diff = std::max(diff, std::fabs(out.data[k] - expected[i].data[k]));
+    }
+    EXPECT_LT(diff, 1e-5f) << "stream " << i;
+  }
+  // auto: one stream per thread.
+  request.streams = 0;
+  EXPECT_EQ(compiler_->Compile(request)->Streams(), 2);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <c10/util/Exception.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "ngraphbench/core/error.h"
@@ -38,6 +39,19 @@ TorchSettings ApplyConfig(const CompilerConfig& config, const std::string& compi
   return settings;
 }
 
+int64_t OfflineStreams(const CompileRequest& request, CompilerConfig& config,
+                       const std::string& compiler) {
+  if (!request.offline) return 0;
+  if (config.device != "cpu") {
+    throw CompileError(compiler + ": scenario offline on device " + config.device +
+                       " is not built yet (its streams would share one device's "
+                       "synchronization); run it on the CPU, or with scenario single_stream");
+  }
+  const int64_t streams = request.streams > 0 ? request.streams : std::max(1, config.threads);
+  config.threads = static_cast<int>(std::max<int64_t>(1, config.threads / streams));
+  return streams;
+}
+
 std::string Unavailable(const CompilerConfig& config, const std::string& compiler) {
   if (config.device != "cuda") return {};
   const auto& hooks = at::detail::getCUDAHooks();
@@ -65,36 +79,46 @@ at::Tensor ToDevice(const HostTensor& host, const TorchSettings& settings) {
 TorchExecutable::TorchExecutable(const Graph& graph, TorchSettings settings)
     : settings_(std::move(settings)), input_specs_(graph.inputs) {}
 
-void TorchExecutable::SetInputs(const std::vector<HostTensor>& inputs) {
-  if (inputs.size() != input_specs_.size()) {
-    throw std::invalid_argument(settings_.compiler + ": expected " +
-                                std::to_string(input_specs_.size()) + " inputs, got " +
-                                std::to_string(inputs.size()));
+namespace {
+
+// `inputs` checked against `specs` and placed on the settings' device and dtype.
+std::vector<at::Tensor> PlaceInputs(const std::vector<HostTensor>& inputs,
+                                    const std::vector<TensorSpec>& specs,
+                                    const TorchSettings& settings) {
+  if (inputs.size() != specs.size()) {
+    throw std::invalid_argument(settings.compiler + ": expected " + std::to_string(specs.size()) +
+                                " inputs, got " + std::to_string(inputs.size()));
   }
-  inputs_.clear();
+  std::vector<at::Tensor> placed;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].shape != input_specs_[i].shape) {
-      throw std::invalid_argument(settings_.compiler + ": input '" + input_specs_[i].name +
+    if (inputs[i].shape != specs[i].shape) {
+      throw std::invalid_argument(settings.compiler + ": input '" + specs[i].name +
                                   "' has shape " + ShapeToString(inputs[i].shape) + ", expected " +
-                                  ShapeToString(input_specs_[i].shape));
+                                  ShapeToString(specs[i].shape));
     }
-    inputs_.push_back(ToDevice(inputs[i], settings_));
+    placed.push_back(ToDevice(inputs[i], settings));
   }
+  return placed;
 }
 
-void TorchExecutable::Run() {
+// One synchronous forward: under InferenceMode, the device synchronized after.
+template <typename Forward>
+std::vector<at::Tensor> RunForward(Forward&& forward, const std::vector<at::Tensor>& inputs,
+                                   const TorchSettings& settings) {
+  std::vector<at::Tensor> outputs;
   {
     c10::InferenceMode guard;
-    outputs_ = Forward(inputs_);
+    outputs = forward(inputs);
   }
-  if (settings_.device.is_cuda()) {
-    at::detail::getCUDAHooks().deviceSynchronize(settings_.device.index());
+  if (settings.device.is_cuda()) {
+    at::detail::getCUDAHooks().deviceSynchronize(settings.device.index());
   }
+  return outputs;
 }
 
-std::vector<HostTensor> TorchExecutable::GetOutputs() {
+std::vector<HostTensor> ToHost(const std::vector<at::Tensor>& outputs) {
   std::vector<HostTensor> host;
-  for (const at::Tensor& out : outputs_) {
+  for (const at::Tensor& out : outputs) {
     const at::Tensor cpu = out.to(at::kCPU, at::kFloat).contiguous();
     HostTensor t{Shape(cpu.sizes().begin(), cpu.sizes().end()),
                  std::vector<float>(static_cast<size_t>(cpu.numel()))};
@@ -104,9 +128,51 @@ std::vector<HostTensor> TorchExecutable::GetOutputs() {
   return host;
 }
 
+}  // namespace
+
+// An offline stream: inputs, outputs and a forward function of its own.
+class TorchExecutable::Context final : public RunContext {
+ public:
+  Context(const TorchExecutable& executable, ForwardFn forward)
+      : executable_(executable), forward_(std::move(forward)) {}
+  void SetInputs(const std::vector<HostTensor>& inputs) override {
+    inputs_ = PlaceInputs(inputs, executable_.input_specs_, executable_.settings_);
+  }
+  void Run() override { outputs_ = RunForward(forward_, inputs_, executable_.settings_); }
+  std::vector<HostTensor> GetOutputs() override { return ToHost(outputs_); }
+
+ private:
+  const TorchExecutable& executable_;
+  ForwardFn forward_;
+  std::vector<at::Tensor> inputs_, outputs_;
+};
+
+void TorchExecutable::SetInputs(const std::vector<HostTensor>& inputs) {
+  inputs_ = PlaceInputs(inputs, input_specs_, settings_);
+}
+
+void TorchExecutable::Run() {
+  outputs_ = RunForward([this](const std::vector<at::Tensor>& in) { return Forward(in); },
+                        inputs_, settings_);
+}
+
+std::vector<HostTensor> TorchExecutable::GetOutputs() { return ToHost(outputs_); }
+
+std::unique_ptr<RunContext> TorchExecutable::NewContext() {
+  if (streams_ < 1) return nullptr;  // compiled for one request at a time
+  ForwardFn forward = NewForward();
+  if (!forward) return nullptr;
+  return std::make_unique<Context>(*this, std::move(forward));
+}
+
 std::map<std::string, std::string> TorchExecutable::EffectiveSettings() const {
   std::map<std::string, std::string> out = extra_settings_;
   out["threads"] = std::to_string(at::get_num_threads());
+  if (streams_ > 0) {
+    out["streams"] = std::to_string(streams_);
+    out["threads_per_stream"] = out["threads"];
+    out["threads"] = std::to_string(streams_ * at::get_num_threads());
+  }
   out["interop_threads"] = std::to_string(at::get_num_interop_threads());
   out["device"] = settings_.device.str();
   out["dtype"] = c10::toString(settings_.dtype);

@@ -1,0 +1,51 @@
+// The offline scenario's timing loop (docs/measurement.md, Scenarios): `streams` requests in
+// flight at once, each stream a thread looping Run() on an execution context of its own
+// (Executable::NewContext), the cores split between them by the compiler. As MLPerf's Offline,
+// what it measures is samples per second over the timed window; each request's latency is
+// kept too. The harness owns the clock, as in harness.h: steady_clock, integer nanoseconds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/compilers/compiler.h"
+#include "ngraphbench/measure/harness.h"
+#include "ngraphbench/measure/sampler.h"
+
+namespace ngraphbench {
+
+struct OfflineMeasurement {
+  int64_t streams = 0;
+  // The first Run() of the first context, after compilation (the cold one: the others' first
+  // runs come after it, each in turn, before any stream starts), not in the stats.
+  double first_run_ms = 0;
+  int64_t warmup_runs = 0;                   // per stream: the fewest any stream did
+  std::vector<int64_t> latencies_ns;         // every timed request, stream after stream
+  std::vector<int64_t> requests_per_stream;  // timed requests each stream completed
+  // From the moment every stream is released to the end of the last request: every request
+  // that started in the window ends in it (a stream finishes the request it is in when the
+  // stop rule is met).
+  double window_s = 0;
+  double samples_per_s = 0;  // batch_size x timed requests / window_s
+  SystemStats system;        // over the window
+  // With capture_first_outputs: each stream's outputs of its first run, in stream order.
+  std::vector<std::vector<HostTensor>> first_outputs;
+  // "repeats" (the timed requests of all streams together reached `repeats`, and min_time is
+  // over), "time" (max_time), "max_repeats".
+  std::string stop_reason;
+};
+
+// Places `inputs` in every context and runs each once (timed, the first only kept), then starts
+// one thread per context: each warms up (`warmup` runs, within max_time), waits for the others,
+// and all are released together into the timed window, where each loops Run() (inside
+// options.boundary) until the timed requests of all streams together meet the fixed stop rule
+// of MeasureOptions (`repeats`, more under min_time, fewer at max_time but at least
+// min_timed_repeats, at most max_repeats). options.stop must be kFixed: the `ci` rule decides on
+// one stream's median. A context that throws stops every stream; the first exception is
+// rethrown once all have ended. Throws std::invalid_argument for no contexts or stop ci.
+OfflineMeasurement MeasureOffline(const std::vector<RunContext*>& contexts,
+                                  const std::vector<HostTensor>& inputs, int64_t batch_size,
+                                  const MeasureOptions& options);
+
+}  // namespace ngraphbench
