@@ -1,13 +1,11 @@
 // The `identity` compiler: the PyTorch eager baseline. It compiles nothing; it
 // runs the model IR node by node with the ATen kernel PyTorch eager would call for each node.
-#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ngraphbench/compilers/compiler.h"
-#include "ngraphbench/core/error.h"
 #include "ngraphbench/compilers/torch_common/aten_program.h"
 #include "ngraphbench/compilers/torch_common/torch_runtime.h"
 
@@ -78,21 +76,9 @@ class IdentityCompiler : public Compiler {
   }
 
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
-    // Offline: the cores split between the streams (LibTorch's intra-op threads are per calling
-    // thread, at::set_num_threads' count each); auto is one stream per thread, as LibTorch has
-    // no choice of its own.
+    // Offline: the cores split between the streams (torch_common::OfflineStreams).
     CompilerConfig config = request.config;
-    const int64_t streams = !request.offline       ? 0
-                            : request.streams > 0  ? request.streams
-                                                   : std::max(1, config.threads);
-    if (streams > 0 && config.device != "cpu") {
-      throw CompileError("identity: scenario offline on device " + config.device +
-                         " is not built yet (its streams would share one device's "
-                         "synchronization); run it on the CPU, or with scenario single_stream");
-    }
-    if (streams > 0) {
-      config.threads = static_cast<int>(std::max<int64_t>(1, config.threads / streams));
-    }
+    const int64_t streams = torch_common::OfflineStreams(request, config, "identity");
     const TorchSettings settings = torch_common::ApplyConfig(config, "identity");
     auto executable = std::make_unique<IdentityExecutable>(request.graph, settings);
     if (streams > 0) executable->ServeStreams(streams);

@@ -230,8 +230,10 @@ class InductorExecutable : public torch_common::TorchExecutable {
  public:
   InductorExecutable(const Graph& graph, const torch_common::TorchSettings& settings,
                      const fs::path& package, std::map<std::string, std::string> settings_out,
-                     std::unique_ptr<PackageBuilder> builder)
-      : TorchExecutable(graph, settings), loader_(Load(package)), builder_(std::move(builder)) {
+                     std::unique_ptr<PackageBuilder> builder, int64_t streams)
+      : TorchExecutable(graph, settings),
+        loader_(Load(package, std::max<int64_t>(1, streams))),
+        builder_(std::move(builder)) {
     extra_settings_ = std::move(settings_out);
     CheckOutputs(graph);
   }
@@ -240,7 +242,7 @@ class InductorExecutable : public torch_common::TorchExecutable {
   // profiled runs. Compiling it, on a cache miss, takes as long as the first compile did.
   std::optional<KernelProfile> Profile(int runs) override {
     const PackageBuilder::Entry entry = builder_->Build(/*kernel_profile=*/true);
-    std::unique_ptr<torch::inductor::AOTIModelPackageLoader> profiling = Load(entry.package);
+    std::unique_ptr<torch::inductor::AOTIModelPackageLoader> profiling = Load(entry.package, 1);
     builder_->RemoveUncached();
     std::swap(loader_, profiling);
     torch_common::OpProfile ops;
@@ -270,10 +272,21 @@ class InductorExecutable : public torch_common::TorchExecutable {
     return loader_->run(inputs);
   }
 
+  // Offline: every context calls the one loader, loaded with a runner (a model instance of
+  // AOTInductor's container, with its own buffers) per stream: the container hands each
+  // concurrent run a free one.
+  ForwardFn NewForward() override {
+    return [this](const std::vector<at::Tensor>& inputs) { return loader_->run(inputs); };
+  }
+
  private:
-  static std::unique_ptr<torch::inductor::AOTIModelPackageLoader> Load(const fs::path& package) {
+  // `runners`: model instances that may run at once (AOTIModelPackageLoader's num_runners).
+  static std::unique_ptr<torch::inductor::AOTIModelPackageLoader> Load(const fs::path& package,
+                                                                        int64_t runners) {
     try {
-      return std::make_unique<torch::inductor::AOTIModelPackageLoader>(package.string());
+      return std::make_unique<torch::inductor::AOTIModelPackageLoader>(
+          package.string(), "model", /*run_single_threaded=*/false,
+          static_cast<size_t>(runners));
     } catch (const c10::Error& e) {
       throw CompileError("inductor: loading " + package.string() + ": " +
                          e.what_without_backtrace());
@@ -331,7 +344,10 @@ class InductorCompiler : public Compiler {
   }
 
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
-    const CompilerConfig& config = request.config;
+    // Offline: the cores split between the streams (torch_common::OfflineStreams), each
+    // stream's kernels compiled for its share of threads.
+    CompilerConfig config = request.config;
+    const int64_t streams = torch_common::OfflineStreams(request, config, "inductor");
     if (config.precision != "fp32") {
       throw CompileError("inductor: precision '" + config.precision +
                          "' is not supported; use fp32");
@@ -408,8 +424,10 @@ class InductorCompiler : public Compiler {
     }
     const PackageBuilder* kept = builder.get();
     auto exe = std::make_unique<InductorExecutable>(request.graph, torch_settings, entry.package,
-                                                    std::move(settings), std::move(builder));
+                                                    std::move(settings), std::move(builder),
+                                                    streams);
     kept->RemoveUncached();
+    if (streams > 0) exe->ServeStreams(streams);
     return exe;
   }
 };

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ngraphbench/compilers/registry.h"
@@ -71,8 +72,11 @@ TEST_F(Inductor, RefusesFp16NamingFp32) {
 }
 
 // One conv block (Conv3x3 -> BatchNorm -> ReLU, width 16): the package's outputs match
-// onnxruntime's, and compiling the same model again loads the cached package.
-TEST_F(Inductor, ConvBlockMatchesOnnxRuntimeAndIsCached) {
+// onnxruntime's, and compiling the same model again loads the cached package. Offline with
+// threads 2 split between 2 streams compiles for 1 thread a stream, the same package (so no
+// second compile of tens of seconds), loaded with a runner per stream: two contexts run at once
+// from two threads, each on its own inputs, and match onnxruntime.
+TEST_F(Inductor, ConvBlockMatchesOnnxRuntimeIsCachedAndRunsOffline) {
   NGB_REQUIRE_BUILT("onnxruntime");  // the reference
   const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 2);
   const auto inputs = Inputs(graph);
@@ -105,6 +109,40 @@ TEST_F(Inductor, ConvBlockMatchesOnnxRuntimeAndIsCached) {
   // A package load, not a compile: well under the cold compile and a few seconds at most.
   EXPECT_LT(warm.compile_s, std::min(5.0, cold.compile_s / 4))
       << "cold " << cold.compile_s << " s, cached " << warm.compile_s << " s";
+
+  CompilerConfig two = config;
+  two.threads = 2;
+  const std::string onnx = ExportOnnx(graph);
+  CompileRequest request{graph, onnx, two, cache_dir_};
+  request.offline = true;
+  request.streams = 2;
+  auto offline = compiler_->Compile(request);
+  ASSERT_EQ(offline->Streams(), 2);
+  const auto settings = offline->EffectiveSettings();
+  EXPECT_EQ(settings.at("cache_hit"), "true");
+  EXPECT_EQ(settings.at("streams"), "2");
+  EXPECT_EQ(settings.at("compiled_threads"), "1");
+  EXPECT_EQ(settings.at("threads_per_stream"), "1");
+  EXPECT_EQ(settings.at("threads"), "2");
+  const std::vector<std::vector<HostTensor>> stream_inputs = {
+      test_support::RandomInputs(graph, 1), test_support::RandomInputs(graph, 2)};
+  std::vector<std::unique_ptr<RunContext>> contexts;
+  for (int i = 0; i < 2; ++i) {
+    contexts.push_back(offline->NewContext());
+    ASSERT_NE(contexts.back(), nullptr);
+    contexts.back()->SetInputs(stream_inputs[i]);
+  }
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 2; ++i) {
+    threads.emplace_back([&, i] {
+      for (int run = 0; run < 20; ++run) contexts[i]->Run();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < 2; ++i) {
+    ExpectClose(contexts[i]->GetOutputs(), OnnxRuntimeReference(graph, stream_inputs[i]).outputs,
+                "offline stream " + std::to_string(i));
+  }
 }
 
 // The torchscript route (option `route`): the model IR traced as the torchscript compiler traces

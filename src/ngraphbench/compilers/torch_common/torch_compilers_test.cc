@@ -211,28 +211,28 @@ TEST(TorchScript, FreezingFoldsBatchNormIntoConv) {
   EXPECT_NE(ops.find("aten::_convolution:2"), std::string::npos) << ops;
 }
 
-// Offline: two contexts of one identity executable, each on its own inputs, run at once from
-// two threads (each on its own value slots), compute what one request at a time computes; the
-// cores are split between them (threads 2, streams 2: 1 thread each).
-TEST(Identity, OfflineContextsRunConcurrentlyAndMatchTheSingleStream) {
-  NGB_REQUIRE_BUILT("identity");
+// Offline: two contexts of one executable, each on its own inputs, run at once from two threads
+// (identity: each on its own value slots; torchscript: the one module's forward), compute what
+// one request at a time computes; the cores are split between them (threads 2, streams 2: 1
+// thread each).
+TEST_P(TorchCompilerTest, OfflineContextsRunConcurrentlyAndMatchTheSingleStream) {
   const Graph graph = ConvBlocks(2);
-  static const std::string kNoOnnx;
-  auto identity = LoadCompiler("identity");
-  CompilerConfig config = DefaultCompilerConfig(FindCompiler("identity"));
+  CompilerConfig config = Config();
   config.threads = 2;
   const std::vector<std::vector<HostTensor>> inputs = {RandomInputs(graph, 1),
                                                        RandomInputs(graph, 2)};
   std::vector<HostTensor> expected;
   {
-    auto single = identity->Compile({graph, kNoOnnx, config, ""});
+    auto single = Compile(graph, config);
     EXPECT_EQ(single->NewContext(), nullptr);  // compiled for one request at a time
+    EXPECT_EQ(single->Streams(), 1);
     for (const auto& in : inputs) expected.push_back(RunExecutable(*single, in).at(0));
   }
+  static const std::string kNoOnnx;
   CompileRequest request{graph, kNoOnnx, config, ""};
   request.offline = true;
   request.streams = 2;
-  auto offline = identity->Compile(request);
+  auto offline = compiler_->Compile(request);
   ASSERT_EQ(offline->Streams(), 2);
   const auto settings = offline->EffectiveSettings();
   EXPECT_EQ(settings.at("streams"), "2");
@@ -260,19 +260,9 @@ TEST(Identity, OfflineContextsRunConcurrentlyAndMatchTheSingleStream) {
     }
     EXPECT_LT(diff, 1e-5f) << "stream " << i;
   }
-}
-
-// torchscript has no execution contexts yet: compiled for offline it gives none, and the worker
-// refuses the run by name, never a single stream passed off as several.
-TEST(TorchScript, HasNoExecutionContextsYet) {
-  NGB_REQUIRE_BUILT("torchscript");
-  static const std::string kNoOnnx;
-  const Graph graph = ConvBlocks(1);
-  auto torchscript = LoadCompiler("torchscript");
-  CompileRequest request{graph, kNoOnnx, DefaultCompilerConfig(FindCompiler("torchscript")), ""};
-  request.offline = true;
-  request.streams = 2;
-  EXPECT_EQ(torchscript->Compile(request)->NewContext(), nullptr);
+  // auto: one stream per thread.
+  request.streams = 0;
+  EXPECT_EQ(compiler_->Compile(request)->Streams(), 2);
 }
 
 }  // namespace

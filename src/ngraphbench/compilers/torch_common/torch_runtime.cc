@@ -7,6 +7,7 @@
 #include <c10/util/Exception.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "ngraphbench/core/error.h"
@@ -36,6 +37,19 @@ TorchSettings ApplyConfig(const CompilerConfig& config, const std::string& compi
   }
   if (config.threads > 0) at::set_num_threads(config.threads);
   return settings;
+}
+
+int64_t OfflineStreams(const CompileRequest& request, CompilerConfig& config,
+                       const std::string& compiler) {
+  if (!request.offline) return 0;
+  if (config.device != "cpu") {
+    throw CompileError(compiler + ": scenario offline on device " + config.device +
+                       " is not built yet (its streams would share one device's "
+                       "synchronization); run it on the CPU, or with scenario single_stream");
+  }
+  const int64_t streams = request.streams > 0 ? request.streams : std::max(1, config.threads);
+  config.threads = static_cast<int>(std::max<int64_t>(1, config.threads / streams));
+  return streams;
 }
 
 std::string Unavailable(const CompilerConfig& config, const std::string& compiler) {

@@ -29,6 +29,14 @@ struct TorchSettings {
 // UnavailableError when this machine cannot run it (Unavailable()).
 TorchSettings ApplyConfig(const CompilerConfig& config, const std::string& compiler);
 
+// The offline scenario for a LibTorch module: the streams `request` asks for (0 for single
+// stream; auto is one per thread, LibTorch having no choice of its own), with `config`'s
+// threads set to each stream's share (LibTorch's intra-op threads are per calling thread:
+// at::set_num_threads' count for each stream's team). Throws CompileError for a device other
+// than the CPU, where the streams would share one device's synchronization.
+int64_t OfflineStreams(const CompileRequest& request, CompilerConfig& config,
+                       const std::string& compiler);
+
 // Why this LibTorch cannot run `config` here (a CPU build, or no GPU for device cuda); empty when
 // it can; the reason starts with "<compiler>: ". Compiler::Unavailable of identity and
 // torchscript.

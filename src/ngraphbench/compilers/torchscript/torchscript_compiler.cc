@@ -143,20 +143,30 @@ class TorchScriptExecutable : public TorchExecutable {
  protected:
   std::vector<at::Tensor> Forward(const std::vector<at::Tensor>& inputs) override {
     std::vector<c10::IValue> stack(inputs.begin(), inputs.end());
-    c10::IValue out;
     if (profiling_) {
       stack.insert(stack.begin(), module_._ivalue());
-      out = (*profiled_)(std::move(stack));
-    } else {
-      out = module_.forward(std::move(stack));
+      return Outputs((*profiled_)(std::move(stack)));
     }
+    return Outputs(module_.forward(std::move(stack)));
+  }
+
+  // Offline: every context calls the one module's forward, from its own thread: the JIT's graph
+  // executor runs a module from several threads at once (LibTorch's advice for concurrent
+  // inference), its plan built under its own lock.
+  ForwardFn NewForward() override {
+    return [this](const std::vector<at::Tensor>& inputs) {
+      return Outputs(module_.forward(std::vector<c10::IValue>(inputs.begin(), inputs.end())));
+    };
+  }
+
+ private:
+  std::vector<at::Tensor> Outputs(const c10::IValue& out) const {
     if (!multiple_outputs_) return {out.toTensor()};
     std::vector<at::Tensor> outputs;
     for (const auto& value : out.toTupleRef().elements()) outputs.push_back(value.toTensor());
     return outputs;
   }
 
- private:
   torch::jit::Module module_{"__torch__.ngraphbench.Empty"};
   bool multiple_outputs_;
   std::unique_ptr<torch::jit::GraphFunction> profiled_;  // built by the first Profile()
@@ -172,10 +182,14 @@ class TorchScriptCompiler : public Compiler {
   }
 
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
-    const TorchSettings settings = torch_common::ApplyConfig(request.config, "torchscript");
+    // Offline: the cores split between the streams (torch_common::OfflineStreams).
+    CompilerConfig config = request.config;
+    const int64_t streams = torch_common::OfflineStreams(request, config, "torchscript");
+    const TorchSettings settings = torch_common::ApplyConfig(config, "torchscript");
     const Options& options = request.config.options;
     auto executable = std::make_unique<TorchScriptExecutable>(
         request.graph, settings, options.Bool("freeze"), options.Bool("optimize_for_inference"));
+    if (streams > 0) executable->ServeStreams(streams);
     // Tracing ran the eager kernels, but the optimized graph may pick others (oneDNN).
     if (settings.dtype != c10::kFloat || !settings.device.is_cpu()) executable->CheckRuns();
     return executable;

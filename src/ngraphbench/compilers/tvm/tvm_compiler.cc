@@ -157,14 +157,13 @@ class CallTimer {
   std::shared_ptr<State> state_ = std::make_shared<State>();
 };
 
-class TvmExecutable : public Executable {
+// One Relax VM of the library with its inputs and last result: the executable's own, and
+// one per offline context. A VM holds its own registers and pooled allocator, so VMs of one
+// library run at once on several threads; TVM's thread pool is the calling thread's own.
+class VmRunner final : public RunContext {
  public:
-  TvmExecutable(const fs::path& library, const Graph& graph,
-                std::map<std::string, std::string> settings)
-      : library_(ffi::Module::LoadFromFile(library.string())),
-        vm_(LoadVm(library_, library.string())),
-        outputs_spec_(graph.outputs),
-        settings_(std::move(settings)) {
+  VmRunner(const ffi::Module& library, const std::string& path, const Graph& graph)
+      : vm_(LoadVm(library, path)), outputs_spec_(graph.outputs) {
     const DLDevice cpu{kDLCPU, 0};
     InitVm(vm_);
     main_ = vm_->GetFunction("main").value();
@@ -174,6 +173,8 @@ class TvmExecutable : public Executable {
     }
     for (const auto& t : inputs_) args_.emplace_back(t);
   }
+  VmRunner(const VmRunner&) = delete;
+  VmRunner& operator=(const VmRunner&) = delete;
 
   void SetInputs(const std::vector<HostTensor>& inputs) override {
     for (size_t i = 0; i < inputs_.size(); ++i) {
@@ -227,19 +228,77 @@ class TvmExecutable : public Executable {
     return out;
   }
 
+  const std::vector<ffi::AnyView>& args() const { return args_; }
+
+  static ffi::Module LoadVm(const ffi::Module& library, const std::string& path) {
+    auto load = library->GetFunction("vm_load_executable");
+    if (!load) throw CompileError("tvm: " + path + " holds no Relax VM executable");
+    return (*load)().cast<ffi::Module>();
+  }
+
+  // One device; the pooled allocator recycles the VM's intermediate and output buffers, so a
+  // run after the first allocates no fresh memory.
+  static void InitVm(const ffi::Module& vm) {
+    vm->GetFunction("vm_initialization")
+        .value()(static_cast<int>(kDLCPU), /*device_id=*/0, kPooledAllocator);
+  }
+
+ private:
+  ffi::Module vm_;
+  ffi::Function main_{nullptr};
+  std::vector<ffi::Tensor> inputs_;
+  std::vector<ffi::AnyView> args_;  // views of inputs_, built once
+  ffi::Any result_;
+  std::vector<TensorSpec> outputs_spec_;
+};
+
+class TvmExecutable : public Executable {
+ public:
+  TvmExecutable(const fs::path& library, const Graph& graph,
+                std::map<std::string, std::string> settings)
+      : library_(ffi::Module::LoadFromFile(library.string())),
+        path_(library.string()),
+        graph_(graph),
+        runner_(library_, path_, graph),
+        settings_(std::move(settings)) {}
+
+  void SetInputs(const std::vector<HostTensor>& inputs) override { runner_.SetInputs(inputs); }
+  void Run() override { runner_.Run(); }
+  std::vector<HostTensor> GetOutputs() override { return runner_.GetOutputs(); }
+
+  // Offline: a VM of its own per stream (ServeStreams).
+  std::unique_ptr<RunContext> NewContext() override {
+    if (streams_ < 1) return nullptr;  // compiled for one request at a time
+    try {
+      return std::make_unique<VmRunner>(library_, path_, graph_);
+    } catch (const ffi::Error& e) {
+      throw CompileError(std::string("tvm: a VM for a stream: ") + e.what());
+    }
+  }
+  int64_t Streams() const override { return streams_ > 0 ? streams_ : 1; }
+  // Offline: serve `streams` contexts, each with the threads the pool was started with (its
+  // "threads"), now "threads_per_stream".
+  void ServeStreams(int64_t streams) {
+    streams_ = streams;
+    settings_["streams"] = std::to_string(streams);
+    settings_["threads_per_stream"] = settings_.at("threads");
+    settings_["threads"] = std::to_string(streams * std::stoll(settings_.at("threads")));
+  }
+
   // A second VM of the same library runs the profile, so that the timed VM never carries the
   // instrument hook (which the VM cannot drop once set).
   std::optional<KernelProfile> Profile(int runs) override {
     if (runs < 1) throw CompileError("tvm: cannot profile " + std::to_string(runs) + " runs");
     CallTimer timer;
     try {
-      ffi::Module vm = LoadVm(library_, "the loaded library");
-      InitVm(vm);
+      ffi::Module vm = VmRunner::LoadVm(library_, "the loaded library");
+      VmRunner::InitVm(vm);
       ffi::Function vm_main = vm->GetFunction("main").value();
       ffi::Any result;
       const auto run = [&] {
         result = ffi::Any();
-        vm_main.CallPacked(args_.data(), static_cast<int32_t>(args_.size()), &result);
+        vm_main.CallPacked(runner_.args().data(), static_cast<int32_t>(runner_.args().size()),
+                           &result);
       };
       for (int i = 0; i < kProfileWarmupRuns; ++i) run();
       vm->GetFunction("set_instrument").value()(timer.Hook());
@@ -294,30 +353,15 @@ class TvmExecutable : public Executable {
   }
 
  private:
-  static ffi::Module LoadVm(const ffi::Module& library, const std::string& path) {
-    auto load = library->GetFunction("vm_load_executable");
-    if (!load) throw CompileError("tvm: " + path + " holds no Relax VM executable");
-    return (*load)().cast<ffi::Module>();
-  }
-
-  // One device; the pooled allocator recycles the VM's intermediate and output buffers, so a
-  // run after the first allocates no fresh memory.
-  static void InitVm(const ffi::Module& vm) {
-    vm->GetFunction("vm_initialization")
-        .value()(static_cast<int>(kDLCPU), /*device_id=*/0, kPooledAllocator);
-  }
-
   // Profile()'s runs before the counted ones, on its fresh VM.
   static constexpr int kProfileWarmupRuns = 2;
 
   ffi::Module library_;
-  ffi::Module vm_;
-  ffi::Function main_{nullptr};
-  std::vector<ffi::Tensor> inputs_;
-  std::vector<ffi::AnyView> args_;  // views of inputs_, built once
-  ffi::Any result_;
-  std::vector<TensorSpec> outputs_spec_;
+  std::string path_;
+  Graph graph_;  // its inputs and outputs, for the contexts' VMs
+  VmRunner runner_;
   std::map<std::string, std::string> settings_;
+  int64_t streams_ = 0;  // offline: the streams served; 0: single stream
 };
 
 class TvmCompiler : public Compiler {
@@ -344,11 +388,19 @@ class TvmCompiler : public Compiler {
     // TVM's thread pool reads TVM_NUM_THREADS when it starts, i.e. at the first parallel kernel
     // or NumThreads() below; without it TVM would use half the cores. The compile script
     // inherits it, so that tuning measures candidates with the same pool.
-    const int threads = config.threads > 0 ? config.threads : AvailableCores();
+    // Offline: TVM's pool is the calling thread's own, so each stream gets one of threads /
+    // streams (auto: one stream per thread, TVM having no choice of its own).
+    const int all_threads = config.threads > 0 ? config.threads : AvailableCores();
+    const int64_t streams = !request.offline       ? 0
+                            : request.streams > 0  ? request.streams
+                                                   : all_threads;
+    const int threads =
+        streams > 0 ? static_cast<int>(std::max<int64_t>(1, all_threads / streams)) : all_threads;
     ::setenv("TVM_NUM_THREADS", std::to_string(threads).c_str(), 1);
     // TVM binds its pool's threads to the first online CPUs whatever the process's mask; under
     // the worker's `affinity` pinning they must stay inside the mask, so TVM does not bind them.
-    if (config.affinity != "none") ::setenv("TVM_BIND_THREADS", "0", 1);
+    // Nor with several streams, whose pools would all be bound to the same first CPUs.
+    if (config.affinity != "none" || streams > 0) ::setenv("TVM_BIND_THREADS", "0", 1);
 
     const std::string target = config.options.String("target");
     // --quick skips auto-tuning (CompileRequest::quick), as docs/compilers.md promises.
@@ -456,7 +508,9 @@ class TvmCompiler : public Compiler {
       throw CompileError(std::string("tvm: loading ") + (entry / "model.so").string() + ": " +
                          e.what());
     }
-    // Linux keeps a loaded library mapped after its file is gone.
+    if (streams > 0) exe->ServeStreams(streams);
+    // Linux keeps a loaded library mapped after its file is gone; the contexts' VMs load from
+    // the library already loaded.
     if (!cached) fs::remove_all(root);
     return exe;
   }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ngraphbench/compilers/registry.h"
@@ -183,6 +184,48 @@ TEST_F(Tvm, SecondCompileLoadsTheCachedLibrary) {
   const Compiled other = RunTvm(batch2, Inputs(batch2));
   EXPECT_EQ(other.settings.at("cache_hit"), "false");
   EXPECT_NE(other.settings.at("cache_key"), first.settings.at("cache_key"));
+}
+
+// Offline: two contexts, each a Relax VM of the one library with its own inputs, run at once
+// from two threads (each thread with a TVM pool of its own, threads 2 / streams 2 = 1 each) and
+// compute what the single-stream VM computes; the single-stream executable has no contexts.
+TEST_F(Tvm, OfflineContextsRunConcurrentlyAndMatchTheSingleStream) {
+  const Graph graph = BuildModel(SyntheticSpec("linear", "linear", 32, 0), 2);
+  const std::string bytes = ExportOnnx(graph);
+  const std::vector<std::vector<HostTensor>> inputs = {test_support::RandomInputs(graph, 1),
+                                                       test_support::RandomInputs(graph, 2)};
+  CompilerConfig config = Config("tvm", TvmOptions(0, 480));
+  auto single = compiler_->Compile({graph, bytes, config, cache_dir_});
+  EXPECT_EQ(single->NewContext(), nullptr);
+  std::vector<HostTensor> expected;
+  for (const auto& in : inputs) expected.push_back(test_support::RunExecutable(*single, in).at(0));
+
+  config.threads = 2;
+  CompileRequest request{graph, bytes, config, cache_dir_};
+  request.offline = true;
+  request.streams = 2;
+  auto offline = compiler_->Compile(request);
+  ASSERT_EQ(offline->Streams(), 2);
+  const auto settings = offline->EffectiveSettings();
+  EXPECT_EQ(settings.at("streams"), "2");
+  EXPECT_EQ(settings.at("threads_per_stream"), "1");
+  EXPECT_EQ(settings.at("threads"), "2");
+  std::vector<std::unique_ptr<RunContext>> contexts;
+  for (int i = 0; i < 2; ++i) {
+    contexts.push_back(offline->NewContext());
+    ASSERT_NE(contexts.back(), nullptr);
+    contexts.back()->SetInputs(inputs[i]);
+  }
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 2; ++i) {
+    threads.emplace_back([&, i] {
+      for (int run = 0; run < 20; ++run) contexts[i]->Run();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < 2; ++i) {
+    ExpectClose(contexts[i]->GetOutputs(), {expected[i]}, "stream " + std::to_string(i));
+  }
 }
 
 // A cache entry is complete or absent (compile_helper.h's CacheEntryBuild): a compile that fails
