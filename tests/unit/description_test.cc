@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -63,6 +64,28 @@ TEST(Description, AMinimalOneTakesItsDefaults) {
   EXPECT_EQ(info.no_op_column, "a test");
   // A build tree's copy is named after the compiler.
   EXPECT_EQ(ParseCompilerDescription(kMinimal, "build/compilers/demo.yaml").name, "demo");
+}
+
+// `scenarios:` lists what the module runs: single_stream always; offline where it has execution
+// contexts. Left out, single_stream alone.
+TEST(Description, ScenariosDefaultToSingleStreamAndAreChecked) {
+  EXPECT_EQ(ParseCompilerDescription(kMinimal, "/src/demo/compiler.yaml").scenarios,
+            std::vector<std::string>{"single_stream"});
+  const CompilerInfo info = ParseCompilerDescription(
+      std::string(kMinimal) + "scenarios: [single_stream, offline]\n", "/src/demo/compiler.yaml");
+  EXPECT_EQ(info.scenarios, (std::vector<std::string>{"single_stream", "offline"}));
+  ExpectError(std::string(kMinimal) + "scenarios: [single_stream, server]\n",
+              "'scenarios' lists 'server'");
+  ExpectError(std::string(kMinimal) + "scenarios: [offline]\n", "must list single_stream");
+  // This tree's modules: those with execution contexts list offline.
+  for (const std::string name : {"null", "onnxruntime", "openvino", "identity", "torchscript",
+                                 "inductor", "tvm"}) {
+    const auto& scenarios = FindCompiler(name).scenarios;
+    EXPECT_NE(std::find(scenarios.begin(), scenarios.end(), "offline"), scenarios.end()) << name;
+  }
+  for (const std::string name : {"executorch", "tensorrt"}) {
+    EXPECT_EQ(FindCompiler(name).scenarios, std::vector<std::string>{"single_stream"}) << name;
+  }
 }
 
 TEST(Description, OptionDefaultsAreStoredInCanonicalText) {
@@ -317,11 +340,13 @@ TEST(Registry, DescriptionsSayWhatTheCompiledInRegistrySaid) {
   EXPECT_EQ(hint.default_value, "LATENCY");
   EXPECT_EQ(hint.allowed, std::vector<std::string>{"LATENCY"});
   EXPECT_EQ(hint.refused, std::vector<std::string>{"THROUGHPUT"});
+  // Since scenario offline, the reason points there rather than to benchmark_app.
   const std::string one_sync_request =
-      "ngraphbench times one synchronous infer request per run, and OpenVINO's throughput mode "
-      "(performance_hint THROUGHPUT, num_streams > 1) only pays off with several requests in "
-      "flight, so the row would be mislabelled; use performance_hint LATENCY with num_streams 0 "
-      "or 1, and OpenVINO's own benchmark_app (-hint throughput) to measure throughput mode";
+      "scenario single_stream times one synchronous infer request per run, and OpenVINO's "
+      "throughput mode (performance_hint THROUGHPUT, num_streams > 1) only pays off with several "
+      "requests in flight, so the row would be mislabelled; use performance_hint LATENCY with "
+      "num_streams 0 or 1, and scenario offline (--scenario offline, streams N or auto), which "
+      "compiles under THROUGHPUT with num_streams = streams, to measure throughput mode";
   EXPECT_EQ(hint.refused_reason, one_sync_request);
   const OptionSpec& streams = ov.options[1];
   EXPECT_EQ(streams.key, "num_streams");
