@@ -619,8 +619,10 @@ Measured MeasureServerProcess(const ResolvedRun& spec, int process, Executable& 
     const bool met = m.bound_met && m.invalid_reasons.empty();
     // The row is the peak's step: the highest rate that met the bound so far; until one has,
     // the latest.
-    if (!reported || (met && (!reported->bound_met || !reported->invalid_reasons.empty() ||
-                              m.target_qps > reported->target_qps))) {
+    const bool reported_met =
+        reported && reported->bound_met && reported->invalid_reasons.empty();
+    if (!reported || (met && (!reported_met || m.target_qps > reported->target_qps)) ||
+        (!met && !reported_met)) {
       reported = std::move(m);
     }
     return met;
