@@ -631,7 +631,15 @@ Measured MeasureServerProcess(const ResolvedRun& spec, int process, Executable& 
   if (!run.server.find_peak) {
     measure(run.server.target_qps);
   } else {
-    const PeakSearch search = FindPeak(run.server.target_qps, measure);
+    // No rate below the one whose expected queries over the time cap are the percentile's
+    // minimum: a step there is invalid (too few queries) whatever the system does, and halving
+    // on would only measure more of them, each as long as the cap.
+    const double min_qps = server.max_duration.count() > 0
+                               ? static_cast<double>(server.min_queries) /
+                                     server.max_duration.count()
+                               : 0.01;
+    const PeakSearch search = FindPeak(run.server.target_qps, measure, kPeakRelTolerance,
+                                       kPeakMaxSteps, min_qps);
     row.peak_qps = search.peak_qps;
     row.peak_steps = static_cast<int64_t>(search.steps.size());
     std::string note = fmt::format("find_peak (p{:g} <= {:g} ms): ", server.percentile,
