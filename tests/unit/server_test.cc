@@ -109,6 +109,13 @@ TEST(ServerValidity, QueriesForThePercentileDurationAndAGeneratorThatFellBehind)
   EXPECT_NE(reasons[0].find("fell behind: 11 of 1000 queries issued more than 5 ms"),
             std::string::npos)
       << reasons[0];
+  // A reason holds no "; ": the row joins reasons with it, and a merge splits them by it.
+  m.issued = 10;
+  m.issue_s = 1;
+  for (const std::string& reason : ServerInvalidReasons(m, options)) {
+    EXPECT_EQ(reason.find("; "), std::string::npos) << reason;
+    EXPECT_EQ(reason.rfind("server: ", 0), 0u) << reason;
+  }
 }
 
 // Two streams of 2 ms each serve up to 1000 queries/s.

@@ -85,7 +85,7 @@ std::vector<std::string> ServerInvalidReasons(const ServerMeasurement& m,
       static_cast<double>(m.late_issues) > kServerMaxLateShare * static_cast<double>(m.issued)) {
     reasons.push_back(fmt::format(
         "server: the load generator fell behind: {} of {} queries issued more than {:.3g} ms "
-        "after their scheduled arrival (> {:g}%; p99 {:.3g} ms late)",
+        "after their scheduled arrival (> {:g}%, p99 {:.3g} ms late)",
         m.late_issues, m.issued, ServerLateIssueMs(options.latency_bound_ms),
         kServerMaxLateShare * 100, m.issue_delay_p99_ms));
   }
