@@ -584,12 +584,95 @@ TEST_F(Pipeline, OfflineRowsStandBesideSingleStreamRowsAndResumeOnTheirOwn) {
 
   const Result server = Ngb("run tiny null --quick --scenario server " + Common());
   EXPECT_EQ(server.code, 2) << server.output;
-  EXPECT_NE(server.output.find("'server', which is not built yet"), std::string::npos)
+  EXPECT_NE(server.output.find("scenario server needs target_qps"), std::string::npos)
       << server.output;
   const Result streams = Ngb("run tiny null --quick --set streams=2 " + Common());
   EXPECT_EQ(streams.code, 2) << streams.output;
-  EXPECT_NE(streams.output.find("applies to scenario offline only"), std::string::npos)
+  EXPECT_NE(streams.output.find("applies to scenarios offline and server only"),
+            std::string::npos)
       << streams.output;
+}
+
+// Scenario server through the scheduler: one process, its row named apart, the bound's verdict
+// and the queries in the server columns, the trace one latency per query; find_peak records
+// its steps in the notes and the peak in the row. null serves 1 ms a request on 2 streams:
+// 2000 queries/s at most (less on a busy machine, where its busy-wait shares the cores). What a
+// busy machine decides (a stall of a few hundred ms breaks a bound) is checked for consistency
+// here; that the bound holds below capacity and breaks above it is server_test's.
+TEST_F(Pipeline, ServerRowsHoldTheBoundsVerdictAndFindPeakItsSteps) {
+  WriteExperiments(60, 8);
+  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 1000\n";
+  const std::string server =
+      "run tiny null --quick --scenario server --set streams=2 --set latency_bound_ms=200 "
+      "--set latency_percentile=90 --set server_min_duration_s=0.5 ";
+  const Result low = Ngb(server + "--set target_qps=100 " + Common());
+  ASSERT_EQ(low.code, 0) << low.output;
+  EXPECT_NE(low.output.find("p90 "), std::string::npos) << low.output;
+  EXPECT_NE(low.output.find("at 100 QPS, bound 200 ms "), std::string::npos) << low.output;
+  for (const std::string id : {"tiny_w8_b1_server_s2_q100", "tiny_w16_b1_server_s2_q100"}) {
+    const ResultRow row = Row(id);
+    EXPECT_EQ(row.status, "ok") << row.error;
+    EXPECT_EQ(row.scenario, "server");
+    EXPECT_EQ(row.streams, 2);
+    EXPECT_EQ(row.processes, 1);
+    EXPECT_EQ(row.target_qps, 100.0);
+    EXPECT_EQ(row.latency_bound_ms, 200.0);
+    EXPECT_EQ(row.latency_percentile, 90.0);
+    ASSERT_TRUE(row.queries_issued && row.queries_completed && row.latency_at_percentile_ms);
+    EXPECT_EQ(row.bound_met, *row.latency_at_percentile_ms <= 200 &&
+                                 row.queries_completed == row.queries_issued);
+    EXPECT_GE(*row.queries_issued, 100);  // p90 needs 100
+    EXPECT_EQ(row.repeats, row.queries_issued);  // the trace: one latency per query
+    EXPECT_EQ(ReadLatencies(LatenciesPath(RunDir(), id)).size(),
+              static_cast<size_t>(*row.queries_issued));
+    EXPECT_GE(*row.latency_at_percentile_ms, 1.0);  // a query is at least its service
+    EXPECT_NEAR(*row.achieved_qps, 100, 40);  // a Poisson count of ~100 over ~1 s
+    // Enough queries over long enough (a generator late on a busy machine may still be).
+    EXPECT_EQ(row.invalid_reason.find("queries <"), std::string::npos) << row.invalid_reason;
+    EXPECT_EQ(row.invalid_reason.find("server_min_duration_s"), std::string::npos)
+        << row.invalid_reason;
+    EXPECT_EQ(row.invalid_reason.find("min_processes"), std::string::npos) << row.invalid_reason;
+    EXPECT_FALSE(row.peak_qps.has_value());
+    EXPECT_FALSE(row.throughput_median_sps.has_value());
+  }
+
+  // The bound breaks well past 2000 queries/s, where the queue grows without end (how far past
+  // depends on how fast the queue outgrows the bound in a 0.3 s step: at twice the capacity,
+  // by 300 ms), and below 20 no step holds the 100 queries p90 needs in --quick's 5 s: the peak
+  // lies between.
+  const Result peak = Ngb(
+      "run tiny null --quick --scenario server --set streams=2 --set latency_bound_ms=200 "
+      "--set latency_percentile=90 --set server_min_duration_s=0.3 --set target_qps=100 "
+      "--set find_peak=true " + Common());
+  ASSERT_EQ(peak.code, 0) << peak.output;
+  const ResultRow row = Row("tiny_w8_b1_server_s2_peak");
+  EXPECT_EQ(row.status, "ok") << row.error;
+  ASSERT_TRUE(row.peak_qps.has_value()) << row.notes << row.invalid_reason;
+  EXPECT_GE(*row.peak_qps, 20);
+  EXPECT_LE(*row.peak_qps, 2000 * 2);
+  EXPECT_EQ(row.target_qps, row.peak_qps);  // the row is the peak's step
+  EXPECT_EQ(row.bound_met, true);
+  ASSERT_TRUE(row.peak_steps.has_value());
+  EXPECT_GE(*row.peak_steps, 3);
+  EXPECT_NE(row.notes.find("find_peak (p90 <= 200 ms): 100 QPS "), std::string::npos)
+      << row.notes;
+  // A step that did not meet it: broken, or invalid (on a busy machine, a generator that could
+  // not issue on time).
+  EXPECT_TRUE(row.notes.find(" QPS broken") != std::string::npos ||
+              row.notes.find(" QPS invalid") != std::string::npos)
+      << row.notes;
+  EXPECT_NE(peak.output.find("peak "), std::string::npos) << peak.output;
+
+  const Result processes = Ngb(server + "--set target_qps=100 --processes 3 " + Common());
+  EXPECT_EQ(processes.code, 2) << processes.output;
+  EXPECT_NE(processes.output.find("scenario server runs in one worker process"),
+            std::string::npos)
+      << processes.output;
+  const Result offline = Ngb(
+      "run tiny null --quick --scenario offline --set target_qps=100 " + Common());
+  EXPECT_EQ(offline.code, 2) << offline.output;
+  EXPECT_NE(offline.output.find("apply to scenario server only"), std::string::npos)
+      << offline.output;
 }
 
 // A compiler whose module has no execution contexts yet is refused before anything runs, by

@@ -525,8 +525,8 @@ TEST_F(ConfigTest, SettingsOnTheCommandLineGoOverTheFilesByTheirRules) {
 namespace ngraphbench {
 namespace {
 
-// scenario and streams: read from defaults and experiments, `auto` as 0; server named as not
-// built yet; the combinations that do not go together refused by CheckScenarioSettings.
+// scenario and streams: read from defaults and experiments, `auto` as 0; the combinations that
+// do not go together refused by CheckScenarioSettings.
 TEST_F(ConfigTest, ScenarioAndStreamsAreReadAndValidated) {
   const ExperimentsFile file = LoadExperiments(Write(R"(
 defaults:
@@ -556,12 +556,8 @@ experiments:
   EXPECT_EQ(ExperimentConfig().streams, 1);
 
   const std::string base = "experiments:\n  e:\n    family: conv2d\n    widths: [8]\n";
-  const std::string server = ExperimentsError(base + "    scenario: server\n");
-  EXPECT_NE(server.find("'experiments.e.scenario' is 'server', which is not built yet"),
-            std::string::npos)
-      << server;
   EXPECT_NE(ExperimentsError(base + "    scenario: batch\n").find("allowed values: "
-                                                                  "single_stream, offline"),
+                                                                  "single_stream, offline, server"),
             std::string::npos);
   EXPECT_NE(ExperimentsError(base + "    streams: 0\n").find("must be >= 1"), std::string::npos);
   EXPECT_NE(ExperimentsError(base + "    streams: many\n").find("positive integer or auto"),
@@ -576,7 +572,7 @@ experiments:
     CheckScenarioSettings(e, "experiment 'e'");
     ADD_FAILURE() << "streams without offline";
   } catch (const InputError& error) {
-    EXPECT_NE(std::string(error.what()).find("streams 2 applies to scenario offline only"),
+    EXPECT_NE(std::string(error.what()).find("streams 2 applies to scenarios offline and server only"),
               std::string::npos)
         << error.what();
   }
@@ -587,8 +583,78 @@ experiments:
   e.stop = "fixed";
   e.profile = true;
   EXPECT_THROW(CheckScenarioSettings(e, "experiment 'e'"), InputError);
-  EXPECT_THROW(CheckScenarioName("server", "--scenario"), InputError);
+  EXPECT_THROW(CheckScenarioName("batch", "--scenario"), InputError);
   EXPECT_NO_THROW(CheckScenarioName("offline", "--scenario"));
+  EXPECT_NO_THROW(CheckScenarioName("server", "--scenario"));
+}
+
+// The server settings: read, range-checked with the key named, refused under another scenario,
+// and server refused without its rate and bound.
+TEST_F(ConfigTest, ServerSettingsAreReadAndValidated) {
+  const ExperimentsFile file = LoadExperiments(Write(R"(
+defaults:
+  batch_sizes: [1]
+experiments:
+  s:
+    family: conv2d
+    widths: [8]
+    scenario: server
+    streams: 2
+    target_qps: 12.5
+    latency_bound_ms: 50
+    latency_percentile: 90
+    find_peak: true
+    arrival_seed: 7
+    server_min_duration_s: 3
+)"));
+  const ExperimentConfig& s = file.Find("s");
+  EXPECT_EQ(s.scenario, "server");
+  EXPECT_DOUBLE_EQ(s.server.target_qps, 12.5);
+  EXPECT_DOUBLE_EQ(s.server.latency_bound_ms, 50);
+  EXPECT_DOUBLE_EQ(s.server.latency_percentile, 90);
+  EXPECT_TRUE(s.server.find_peak);
+  EXPECT_EQ(s.server.arrival_seed, std::optional<uint64_t>(7));
+  EXPECT_DOUBLE_EQ(s.server.min_duration_s, 3);
+  EXPECT_DOUBLE_EQ(ServerSettings().latency_percentile, 99);
+  EXPECT_FALSE(ServerSettings().find_peak);
+
+  const std::string base = "experiments:\n  e:\n    family: conv2d\n    widths: [8]\n";
+  std::string m = ExperimentsError(base + "    target_qps: 0\n");
+  EXPECT_NE(m.find("target_qps"), std::string::npos) << m;
+  EXPECT_NE(m.find("must be > 0"), std::string::npos) << m;
+  m = ExperimentsError(base + "    target_qps: 1e6\n");
+  EXPECT_NE(m.find("must be <= 100000"), std::string::npos) << m;
+  m = ExperimentsError(base + "    latency_percentile: 100\n");
+  EXPECT_NE(m.find("latency_percentile' must be < 100"), std::string::npos) << m;
+  m = ExperimentsError(base + "    find_peak: maybe\n");
+  EXPECT_NE(m.find("must be true or false"), std::string::npos) << m;
+
+  ExperimentConfig e;
+  e.scenario = "server";
+  try {
+    CheckScenarioSettings(e, "experiment 'e'");
+    ADD_FAILURE() << "server without target_qps and latency_bound_ms";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("needs target_qps"), std::string::npos)
+        << error.what();
+  }
+  e.server.target_qps = 20;
+  EXPECT_THROW(CheckScenarioSettings(e, "experiment 'e'"), InputError);  // no bound yet
+  e.server.latency_bound_ms = 50;
+  e.streams = 2;
+  EXPECT_NO_THROW(CheckScenarioSettings(e, "experiment 'e'"));
+  e.stop = "ci";
+  EXPECT_THROW(CheckScenarioSettings(e, "experiment 'e'"), InputError);
+  e.stop = "fixed";
+  e.scenario = "offline";
+  try {
+    CheckScenarioSettings(e, "experiment 'e'");
+    ADD_FAILURE() << "server settings under offline";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("apply to scenario server only"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 }  // namespace

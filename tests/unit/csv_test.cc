@@ -6,7 +6,9 @@
 #include <unistd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "ngraphbench/core/error.h"
@@ -100,7 +102,7 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
   EXPECT_EQ(out.error, "worker killed: \"SIGABRT\", at a, b second line");
   EXPECT_EQ(out.schema_version, kSchemaVersion);
   EXPECT_EQ(RowColumns().front(), "schema_version");
-  EXPECT_EQ(RowColumns().size(), 88u);
+  EXPECT_EQ(RowColumns().size(), 99u);
   EXPECT_EQ(out.quick, false);
   EXPECT_EQ(out.valid, false);
   EXPECT_EQ(out.invalid_reason, in.invalid_reason);
@@ -112,17 +114,17 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
 TEST(Csv, OtherSchemaVersionsAndBadBooleansAreRefusedByName) {
   std::string text = FormatRowCsv(SampleRow());
   std::string old = text;
-  old.replace(old.find("\n8,"), 3, "\n1,");
+  old.replace(old.find("\n9,"), 3, "\n1,");
   try {
     ParseRowCsv(old, "f.csv");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 8"),
+    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 9"),
               std::string::npos)
         << e.what();
   }
   std::string newer = text;
-  newer.replace(newer.find("\n8,"), 3, "\n9,");
+  newer.replace(newer.find("\n9,"), 4, "\n10,");
   try {
     ParseRowCsv(newer, "f.csv");
     FAIL();
@@ -168,6 +170,60 @@ TEST(Csv, VersionSevenRowsReadAsOneStream) {
   EXPECT_EQ(old.streams, 1);
   EXPECT_FALSE(old.threads_per_stream.has_value());
   EXPECT_FALSE(old.samples_per_s.has_value());
+}
+
+// A server row keeps its columns; a version-8 row, from before the server scenario, reads them
+// empty.
+TEST(Csv, ServerColumnsRoundTripAndVersionEightRowsReadThemEmpty) {
+  ResultRow server = SampleRow();
+  server.scenario = "server";
+  server.streams = 2;
+  server.target_qps = 27.5;
+  server.latency_bound_ms = 50;
+  server.latency_percentile = 99;
+  server.latency_at_percentile_ms = 41.25;
+  server.bound_met = true;
+  server.queries_issued = 1100;
+  server.queries_completed = 1100;
+  server.achieved_qps = 27.25;
+  server.issue_delay_p99_ms = 0.5;
+  server.peak_qps = 27.5;
+  server.peak_steps = 7;
+  const ResultRow back = ParseRowCsv(FormatRowCsv(server), "f.csv");
+  EXPECT_EQ(back.scenario, "server");
+  EXPECT_EQ(back.target_qps, 27.5);
+  EXPECT_EQ(back.latency_bound_ms, 50.0);
+  EXPECT_EQ(back.latency_percentile, 99.0);
+  EXPECT_EQ(back.latency_at_percentile_ms, 41.25);
+  EXPECT_EQ(back.bound_met, true);
+  EXPECT_EQ(back.queries_issued, 1100);
+  EXPECT_EQ(back.queries_completed, 1100);
+  EXPECT_EQ(back.achieved_qps, 27.25);
+  EXPECT_EQ(back.issue_delay_p99_ms, 0.5);
+  EXPECT_EQ(back.peak_qps, 27.5);
+  EXPECT_EQ(back.peak_steps, 7);
+
+  const std::string text = FormatRowCsv(SampleRow());
+  std::vector<std::string> header = CsvSplitLine(text.substr(0, text.find('\n')));
+  std::vector<std::string> values =
+      CsvSplitLine(text.substr(text.find('\n') + 1, text.size() - text.find('\n') - 2));
+  const std::set<std::string> added = {
+      "target_qps",      "latency_bound_ms",  "latency_percentile", "latency_at_percentile_ms",
+      "bound_met",       "queries_issued",    "queries_completed",  "achieved_qps",
+      "issue_delay_p99_ms", "peak_qps",       "peak_steps"};
+  std::string h8, v8;
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (added.count(header[i])) continue;
+    const std::string value = header[i] == "schema_version" ? "8" : values[i];
+    h8 += (h8.empty() ? "" : ",") + CsvEscape(header[i]);
+    v8 += std::string(i == 0 ? "" : ",") + CsvEscape(value);
+  }
+  EXPECT_EQ(header.size() - added.size(), static_cast<size_t>(std::count(h8.begin(), h8.end(), ',') + 1));
+  const ResultRow old = ParseRowCsv(h8 + "\n" + v8 + "\n", "old.csv");
+  EXPECT_EQ(old.schema_version, 8);
+  EXPECT_FALSE(old.target_qps.has_value());
+  EXPECT_FALSE(old.bound_met.has_value());
+  EXPECT_FALSE(old.peak_qps.has_value());
 }
 
 // A version-2 row (the released traces' schema) lacks the version-3 columns: they read empty.

@@ -133,6 +133,52 @@ TEST(Fingerprint, EverySettingThatChangesTheMeasurementChangesTheHash) {
              r.scenario = "offline";
              r.streams = 0;
            }},
+          {"server",
+           [](RunSpec& r, CompilerConfig&, int&) {
+             r.scenario = "server";
+             r.server.target_qps = 20;
+             r.server.latency_bound_ms = 50;
+           }},
+          {"server, another rate",
+           [](RunSpec& r, CompilerConfig&, int&) {
+             r.scenario = "server";
+             r.server.target_qps = 30;
+             r.server.latency_bound_ms = 50;
+           }},
+          {"server, another bound",
+           [](RunSpec& r, CompilerConfig&, int&) {
+             r.scenario = "server";
+             r.server.target_qps = 20;
+             r.server.latency_bound_ms = 100;
+           }},
+          {"server, p90",
+           [](RunSpec& r, CompilerConfig&, int&) {
+             r.scenario = "server";
+             r.server.target_qps = 20;
+             r.server.latency_bound_ms = 50;
+             r.server.latency_percentile = 90;
+           }},
+          {"server, find_peak",
+           [](RunSpec& r, CompilerConfig&, int&) {
+             r.scenario = "server";
+             r.server.target_qps = 20;
+             r.server.latency_bound_ms = 50;
+             r.server.find_peak = true;
+           }},
+          {"server, a seed",
+           [](RunSpec& r, CompilerConfig&, int&) {
+             r.scenario = "server";
+             r.server.target_qps = 20;
+             r.server.latency_bound_ms = 50;
+             r.server.arrival_seed = 1;
+           }},
+          {"server, another minimum duration",
+           [](RunSpec& r, CompilerConfig&, int&) {
+             r.scenario = "server";
+             r.server.target_qps = 20;
+             r.server.latency_bound_ms = 50;
+             r.server.min_duration_s = 30;
+           }},
       };
   std::set<std::string> seen = {base};
   for (const auto& [what, change] : changes) {

@@ -125,5 +125,30 @@ TEST(Grid, OfflineRunIdsNameTheScenarioAndStreams) {
   EXPECT_EQ(ExpandGrid(e, false)[0].run_id, "fc_w3_b1_offline_sauto");
 }
 
+// Server runs name their streams and rate ('.' as 'p'), or _peak for find_peak, and carry the
+// server settings.
+TEST(Grid, ServerRunIdsNameTheStreamsAndTheRateOrThePeak) {
+  ExperimentConfig e;
+  e.name = "fc";
+  e.family = "linear";
+  e.widths = {3};
+  e.batch_sizes = {1};
+  e.scenario = "server";
+  e.streams = 2;
+  e.server.target_qps = 12.5;
+  e.server.latency_bound_ms = 50;
+  auto runs = ExpandGrid(e, false);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].run_id, "fc_w3_b1_server_s2_q12p5");
+  EXPECT_EQ(runs[0].scenario, "server");
+  EXPECT_EQ(runs[0].server.target_qps, 12.5);
+  EXPECT_EQ(runs[0].server.latency_bound_ms, 50);
+  e.server.target_qps = 20;
+  EXPECT_EQ(ExpandGrid(e, false)[0].run_id, "fc_w3_b1_server_s2_q20");
+  e.server.find_peak = true;
+  e.streams = 0;
+  EXPECT_EQ(ExpandGrid(e, false)[0].run_id, "fc_w3_b1_server_sauto_peak");
+}
+
 }  // namespace
 }  // namespace ngraphbench

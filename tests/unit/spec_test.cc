@@ -54,6 +54,12 @@ ResolvedRun FullSpec() {
   r.quick = true;
   r.scenario = "offline";
   r.streams = 3;
+  r.server.target_qps = 12.5;  // carried whatever the scenario: the spec is the run as resolved
+  r.server.latency_bound_ms = 0.1;
+  r.server.latency_percentile = 99.9;
+  r.server.find_peak = true;
+  r.server.arrival_seed = 18446744073709551615ULL;
+  r.server.min_duration_s = 2.5;
   r.check.enabled = false;
   r.check.tolerance_fp32 = 2e-5;
   r.check.tolerance_bf16 = 0.07;
@@ -109,6 +115,12 @@ void ExpectSame(const ResolvedRun& a, const ResolvedRun& b) {
   EXPECT_EQ(x.stop, y.stop);
   EXPECT_EQ(x.scenario, y.scenario);
   EXPECT_EQ(x.streams, y.streams);
+  EXPECT_EQ(x.server.target_qps, y.server.target_qps);
+  EXPECT_EQ(x.server.latency_bound_ms, y.server.latency_bound_ms);
+  EXPECT_EQ(x.server.latency_percentile, y.server.latency_percentile);
+  EXPECT_EQ(x.server.find_peak, y.server.find_peak);
+  EXPECT_EQ(x.server.arrival_seed, y.server.arrival_seed);
+  EXPECT_EQ(x.server.min_duration_s, y.server.min_duration_s);
   EXPECT_EQ(x.ci_rel_target, y.ci_rel_target);
   EXPECT_EQ(x.ci_min_repeats, y.ci_min_repeats);
   EXPECT_EQ(x.processes, y.processes);

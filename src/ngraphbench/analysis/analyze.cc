@@ -207,8 +207,8 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   const auto skipped = std::distance(first_skipped, runs.end());
   runs.erase(first_skipped, runs.end());
   // The paper's metrics (RTR, ASE, speedups, rankings) are defined on one request at a time at
-  // each batch size: offline rows (several requests in flight, samples_per_s) stand beside
-  // those of the same model and batch size and are not in them.
+  // each batch size: offline and server rows (several requests in flight, samples_per_s)
+  // stand beside those of the same model and batch size and are not in them.
   std::vector<RunPoint> points;
   size_t offline = 0;
   for (const LoadedRun& run : runs) {
@@ -247,8 +247,8 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
             << " input(s); ";
   if (skipped > 0) std::cerr << skipped << " skipped run(s) left out; ";
   if (offline > 0) {
-    std::cerr << offline << " offline run(s) left out of the batch-scaling metrics (defined on "
-                            "single stream); ";
+    std::cerr << offline << " offline or server run(s) left out of the batch-scaling metrics "
+                            "(defined on single stream); ";
   }
   if (invalid_runs == InvalidRuns::kExclude) {
     std::cerr << invalid << " ok run(s) left out as invalid"

@@ -33,9 +33,11 @@ void AddGridOptions(CLI::App* cmd, ngraphbench::GridArgs& grid) {
                   "(processes are added until the median's 95% interval is within "
                   "ci_rel_target); overrides the experiment's `stop`");
   cmd->add_option("--scenario", grid.scenario,
-                  "the load: single_stream (one request at a time) or offline (`streams` "
-                  "requests in flight, --set streams=N|auto; samples/s); overrides the "
-                  "experiment's `scenario`");
+                  "the load: single_stream (one request at a time), offline (`streams` "
+                  "requests in flight, --set streams=N|auto; samples/s) or server (Poisson "
+                  "queries at --set target_qps=Q into those streams, a percentile held to "
+                  "--set latency_bound_ms=MS; --set find_peak=true searches the highest Q); "
+                  "overrides the experiment's `scenario`");
   cmd->add_option("--processes", grid.processes,
                   "worker processes that share each run's timed runs (overrides the "
                   "experiment's `processes`)");

@@ -2,7 +2,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <fmt/core.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <set>
 
@@ -28,6 +31,7 @@ constexpr uint64_t kMaxRuns = 100'000;  // runs in one experiment's grid
 constexpr int64_t kMaxRepeats = 10'000'000;  // repeats, warmup, max_repeats and the like
 constexpr int64_t kMaxProcesses = 1000;      // processes, max_processes
 constexpr int64_t kMaxStreams = 1024;        // offline: requests in flight, each a thread
+constexpr double kMaxTargetQps = 100'000;     // server: queries per second
 
 std::string Join(const std::vector<std::string>& items) {
   std::string out;
@@ -217,6 +221,35 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
       e.streams = ToInt(streams, w, 1, kMaxStreams);
     }
   }
+  ServerSettings& server = e.server;
+  if (map["target_qps"]) {
+    server.target_qps = ToDouble(map["target_qps"], where / "target_qps", 0);
+    if (server.target_qps > kMaxTargetQps) {
+      (where / "target_qps")
+          .Fail(fmt::format("must be <= {:g} (the queue of a run far above capacity is held in "
+                            "memory), got {:g}",
+                            kMaxTargetQps, server.target_qps));
+    }
+  }
+  if (map["latency_bound_ms"]) {
+    server.latency_bound_ms = ToDouble(map["latency_bound_ms"], where / "latency_bound_ms", 0);
+  }
+  if (map["latency_percentile"]) {
+    const Where w = where / "latency_percentile";
+    server.latency_percentile = ToDouble(map["latency_percentile"], w, 0);
+    if (!(server.latency_percentile < 100)) {
+      w.Fail(fmt::format("must be < 100 (e.g. 99 for p99), got {:g}", server.latency_percentile));
+    }
+  }
+  if (map["find_peak"]) server.find_peak = ToBool(map["find_peak"], where / "find_peak");
+  if (map["arrival_seed"]) {
+    server.arrival_seed = static_cast<uint64_t>(
+        ToInt(map["arrival_seed"], where / "arrival_seed", 0, INT64_MAX));
+  }
+  if (map["server_min_duration_s"]) {
+    server.min_duration_s =
+        ToDouble(map["server_min_duration_s"], where / "server_min_duration_s", -1);
+  }
   if (map["check"]) {
     const std::string v = ToString(map["check"], where / "check", {"on", "off"});
     e.check.enabled = v == "on";
@@ -255,7 +288,8 @@ const std::vector<std::string> kRunSettingKeys = {
     "max_time_s",    "quick_max_time_s",  "min_time_s",      "max_repeats",     "stop",
     "ci_rel_target", "ci_min_repeats",    "check",           "check_tolerance", "timing_boundary",
     "validity",      "processes",         "max_processes",   "profile",         "scenario",
-    "streams"};
+    "streams",       "target_qps",        "latency_bound_ms", "latency_percentile", "find_peak",
+    "arrival_seed",  "server_min_duration_s"};
 
 // The keys of a compiler's config; `options` is set one entry at a time, options.<key>.
 const std::vector<std::string> kCompilerKeys = {"device",   "precision", "threads",
@@ -360,33 +394,50 @@ void CheckGridSize(const ExperimentConfig& e, const Where& where) {
 
 void CheckScenarioName(const std::string& scenario, const std::string& where) {
   const std::string prefix = where.empty() ? "" : where + " ";
-  if (scenario == kScenarioServer) {
-    throw InputError(prefix + "is 'server', which is not built yet (issue 29: queries at a "
-                     "target QPS under a latency bound); use single_stream or offline");
-  }
-  if (scenario != kScenarioSingleStream && scenario != kScenarioOffline) {
-    throw InputError(prefix + "is '" + scenario + "'; allowed values: single_stream, offline "
-                     "(server is not built yet)");
+  if (scenario != kScenarioSingleStream && scenario != kScenarioOffline &&
+      scenario != kScenarioServer) {
+    throw InputError(prefix + "is '" + scenario + "'; allowed values: single_stream, offline, "
+                     "server");
   }
 }
 
 void CheckScenarioSettings(const ExperimentConfig& e, const std::string& where) {
-  if (e.scenario != kScenarioOffline) {
+  const ServerSettings defaults;
+  const ServerSettings& server = e.server;
+  if (e.scenario != kScenarioServer &&
+      (server.target_qps != defaults.target_qps ||
+       server.latency_bound_ms != defaults.latency_bound_ms ||
+       server.latency_percentile != defaults.latency_percentile ||
+       server.find_peak != defaults.find_peak || server.arrival_seed ||
+       server.min_duration_s != defaults.min_duration_s)) {
+    throw InputError(where + ": target_qps, latency_bound_ms, latency_percentile, find_peak, "
+                     "arrival_seed and server_min_duration_s apply to scenario server only, and "
+                     "the scenario is " + e.scenario + "; set scenario: server (--scenario "
+                     "server), or leave them out");
+  }
+  if (e.scenario == kScenarioSingleStream) {
     if (e.streams != 1) {
-      throw InputError(where + ": streams " + StreamsName(e.streams) + " applies to scenario "
-                       "offline only, and the scenario is " + e.scenario + "; set scenario: "
-                       "offline (--scenario offline), or leave streams out");
+      throw InputError(where + ": streams " + StreamsName(e.streams) + " applies to scenarios "
+                       "offline and server only, and the scenario is " + e.scenario + "; set "
+                       "scenario: offline (--scenario offline), or leave streams out");
     }
     return;
   }
   if (e.stop == "ci") {
-    throw InputError(where + ": stop ci decides on one stream's median latency, and scenario "
-                     "offline measures samples/s with several requests in flight; use stop "
-                     "fixed with offline");
+    throw InputError(where + ": stop ci decides on one stream's median latency, and scenario " +
+                     e.scenario + " keeps several requests in flight; use stop fixed with " +
+                     e.scenario);
   }
   if (e.profile) {
-    throw InputError(where + ": profile on profiles one request at a time, which scenario "
-                     "offline does not run; profile the model under single_stream");
+    throw InputError(where + ": profile on profiles one request at a time, which scenario " +
+                     e.scenario + " does not run; profile the model under single_stream");
+  }
+  if (e.scenario != kScenarioServer) return;
+  if (!(server.target_qps > 0) || !(server.latency_bound_ms > 0)) {
+    throw InputError(where + ": scenario server needs target_qps (queries per second; with "
+                     "find_peak, where the search starts) and latency_bound_ms (the bound the "
+                     "latency_percentile must meet), e.g. --set target_qps=20 --set "
+                     "latency_bound_ms=50");
   }
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,23 @@
 #include "ngraphbench/measure/verdict.h"
 
 namespace ngraphbench {
+
+// The server scenario's settings (docs/experiments.md, Scenarios): experiments.yaml keys of the
+// same names (min_duration_s is server_min_duration_s), and --set as any run setting.
+struct ServerSettings {
+  // Queries per second the load generator issues (required for server); with find_peak, where
+  // the search starts.
+  double target_qps = 0;
+  double latency_bound_ms = 0;     // required for server
+  double latency_percentile = 99;  // the percentile held to the bound, in (0, 100)
+  bool find_peak = false;          // search the highest rate that meets the bound
+  // The arrivals' seed; none: Fnv1a64 of "arrivals:" and the run id, as the inputs' seeds come
+  // from the run id.
+  std::optional<uint64_t> arrival_seed;
+  // The generator issues for at least this long (and at least the queries the percentile
+  // needs, measure/server.h); max_time_s caps it.
+  double min_duration_s = 10;
+};
 
 struct ExperimentConfig {
   std::string name;
@@ -51,24 +69,28 @@ struct ExperimentConfig {
   // The load the compiled model is under (docs/measurement.md, Scenarios): "single_stream"
   // (one synchronous request at a time: every row before scenarios) or "offline" (`streams`
   // requests in flight at once, each on its own execution context, the cores split between
-  // them; samples/s over the timed window). "server" is refused until it is built.
+  // them; samples/s over the timed window) or "server" (queries at a target rate into those
+  // streams, a latency percentile held to a bound: `server`).
   std::string scenario = "single_stream";
-  // offline only: requests in flight; 0 is `auto` (the compiler's own choice where its SDK has
-  // one, else one per thread).
+  // offline and server: requests in flight; 0 is `auto` (the compiler's own choice where its SDK
+  // has one, else one per thread).
   int64_t streams = 1;
+  ServerSettings server;  // scenario server only
 };
 
-// The scenarios a run may name; kScenarioServer is known but not built yet (refused with why).
+// The scenarios a run may name.
 inline constexpr const char* kScenarioSingleStream = "single_stream";
 inline constexpr const char* kScenarioOffline = "offline";
 inline constexpr const char* kScenarioServer = "server";
 
-// Throws InputError (`where` names the file and key, or the flag) unless `scenario` is one that
-// runs: single_stream or offline; server is named as not built yet.
+// Throws InputError (`where` names the file and key, or the flag) unless `scenario` is
+// single_stream, offline or server.
 void CheckScenarioName(const std::string& scenario, const std::string& where);
 // Throws InputError for settings that do not go with the experiment's scenario: streams other
-// than 1 without offline; offline with stop ci (which decides on one stream's median latency)
-// or profile on (which profiles one request at a time). `where` names the experiment.
+// than 1 in single_stream; offline or server with stop ci (which decides on one stream's median
+// latency) or profile on (which profiles one request at a time); server without target_qps or
+// latency_bound_ms; server settings without scenario server.
+// `where` names the experiment.
 void CheckScenarioSettings(const ExperimentConfig& e, const std::string& where);
 // "auto" for 0, else the number: how `streams` is written in run ids, rows and fingerprints.
 std::string StreamsName(int64_t streams);

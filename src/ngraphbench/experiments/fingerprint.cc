@@ -68,6 +68,15 @@ std::string FingerprintText(const RunSpec& run, const CompilerConfig& config, in
     add("scenario", run.scenario);
     add("streams", StreamsName(run.streams));
   }
+  if (run.scenario == "server") {
+    const ServerSettings& server = run.server;
+    add("target_qps", Number(server.target_qps));
+    add("latency_bound_ms", Number(server.latency_bound_ms));
+    add("latency_percentile", Number(server.latency_percentile));
+    add("find_peak", server.find_peak ? "true" : "false");
+    if (server.arrival_seed) add("arrival_seed", std::to_string(*server.arrival_seed));
+    add("server_min_duration_s", Number(server.min_duration_s));
+  }
   add("quick", run.quick ? "true" : "false");
   // Only when on: the rows measured before profiles existed keep their hash. The timed runs
   // are the same either way, but a row made with it holds more (its profile): a resume with

@@ -1,5 +1,7 @@
 #include "ngraphbench/experiments/grid.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <map>
 
@@ -65,6 +67,12 @@ std::vector<ModelSpec> Models(const ExperimentConfig& e) {
 
 }  // namespace
 
+std::string ServerRunIdSuffix(int64_t streams, const ServerSettings& server) {
+  std::string qps = fmt::format("{:g}", server.target_qps);
+  std::replace(qps.begin(), qps.end(), '.', 'p');
+  return "_server_s" + StreamsName(streams) + (server.find_peak ? "_peak" : "_q" + qps);
+}
+
 std::vector<RunSpec> ExpandGrid(const ExperimentConfig& e, bool quick) {
   std::vector<RunSpec> runs;
   std::map<std::string, std::string> run_models;  // run id -> the model that named it
@@ -75,6 +83,7 @@ std::vector<RunSpec> ExpandGrid(const ExperimentConfig& e, bool quick) {
       // anything, so the id keeps only safe characters (the row's `model` keeps the name).
       run.run_id = SafeName(model.name) + "_b" + std::to_string(batch);
       if (e.scenario == kScenarioOffline) run.run_id += "_offline_s" + StreamsName(e.streams);
+      if (e.scenario == kScenarioServer) run.run_id += ServerRunIdSuffix(e.streams, e.server);
       run.experiment = e.name;
       run.model = model;
       run.batch_size = batch;
@@ -94,6 +103,7 @@ std::vector<RunSpec> ExpandGrid(const ExperimentConfig& e, bool quick) {
       run.profile = e.profile;
       run.scenario = e.scenario;
       run.streams = e.streams;
+      run.server = e.server;
       run.check = e.check;
       run.validity = e.validity;
       const std::string source = model.onnx_path.empty() ? model.torch_source.empty()

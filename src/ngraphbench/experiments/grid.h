@@ -28,8 +28,9 @@ struct RunSpec {
   std::string timing_boundary;
   bool quick = false;
   bool profile = false;  // a profiling pass after the timed runs (profile/profile.h)
-  std::string scenario = "single_stream";  // or "offline" (ExperimentConfig::scenario)
-  int64_t streams = 1;                     // offline: requests in flight; 0 = auto
+  std::string scenario = "single_stream";  // "offline", "server" (ExperimentConfig::scenario)
+  int64_t streams = 1;                     // offline, server: requests in flight; 0 = auto
+  ServerSettings server;                   // server (ExperimentConfig::server)
   CheckSettings check;
   ValiditySettings validity;
 };
@@ -37,6 +38,9 @@ struct RunSpec {
 // A run's id: "<model>_b<batch>", and for scenario offline "<model>_b<batch>_offline_s<streams>"
 // ("_offline_sauto"), so that a model's offline rows sit beside its single-stream rows and each
 // resumes on its own.
+// For scenario server, "<model>_b<batch>_server_s<streams>_q<target_qps>" (a '.' in the rate
+// written 'p': q12p5), or "..._server_s<streams>_peak" with find_peak.
+std::string ServerRunIdSuffix(int64_t streams, const ServerSettings& server);
 // Order: models in config order (widths outer, depths inner), then batch sizes ascending as
 // listed. `quick` uses the experiment's quick_batch_sizes.
 std::vector<RunSpec> ExpandGrid(const ExperimentConfig& experiment, bool quick);

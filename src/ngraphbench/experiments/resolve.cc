@@ -79,6 +79,19 @@ ExperimentConfig ResolveExperiment(const GridArgs& args) {
     CheckScenarioName(*args.scenario, "--scenario");
     e.scenario = *args.scenario;
   }
+  if (e.scenario == kScenarioServer) {
+    // One worker process: one load generator, whose queries one percentile judges, and
+    // find_peak's steps each depend on the last. The processes rule of the verdict goes with
+    // it (the percentile against the bound is what a server run quotes).
+    if (args.processes && *args.processes != 1) {
+      throw InputError(fmt::format("--processes is {}, and scenario server runs in one worker "
+                                   "process (one load generator; find_peak's steps depend on "
+                                   "each other); leave --processes out",
+                                   *args.processes));
+    }
+    e.processes = e.max_processes = 1;
+    e.validity.min_processes = 1;
+  }
   CheckScenarioSettings(e, "experiment '" + e.name + "'");
   if (args.timeout_s) {
     if (!(*args.timeout_s > 0)) throw InputError("--timeout must be > 0 seconds");

@@ -20,27 +20,10 @@ int64_t ElapsedNs(Clock::time_point start, Clock::time_point end) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
 }
 
-// One request inside the timing boundary (as harness.cc's TimedIteration); returns its end.
-Clock::time_point Request(RunContext& context, const std::vector<HostTensor>& inputs,
-                          TimingBoundary boundary, int64_t& latency_ns) {
-  const auto start = Clock::now();
-  if (boundary == TimingBoundary::kCompute) {
-    context.Run();
-  } else {
-    context.SetInputs(inputs);
-    context.Run();
-    std::vector<HostTensor> outputs = context.GetOutputs();
-  }
-  const auto end = Clock::now();
-  latency_ns = ElapsedNs(start, end);
-  return end;
-}
-
-// What the streams share: the release into the timed window, the count of timed requests
-// that the stop rule reads, and the first failure.
-class Streams {
+// What the streams' threads share: the release into the timed window and the first failure.
+class Release {
  public:
-  explicit Streams(size_t count) : count_(count) {}
+  explicit Release(size_t count) : count_(count) {}
 
   // A stream is warm (or failed); blocks until all are and the window has opened.
   void ArriveAndWait() {
@@ -59,23 +42,16 @@ class Streams {
   }
   Clock::time_point start() const { return start_; }  // after the release
 
-  void Fail(std::exception_ptr error) {
+  // The first failure only; true for it (whose stream then stops the others).
+  bool Fail(std::exception_ptr error) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!error_) error_ = error;
-    Stop("error");
+    failed_.store(true);
+    if (error_) return false;
+    error_ = error;
+    return true;
   }
+  bool failed() const { return failed_.load(std::memory_order_relaxed); }
   std::exception_ptr error() const { return error_; }
-
-  // Sets the reason once: the first stream to see the rule met names it.
-  void Stop(const char* reason) {
-    const char* none = nullptr;
-    reason_.compare_exchange_strong(none, reason);
-    stopped_.store(true);
-  }
-  bool stopped() const { return stopped_.load(std::memory_order_relaxed); }
-  const char* reason() const { return reason_.load(); }
-
-  std::atomic<int64_t> completed{0};  // timed requests of all streams
 
  private:
   const size_t count_;
@@ -85,11 +61,81 @@ class Streams {
   bool released_ = false;
   Clock::time_point start_;
   std::exception_ptr error_;
-  std::atomic<bool> stopped_{false};
-  std::atomic<const char*> reason_{nullptr};
+  std::atomic<bool> failed_{false};
 };
 
 }  // namespace
+
+Clock::time_point TimedRequest(RunContext& context, const std::vector<HostTensor>& inputs,
+                               TimingBoundary boundary, int64_t& latency_ns) {
+  const auto start = Clock::now();
+  if (boundary == TimingBoundary::kCompute) {
+    context.Run();
+  } else {
+    context.SetInputs(inputs);
+    context.Run();
+    std::vector<HostTensor> outputs = context.GetOutputs();
+  }
+  const auto end = Clock::now();
+  latency_ns = ElapsedNs(start, end);
+  return end;
+}
+
+StreamsRun RunStreams(const std::vector<RunContext*>& contexts,
+                      const std::vector<HostTensor>& inputs, const MeasureOptions& options,
+                      const StreamHooks& hooks) {
+  if (contexts.empty()) throw std::invalid_argument("streams: no execution contexts");
+  StreamsRun run;
+  for (size_t i = 0; i < contexts.size(); ++i) {
+    contexts[i]->SetInputs(inputs);
+    int64_t first_ns = 0;
+    TimedRequest(*contexts[i], inputs, options.boundary, first_ns);
+    if (i == 0) run.first_run_ms = static_cast<double>(first_ns) / 1e6;
+    if (options.capture_first_outputs) run.first_outputs.push_back(contexts[i]->GetOutputs());
+  }
+
+  const bool capped = options.max_time.count() > 0;
+  Release release(contexts.size());
+  std::vector<int64_t> warmups(contexts.size(), 0);
+  auto stream = [&](size_t i) {
+    RunContext& context = *contexts[i];
+    bool arrived = false;
+    try {
+      const auto warmup_start = Clock::now();
+      int64_t unused = 0;
+      while (warmups[i] < options.warmup && !release.failed() &&
+             !(capped && Clock::now() - warmup_start >= options.max_time)) {
+        TimedRequest(context, inputs, options.boundary, unused);
+        ++warmups[i];
+      }
+      arrived = true;
+      release.ArriveAndWait();
+      if (!release.failed()) hooks.serve(i, context, release.start());
+    } catch (...) {
+      if (release.Fail(std::current_exception()) && hooks.stop) hooks.stop();
+      if (!arrived) release.ArriveAndWait();
+    }
+  };
+
+  std::vector<std::thread> threads;
+  threads.reserve(contexts.size());
+  for (size_t i = 0; i < contexts.size(); ++i) threads.emplace_back(stream, i);
+  // `open` may fail too (a load generator that cannot start): the streams are released all the
+  // same, told to stop, and joined before the error goes on.
+  release.WaitForAllThenRelease([&] {
+    try {
+      return hooks.open();
+    } catch (...) {
+      if (release.Fail(std::current_exception()) && hooks.stop) hooks.stop();
+      return Clock::now();
+    }
+  });
+  for (std::thread& t : threads) t.join();
+  if (release.error()) std::rethrow_exception(release.error());
+  run.warmup_runs = *std::min_element(warmups.begin(), warmups.end());
+  run.start = release.start();
+  return run;
+}
 
 OfflineMeasurement MeasureOffline(const std::vector<RunContext*>& contexts,
                                   const std::vector<HostTensor>& inputs, int64_t batch_size,
@@ -102,72 +148,54 @@ OfflineMeasurement MeasureOffline(const std::vector<RunContext*>& contexts,
   m.streams = static_cast<int64_t>(contexts.size());
   // Before the first run, as in Measure(): NVML may take a second to load.
   SystemSampler sampler(options.sample_period, kPowercapRoot, options.gpu);
-  for (size_t i = 0; i < contexts.size(); ++i) {
-    contexts[i]->SetInputs(inputs);
-    int64_t first_ns = 0;
-    Request(*contexts[i], inputs, options.boundary, first_ns);
-    if (i == 0) m.first_run_ms = static_cast<double>(first_ns) / 1e6;
-    if (options.capture_first_outputs) m.first_outputs.push_back(contexts[i]->GetOutputs());
-  }
 
   const bool capped = options.max_time.count() > 0;
   const int64_t min_repeats = std::min(options.repeats, options.min_timed_repeats);
-  Streams shared(contexts.size());
+  std::atomic<int64_t> completed{0};  // timed requests of all streams, which the stop rule reads
+  std::atomic<bool> stopped{false};
+  std::atomic<const char*> reason{nullptr};
+  // Sets the reason once: the first stream to see the rule met names it.
+  auto stop = [&](const char* why) {
+    const char* none = nullptr;
+    reason.compare_exchange_strong(none, why);
+    stopped.store(true);
+  };
   std::vector<std::vector<int64_t>> latencies(contexts.size());
-  std::vector<int64_t> warmups(contexts.size(), 0);
   std::vector<Clock::time_point> last_end(contexts.size());
 
-  auto stream = [&](size_t i) {
-    RunContext& context = *contexts[i];
-    bool arrived = false;
-    try {
-      const auto warmup_start = Clock::now();
-      int64_t unused = 0;
-      while (warmups[i] < options.warmup && !shared.stopped() &&
-             !(capped && Clock::now() - warmup_start >= options.max_time)) {
-        Request(context, inputs, options.boundary, unused);
-        ++warmups[i];
-      }
-      arrived = true;
-      shared.ArriveAndWait();
-      const auto start = shared.start();
-      last_end[i] = start;
-      latencies[i].reserve(static_cast<size_t>(options.repeats / m.streams + 1));
-      while (!shared.stopped()) {
-        int64_t ns = 0;
-        last_end[i] = Request(context, inputs, options.boundary, ns);
-        latencies[i].push_back(ns);
-        const int64_t n = shared.completed.fetch_add(1) + 1;
-        const auto elapsed = last_end[i] - start;
-        if (n >= min_repeats && capped && elapsed >= options.max_time) {
-          shared.Stop("time");
-        } else if (n >= options.max_repeats && n >= options.repeats) {
-          shared.Stop("max_repeats");
-        } else if (n >= options.repeats &&
-                   (options.min_time.count() <= 0 || elapsed >= options.min_time)) {
-          shared.Stop("repeats");
-        }
-      }
-    } catch (...) {
-      shared.Fail(std::current_exception());
-      if (!arrived) shared.ArriveAndWait();
-    }
-  };
-
-  std::vector<std::thread> threads;
-  threads.reserve(contexts.size());
-  for (size_t i = 0; i < contexts.size(); ++i) threads.emplace_back(stream, i);
-  shared.WaitForAllThenRelease([&] {
+  StreamHooks hooks;
+  hooks.open = [&] {
     sampler.Start();
     return Clock::now();
-  });
-  for (std::thread& t : threads) t.join();
+  };
+  hooks.stop = [&] { stop("error"); };
+  hooks.serve = [&](size_t i, RunContext& context, Clock::time_point start) {
+    last_end[i] = start;
+    latencies[i].reserve(static_cast<size_t>(options.repeats / m.streams + 1));
+    while (!stopped.load(std::memory_order_relaxed)) {
+      int64_t ns = 0;
+      last_end[i] = TimedRequest(context, inputs, options.boundary, ns);
+      latencies[i].push_back(ns);
+      const int64_t n = completed.fetch_add(1) + 1;
+      const auto elapsed = last_end[i] - start;
+      if (n >= min_repeats && capped && elapsed >= options.max_time) {
+        stop("time");
+      } else if (n >= options.max_repeats && n >= options.repeats) {
+        stop("max_repeats");
+      } else if (n >= options.repeats &&
+                 (options.min_time.count() <= 0 || elapsed >= options.min_time)) {
+        stop("repeats");
+      }
+    }
+  };
+  StreamsRun run = RunStreams(contexts, inputs, options, hooks);
   m.system = sampler.Stop();
-  if (shared.error()) std::rethrow_exception(shared.error());
+  m.first_run_ms = run.first_run_ms;
+  m.first_outputs = std::move(run.first_outputs);
+  m.warmup_runs = run.warmup_runs;
 
   const auto end = *std::max_element(last_end.begin(), last_end.end());
-  m.window_s = std::chrono::duration<double>(end - shared.start()).count();
-  m.warmup_runs = *std::min_element(warmups.begin(), warmups.end());
+  m.window_s = std::chrono::duration<double>(end - run.start).count();
   for (const auto& stream_ns : latencies) {
     m.requests_per_stream.push_back(static_cast<int64_t>(stream_ns.size()));
     m.latencies_ns.insert(m.latencies_ns.end(), stream_ns.begin(), stream_ns.end());
@@ -176,7 +204,7 @@ OfflineMeasurement MeasureOffline(const std::vector<RunContext*>& contexts,
     m.samples_per_s =
         static_cast<double>(batch_size) * static_cast<double>(m.latencies_ns.size()) / m.window_s;
   }
-  m.stop_reason = shared.reason() ? shared.reason() : "repeats";
+  m.stop_reason = reason.load() ? reason.load() : "repeats";
   return m;
 }
 

@@ -5,7 +5,9 @@
 // kept too. The harness owns the clock, as in harness.h: steady_clock, integer nanoseconds.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,38 @@ struct OfflineMeasurement {
   // over), "time" (max_time), "max_repeats".
   std::string stop_reason;
 };
+
+// What the offline and the server harness (measure/server.h) share: the streams' threads.
+// RunStreams places `inputs` in every context and runs each once (the first run timed, each
+// context's outputs captured with options.capture_first_outputs), then starts one thread per
+// context: each warms up (options.warmup runs, within options.max_time) and waits for the
+// others. Once all are warm, `open` runs on the caller's thread (it starts the sampler, the load
+// generator) and returns the window's start; every stream is then released into `serve`, which
+// returns when the stream is done. A context that throws calls `stop` once (from its thread:
+// it must make every `serve` return soon) and the first exception is rethrown once every
+// stream has ended.
+struct StreamHooks {
+  std::function<std::chrono::steady_clock::time_point()> open;
+  std::function<void(size_t stream, RunContext& context,
+                     std::chrono::steady_clock::time_point start)>
+      serve;
+  std::function<void()> stop;
+};
+struct StreamsRun {
+  double first_run_ms = 0;  // the first context's first Run()
+  int64_t warmup_runs = 0;  // per stream: the fewest any stream did
+  std::vector<std::vector<HostTensor>> first_outputs;  // with capture_first_outputs
+  std::chrono::steady_clock::time_point start;         // what `open` returned
+};
+StreamsRun RunStreams(const std::vector<RunContext*>& contexts,
+                      const std::vector<HostTensor>& inputs, const MeasureOptions& options,
+                      const StreamHooks& hooks);
+
+// One request inside options.boundary, as harness.cc's timed iteration: `latency_ns` is its
+// time, the return value its end.
+std::chrono::steady_clock::time_point TimedRequest(RunContext& context,
+                                                   const std::vector<HostTensor>& inputs,
+                                                   TimingBoundary boundary, int64_t& latency_ns);
 
 // Places `inputs` in every context and runs each once (timed, the first only kept), then starts
 // one thread per context: each warms up (`warmup` runs, within max_time), waits for the others,

@@ -200,8 +200,9 @@ const std::vector<Column>& Columns() {
            "what the clock times: `compute` (`Run()` only) or `end_to_end` (inputs in, run, "
            "outputs out)"),
       Since(8, Text("scenario", &R::scenario,
-           "the load: `single_stream` (one synchronous request at a time) or `offline` "
-           "(`streams` requests in flight, each on its own execution context)")),
+           "the load: `single_stream` (one synchronous request at a time), `offline` "
+           "(`streams` requests in flight, each on its own execution context) or `server` "
+           "(Poisson queries at `target_qps` into those streams)")),
       Since(8, Opt("streams", &R::streams,
            "requests in flight: 1 for `single_stream`; for `offline` the count the compiler "
            "served (its own choice under `streams: auto`)")),
@@ -272,7 +273,38 @@ const std::vector<Column>& Columns() {
       Since(8, Opt("samples_per_s", &R::samples_per_s,
            "`offline`: samples per second over the timed window, batch_size x the timed "
            "requests of all streams (and processes) / `timed_window_s`; empty for "
-           "`single_stream`, whose throughput is `throughput_median_sps`")),
+           "`single_stream`, whose throughput is `throughput_median_sps`; `server`: "
+           "batch_size x `achieved_qps`")),
+      Since(9, Opt("target_qps", &R::target_qps,
+           "`server`: queries per second the load generator issued (Poisson arrivals); with "
+           "`find_peak`, the rate of the peak's step")),
+      Since(9, Opt("latency_bound_ms", &R::latency_bound_ms,
+           "`server`: the bound the `latency_percentile` latency must meet")),
+      Since(9, Opt("latency_percentile", &R::latency_percentile,
+           "`server`: the percentile held to the bound (99: p99)")),
+      Since(9, Opt("latency_at_percentile_ms", &R::latency_at_percentile_ms,
+           "`server`: the latency at `latency_percentile`, from each query's scheduled arrival "
+           "to its completion (queueing included); a query the drain left counts with the time "
+           "it had waited")),
+      Since(9, Bool("bound_met", &R::bound_met,
+           "`server`: `latency_at_percentile_ms` <= `latency_bound_ms` and every query "
+           "completed")),
+      Since(9, Opt("queries_issued", &R::queries_issued,
+           "`server`: queries the load generator issued")),
+      Since(9, Opt("queries_completed", &R::queries_completed,
+           "`server`: queries completed (the rest were still queued when the drain ended)")),
+      Since(9, Opt("achieved_qps", &R::achieved_qps,
+           "`server`: completed queries per second, from the first arrival to the last "
+           "completion")),
+      Since(9, Opt("issue_delay_p99_ms", &R::issue_delay_p99_ms,
+           "`server`: how late the load generator issued queries after their scheduled "
+           "arrival, p99 (the run is INVALID if more than 1% were late, docs/measurement.md)")),
+      Since(9, Opt("peak_qps", &R::peak_qps,
+           "`server` with `find_peak`: the highest rate measured that met the bound (validly); "
+           "empty when none did")),
+      Since(9, Opt("peak_steps", &R::peak_steps,
+           "`server` with `find_peak`: the steps the search measured, each a line of "
+           "`<run_id>.server_steps.csv`")),
       Text("check_reference", &R::check_reference,
            "the compiler whose outputs the first inference was checked against, `off`, or "
            "`unavailable: <why>`"),

@@ -24,7 +24,10 @@ namespace ngraphbench {
 //    profile_top_share (the profiling pass). Rows of older versions read them empty.
 // 8: scenario, streams, threads_per_stream, samples_per_s (the offline scenario). Rows of older
 //    versions are single_stream rows: they read scenario single_stream and 1 stream.
-constexpr int kSchemaVersion = 8;
+// 9: target_qps, latency_bound_ms, latency_percentile, latency_at_percentile_ms, bound_met,
+//    queries_issued, queries_completed, achieved_qps, issue_delay_p99_ms, peak_qps, peak_steps
+//    (the server scenario). Rows of older versions read them empty.
+constexpr int kSchemaVersion = 9;
 // The oldest version ParseRowCsv reads.
 constexpr int kOldestReadableSchemaVersion = 2;
 
@@ -50,12 +53,23 @@ struct ResultRow {
   std::string precision;
   std::optional<int64_t> threads;
   std::string opt_level, timing_boundary;
-  // The load (docs/measurement.md, Scenarios): "single_stream" or "offline"; for offline the
+  // The load (docs/measurement.md, Scenarios): "single_stream", "offline" or "server"; for
+  // offline and server the
   // requests in flight and the threads each stream ran with, and samples per second over the
   // timed window (all streams' requests x batch_size / timed_window_s).
   std::string scenario = "single_stream";
   std::optional<int64_t> streams, threads_per_stream;
   std::optional<double> samples_per_s;
+  // server (measure/server.h): the rate the load generator issued at (with find_peak, the
+  // peak's step), the bound and its percentile, the latency at that percentile and whether it
+  // met the bound, the queries issued and completed, the completed queries per second over the
+  // window, how late the generator issued (p99), and with find_peak the peak rate (empty: no
+  // rate met the bound) and the steps measured (in <run_id>.server_steps.csv).
+  std::optional<double> target_qps, latency_bound_ms, latency_percentile, latency_at_percentile_ms;
+  std::optional<bool> bound_met;
+  std::optional<int64_t> queries_issued, queries_completed;
+  std::optional<double> achieved_qps, issue_delay_p99_ms, peak_qps;
+  std::optional<int64_t> peak_steps;
   // Settings fingerprint: resume keeps a row only when both match the run's settings.
   std::optional<bool> quick;
   std::string config_hash;  // 16 hex digits, experiments/fingerprint.h

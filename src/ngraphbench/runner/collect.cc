@@ -74,10 +74,22 @@ void Collector::WriteRunRow(RunState& st, const std::string& reason) {
                                         row.streams.value_or(0),
                                         row.streams.value_or(0) == 1 ? "" : "s")
                           : fmt::format("{:.1f} samples/s", row.throughput_median_sps.value_or(0));
-    detail = fmt::format("p50 {:.4g} ms {}  {}  ({} process{}{}){}",
+    // Server: the percentile against the bound at the rate issued, and the peak of find_peak.
+    const std::string server =
+        row.scenario != "server" || !row.latency_at_percentile_ms
+            ? std::string()
+            : fmt::format("  p{:g} {:.4g} ms at {:.4g} QPS, bound {:g} ms {}{}",
+                          row.latency_percentile.value_or(0), *row.latency_at_percentile_ms,
+                          row.target_qps.value_or(0), row.latency_bound_ms.value_or(0),
+                          row.bound_met == true ? "met" : "broken",
+                          !row.peak_steps ? std::string()
+                          : row.peak_qps  ? fmt::format(", peak {:.4g} QPS in {} steps",
+                                                        *row.peak_qps, *row.peak_steps)
+                                          : fmt::format(", no peak in {} steps", *row.peak_steps));
+    detail = fmt::format("p50 {:.4g} ms {}  {}{}  ({} process{}{}){}",
                          row.latency_p50_ms.value_or(0),
                          rel ? fmt::format("+-{:.2g}%", *rel * 100) : "(no interval)",
-                         throughput, row.processes.value_or(0),
+                         throughput, server, row.processes.value_or(0),
                          row.processes.value_or(0) == 1 ? "" : "es",
                          reason == "fixed" ? "" : ", " + reason,
                          row.valid == false ? "  INVALID: " + row.invalid_reason : "");

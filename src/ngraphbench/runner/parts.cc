@@ -19,6 +19,7 @@ namespace ngraphbench {
 namespace {
 
 constexpr const char* kDegradedPrefix = "degraded build: ";
+constexpr const char* kServerPrefix = "server: ";
 
 std::string PartStem(const std::string& run_id, int process) {
   return run_id + ".p" + std::to_string(process);
@@ -155,8 +156,8 @@ void FillLatencyColumns(ResultRow& row, const std::vector<int64_t>& latencies_ns
   row.throughput_median_sps = s.throughput_median_sps;
   row.throughput_mean_sps = s.throughput_mean_sps;
   // With several requests in flight, batch / latency is one stream's share, not the run's
-  // throughput: that is samples_per_s, over the window.
-  if (row.scenario == "offline") {
+  // throughput: that is samples_per_s, over the window (server: latency includes queueing).
+  if (row.scenario != "single_stream") {
     row.throughput_median_sps.reset();
     row.throughput_mean_sps.reset();
   }
@@ -264,7 +265,19 @@ ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
       }
     }
   }
-  const std::vector<std::string> reasons = InvalidReasons(verdict, run.validity, run.min_time_s);
+  std::vector<std::string> reasons = InvalidReasons(verdict, run.validity, run.min_time_s);
+  // The server scenario's own reasons (too few queries, too short, a generator behind, no
+  // peak: measure/server.h) are the part's, as judged where it measured.
+  for (const Part& p : measured) {
+    const std::string& why = p.row.invalid_reason;
+    for (size_t at = why.find(kServerPrefix); at != std::string::npos;
+         at = why.find(kServerPrefix, at + 1)) {
+      const std::string item = why.substr(at, why.find("; ", at) - at);
+      if (std::find(reasons.begin(), reasons.end(), item) == reasons.end()) {
+        reasons.push_back(item);
+      }
+    }
+  }
   row.valid = reasons.empty();
   row.invalid_reason.clear();
   for (const auto& r : reasons) row.invalid_reason += (row.invalid_reason.empty() ? "" : "; ") + r;

@@ -237,24 +237,30 @@ Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vect
     plan.slices = CpuSlices(allowed, args.jobs, config.threads);
   }
   plan.runs = ResolveGrid(args.grid);
+  // Server serves its queries on the offline scenario's execution contexts: a compiler that
+  // runs offline runs server.
+  const auto contexts_scenario = [](const std::string& scenario) {
+    return scenario == kScenarioServer ? std::string(kScenarioOffline) : scenario;
+  };
   if (!plan.runs.empty() && plan.runs.front().scenario != kScenarioSingleStream &&
-      std::find(info.scenarios.begin(), info.scenarios.end(), plan.runs.front().scenario) ==
-          info.scenarios.end()) {
+      std::find(info.scenarios.begin(), info.scenarios.end(),
+                contexts_scenario(plan.runs.front().scenario)) == info.scenarios.end()) {
     std::vector<std::string> able;
     for (const CompilerInfo& other : AllCompilers()) {
       if (std::find(other.scenarios.begin(), other.scenarios.end(),
-                    plan.runs.front().scenario) != other.scenarios.end()) {
+                    contexts_scenario(plan.runs.front().scenario)) != other.scenarios.end()) {
         able.push_back(other.name);
       }
     }
     std::string names;
     for (const std::string& name : able) names += (names.empty() ? "" : ", ") + name;
     throw InputError(fmt::format(
-        "{} cannot run scenario {} yet: offline keeps several requests of one compiled model in "
+        "{} cannot run scenario {} yet: {} keeps several requests of one compiled model in "
         "flight, each on an execution context of its own (Executable::NewContext), and its "
         "module has none (its compiler.yaml does not list offline under scenarios); the "
         "compilers that can: {}. Run {} with scenario single_stream",
-        info.name, plan.runs.front().scenario, names.empty() ? "none" : names, info.name));
+        info.name, plan.runs.front().scenario, plan.runs.front().scenario,
+        names.empty() ? "none" : names, info.name));
   }
   if (!args.shard.empty()) {
     const ShardSpec shard = ParseShard(args.shard);

@@ -58,6 +58,14 @@ Json RunJson(const RunSpec& r) {
               {"profile", r.profile},
               {"scenario", r.scenario},
               {"streams", r.streams},
+              {"server",
+               {{"target_qps", r.server.target_qps},
+                {"latency_bound_ms", r.server.latency_bound_ms},
+                {"latency_percentile", r.server.latency_percentile},
+                {"find_peak", r.server.find_peak},
+                {"arrival_seed",
+                 r.server.arrival_seed ? Json(*r.server.arrival_seed) : Json(nullptr)},
+                {"min_duration_s", r.server.min_duration_s}}},
               {"check",
                {{"enabled", c.enabled},
                 {"tolerance_fp32", c.tolerance_fp32},
@@ -104,6 +112,7 @@ class Fields {
     if (value.is_null()) return std::nullopt;
     return Get<double>(key);
   }
+  bool IsNull(const char* key) const { return At(key).is_null(); }
   Fields Object(const char* key) const { return Fields(At(key), Path(key), source_); }
 
  private:
@@ -163,6 +172,13 @@ RunSpec ParseRun(const Fields& f) {
   r.profile = f.Get<bool>("profile");
   r.scenario = f.Get<std::string>("scenario");
   r.streams = f.Get<int64_t>("streams");
+  const Fields server = f.Object("server");
+  r.server.target_qps = server.Get<double>("target_qps");
+  r.server.latency_bound_ms = server.Get<double>("latency_bound_ms");
+  r.server.latency_percentile = server.Get<double>("latency_percentile");
+  r.server.find_peak = server.Get<bool>("find_peak");
+  if (!server.IsNull("arrival_seed")) r.server.arrival_seed = server.Get<uint64_t>("arrival_seed");
+  r.server.min_duration_s = server.Get<double>("min_duration_s");
   const Fields check = f.Object("check");
   r.check.enabled = check.Get<bool>("enabled");
   r.check.tolerance_fp32 = check.Get<double>("tolerance_fp32");

@@ -39,6 +39,7 @@
 #include "ngraphbench/measure/heap.h"
 #include "ngraphbench/measure/machine.h"
 #include "ngraphbench/measure/offline.h"
+#include "ngraphbench/measure/server.h"
 #include "ngraphbench/measure/sampler.h"
 #include "ngraphbench/measure/stats.h"
 #include "ngraphbench/measure/verdict.h"
@@ -390,7 +391,8 @@ Compiled LoadAndCompile(const ResolvedRun& spec, const CompilerInfo& info,
       onnx.Request(model.graph, spec.config, spec.results_dir + "/.cache", spec.run.quick);
   request.torch_program = model.run.model.torch_program;
   request.torch_program_error = model.run.model.torch_program_error;
-  request.offline = spec.run.scenario == kScenarioOffline;
+  // Server serves its queries on the offline scenario's contexts.
+  request.offline = spec.run.scenario != kScenarioSingleStream;
   request.streams = request.offline ? spec.run.streams : 1;
   compiled.executable = compiled.compiler->Compile(request);
   row.compile_s = SecondsSince(start);
@@ -472,6 +474,8 @@ struct Measured {
   double window_s = 0;
   // Each stream's outputs of its first run (one stream in single_stream), to be checked.
   std::vector<std::vector<HostTensor>> first_outputs;
+  // The scenario's own reasons the run is invalid (server: measure/server.h).
+  std::vector<std::string> invalid_reasons = {};
 };
 
 // Measure: this process's timed runs (measure/harness.h) and what the sampler saw meanwhile.
@@ -497,6 +501,35 @@ Measured MeasureProcess(const ResolvedRun& spec, int process, Executable& execut
   return measured;
 }
 
+// The executable's execution contexts, as many as it was compiled to serve (offline and
+// server). A compiler without execution contexts is refused here, naming it: never a single
+// stream passed off as several.
+struct Contexts {
+  std::vector<std::unique_ptr<RunContext>> owned;
+  std::vector<RunContext*> raw;
+};
+Contexts MakeContexts(const ResolvedRun& spec, Executable& executable) {
+  const std::string& scenario = spec.run.scenario;
+  const int64_t streams = executable.Streams();
+  if (streams < 1 || (spec.run.streams > 0 && streams != spec.run.streams)) {
+    throw CompileError(fmt::format("{}: asked for {} streams, the compiled model serves {}",
+                                   spec.config.compiler, StreamsName(spec.run.streams),
+                                   streams));
+  }
+  Contexts contexts;
+  for (int64_t i = 0; i < streams; ++i) {
+    contexts.owned.push_back(executable.NewContext());
+    if (!contexts.owned.back()) {
+      throw CompileError(spec.config.compiler + " cannot run scenario " + scenario +
+                         " yet: it has no execution contexts (Executable::NewContext), which " +
+                         scenario + " needs to keep several requests of one compiled model in "
+                         "flight; run it with scenario single_stream");
+    }
+    contexts.raw.push_back(contexts.owned.back().get());
+  }
+  return contexts;
+}
+
 // Measure, offline (measure/offline.h): the executable's contexts, as many as it was compiled
 // to serve, each looping on its own thread, and samples per second over the window. A compiler
 // without execution contexts is refused here, naming it: never a single stream passed off as
@@ -504,25 +537,8 @@ Measured MeasureProcess(const ResolvedRun& spec, int process, Executable& execut
 Measured MeasureOfflineProcess(const ResolvedRun& spec, int process, Executable& executable,
                                const BuiltModel& model, bool capture_outputs,
                                std::vector<int64_t>& latencies, ResultRow& row) {
-  const int64_t streams = executable.Streams();
-  if (streams < 1 || (spec.run.streams > 0 && streams != spec.run.streams)) {
-    throw CompileError(fmt::format("{}: asked for {} streams, the compiled model serves {}",
-                                   spec.config.compiler, StreamsName(spec.run.streams),
-                                   streams));
-  }
-  std::vector<std::unique_ptr<RunContext>> owned;
-  std::vector<RunContext*> contexts;
-  for (int64_t i = 0; i < streams; ++i) {
-    owned.push_back(executable.NewContext());
-    if (!owned.back()) {
-      throw CompileError(spec.config.compiler + " cannot run scenario offline yet: it has no "
-                         "execution contexts (Executable::NewContext), which offline needs to "
-                         "keep several requests of one compiled model in flight; run it with "
-                         "scenario single_stream");
-    }
-    contexts.push_back(owned.back().get());
-  }
-  OfflineMeasurement m = MeasureOffline(contexts, model.inputs, spec.run.batch_size,
+  const Contexts contexts = MakeContexts(spec, executable);
+  OfflineMeasurement m = MeasureOffline(contexts.raw, model.inputs, spec.run.batch_size,
                                         OptionsFor(spec, process, capture_outputs));
   latencies = std::move(m.latencies_ns);
 
@@ -538,6 +554,143 @@ Measured MeasureOfflineProcess(const ResolvedRun& spec, int process, Executable&
   row.samples_per_s = m.samples_per_s;
   FillSystemColumns(spec, m.system, row);
   return Measured{m.system, m.window_s, std::move(m.first_outputs)};
+}
+
+// The seed of a server run's arrivals: the experiment's arrival_seed, else one from the run id,
+// as the inputs' seeds are (docs/measurement.md, Server).
+uint64_t ArrivalSeed(const RunSpec& run) {
+  return run.server.arrival_seed ? *run.server.arrival_seed : Fnv1a64("arrivals:" + run.run_id);
+}
+
+// One step of a find_peak search, as the row's notes tell it; an invalid step says why in a
+// word or two (the row's invalid_reason has the whole reason for the step it reports).
+std::string StepNote(const ServerMeasurement& m, double percentile) {
+  std::string verdict = m.bound_met ? "met" : "broken";
+  if (!m.invalid_reasons.empty()) {
+    std::string why;
+    for (const std::string& reason : m.invalid_reasons) {
+      const std::string word = reason.find("fell behind") != std::string::npos ? "generator behind"
+                               : reason.find("queries <") != std::string::npos ? "too few queries"
+                                                                               : "too short";
+      why += (why.empty() ? "" : ", ") + word;
+    }
+    verdict = "invalid: " + why;
+  }
+  return fmt::format("{:.4g} QPS {} (p{:g} {:.3g} ms{})", m.target_qps, verdict,
+                     percentile, m.percentile_ms,
+                     m.completed < m.issued
+                         ? fmt::format(", {} of {} left queued", m.issued - m.completed, m.issued)
+                         : std::string());
+}
+
+// Measure, server (measure/server.h): Poisson queries at target_qps into the executable's
+// contexts, the latency percentile against the bound; with find_peak, a search over rates
+// (FindPeak), each step a measured run, the row the peak's step (or, when none met the bound,
+// the last step), every step in the row's notes.
+Measured MeasureServerProcess(const ResolvedRun& spec, int process, Executable& executable,
+                              const BuiltModel& model, bool capture_outputs,
+                              std::vector<int64_t>& latencies, ResultRow& row) {
+  const RunSpec& run = spec.run;
+  const Contexts contexts = MakeContexts(spec, executable);
+  MeasureOptions options = OptionsFor(spec, process, capture_outputs);
+  ServerOptions server;
+  server.target_qps = run.server.target_qps;
+  server.latency_bound_ms = run.server.latency_bound_ms;
+  server.percentile = run.server.latency_percentile;
+  server.seed = ArrivalSeed(run);
+  server.min_duration = std::chrono::duration<double>(run.server.min_duration_s);
+  server.min_queries = MinServerQueries(server.percentile);
+  server.max_duration = std::chrono::duration<double>(run.max_time_s);
+
+  std::optional<ServerMeasurement> reported;
+  std::vector<std::vector<HostTensor>> first_outputs;
+  double first_run_ms = 0;
+  std::vector<std::string> steps;
+  auto measure = [&](double qps) {
+    server.target_qps = qps;
+    ServerMeasurement m =
+        MeasureServer(contexts.raw, model.inputs, run.batch_size, options, server);
+    if (!reported) {  // the first step's first runs: the cold one, and the outputs to check
+      first_run_ms = m.first_run_ms;
+      first_outputs = std::move(m.first_outputs);
+      options.capture_first_outputs = false;
+    }
+    steps.push_back(StepNote(m, server.percentile));
+    const bool met = m.bound_met && m.invalid_reasons.empty();
+    // The row is the peak's step: the highest rate that met the bound so far; until one has,
+    // the latest.
+    const bool reported_met =
+        reported && reported->bound_met && reported->invalid_reasons.empty();
+    if (!reported || (met && (!reported_met || m.target_qps > reported->target_qps)) ||
+        (!met && !reported_met)) {
+      reported = std::move(m);
+    }
+    return met;
+  };
+  std::vector<std::string> search_reasons;
+  if (!run.server.find_peak) {
+    measure(run.server.target_qps);
+  } else {
+    // No rate below the one whose expected queries over the time cap are the percentile's
+    // minimum: a step there is invalid (too few queries) whatever the system does, and halving
+    // on would only measure more of them, each as long as the cap.
+    const double min_qps = server.max_duration.count() > 0
+                               ? static_cast<double>(server.min_queries) /
+                                     server.max_duration.count()
+                               : 0.01;
+    const PeakSearch search = FindPeak(run.server.target_qps, measure, kPeakRelTolerance,
+                                       kPeakMaxSteps, min_qps);
+    row.peak_qps = search.peak_qps;
+    row.peak_steps = static_cast<int64_t>(search.steps.size());
+    std::string note = fmt::format("find_peak (p{:g} <= {:g} ms): ", server.percentile,
+                                   server.latency_bound_ms);
+    for (size_t i = 0; i < steps.size(); ++i) note += (i ? ", " : "") + steps[i];
+    note += search.peak_qps ? fmt::format("; peak {:.4g} QPS ({})", *search.peak_qps,
+                                          search.stop_reason)
+                            : fmt::format("; no peak ({})", search.stop_reason);
+    steps = {note};
+    if (!search.peak_qps) {
+      search_reasons.push_back(fmt::format(
+          "server: find_peak found no rate that met the bound, down to {:.4g} QPS",
+          search.steps.back().qps));
+    }
+  }
+  ServerMeasurement& m = *reported;
+  latencies = m.latencies_ns;
+
+  row.streams = m.streams;
+  row.first_run_ms = first_run_ms;
+  row.warmup = m.warmup_runs;
+  FillLatencyColumns(row, latencies, run.batch_size);
+  row.processes = 1;
+  row.process_p50s_ms = {*row.latency_p50_ms};
+  row.processes_reason = "fixed";
+  row.stop_reason = m.stop_reason;
+  row.timed_window_s = m.window_s;
+  row.samples_per_s = m.samples_per_s;
+  row.target_qps = m.target_qps;
+  row.latency_bound_ms = server.latency_bound_ms;
+  row.latency_percentile = server.percentile;
+  row.latency_at_percentile_ms = m.percentile_ms;
+  row.bound_met = m.bound_met;
+  row.queries_issued = m.issued;
+  row.queries_completed = m.completed;
+  row.achieved_qps = m.achieved_qps;
+  row.issue_delay_p99_ms = m.issue_delay_p99_ms;
+  FillSystemColumns(spec, m.system, row);
+  if (m.completed < m.issued) {
+    steps.push_back(fmt::format("{} of {} queries were still queued when the drain ended; "
+                                "their latencies are the time they had waited",
+                                m.issued - m.completed, m.issued));
+  }
+  for (const std::string& note : steps) {
+    row.notes += (row.notes.empty() ? "" : "; ") + note;
+  }
+  Measured measured{m.system, m.window_s, std::move(first_outputs)};
+  measured.invalid_reasons = m.invalid_reasons;
+  measured.invalid_reasons.insert(measured.invalid_reasons.end(), search_reasons.begin(),
+                                  search_reasons.end());
+  return measured;
 }
 
 // Check: the first run's outputs against the reference (measure/check.h), each stream's in
@@ -610,14 +763,15 @@ void Verdict(const RunSpec& run, const CompilerConfig& config, const Measured& m
           fmt::format("threads: {} asked, the SDK runs {}", config.threads, *row.threads));
     }
   }
-  if (run.scenario == kScenarioOffline && row.streams && *row.streams > 0) {
+  if (run.scenario != kScenarioSingleStream && row.streams && *row.streams > 0) {
     const auto it = settings.find("threads_per_stream");
     row.threads_per_stream = it != settings.end()
                                  ? std::stoll(it->second)
                                  : std::max<int64_t>(1, row.threads.value_or(config.threads) /
                                                             *row.streams);
   }
-  const std::vector<std::string> reasons = InvalidReasons(verdict, run.validity, run.min_time_s);
+  std::vector<std::string> reasons = InvalidReasons(verdict, run.validity, run.min_time_s);
+  reasons.insert(reasons.end(), m.invalid_reasons.begin(), m.invalid_reasons.end());
   row.valid = reasons.empty();
   row.invalid_reason = Join(reasons, "; ");
 }
@@ -663,7 +817,10 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
     const OnnxForCompiler onnx = ExportForCompiler(spec, info, model, row);
     const Compiled compiled = LoadAndCompile(spec, info, model, onnx, row);
     const Measured m =
-        spec.run.scenario == kScenarioOffline
+        spec.run.scenario == kScenarioServer
+            ? MeasureServerProcess(spec, process, *compiled.executable, model,
+                                   reference.has_value(), latencies, row)
+        : spec.run.scenario == kScenarioOffline
             ? MeasureOfflineProcess(spec, process, *compiled.executable, model,
                                     reference.has_value(), latencies, row)
             : MeasureProcess(spec, process, *compiled.executable, model, reference.has_value(),
@@ -775,8 +932,9 @@ ResultRow BaseRow(const ResolvedRun& spec) {
   row.opt_level = config.opt_level;
   row.timing_boundary = run.timing_boundary;
   row.scenario = run.scenario;
-  // Offline: the count asked for until the compiled model says how many it serves (auto).
-  if (run.scenario != kScenarioOffline) {
+  // Offline, server: the count asked for until the compiled model says how many it serves
+  // (auto).
+  if (run.scenario == kScenarioSingleStream) {
     row.streams = 1;
   } else if (run.streams > 0) {
     row.streams = run.streams;
