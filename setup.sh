@@ -95,12 +95,9 @@ for req in sys.argv[1:]:
     print(req)
 EOF
   )
-  # --no-compile: Python compiles a module when it is first imported (a few of torch's thousands
-  # of files), where pip would compile them all at install, half a minute of a 2-core setup.
-  [ ${#need[@]} -eq 0 ] || {
-    say "pip install ${need[*]}"
-    "$PY" -m pip install -q --no-compile "${need[@]}"
-  }
+  # pip compiles every module at install: where PYTHONDONTWRITEBYTECODE is set (as it is on
+  # these VMs), modules it left uncompiled would be compiled again on every import.
+  [ ${#need[@]} -eq 0 ] || { say "pip install ${need[*]}"; "$PY" -m pip install -q "${need[@]}"; }
 }
 pip_install numpy==2.4.6
 mkdir -p "$DEPS"

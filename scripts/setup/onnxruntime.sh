@@ -53,7 +53,7 @@ setup_onnxruntime_gpu() {
       "$PY" -m pip uninstall -q -y onnxruntime || return 1
     fi
     say "pip install onnxruntime-gpu[cuda,cudnn]==$ORT_GPU_VERSION"
-    "$PY" -m pip install -q --no-compile "onnxruntime-gpu[cuda,cudnn]==$ORT_GPU_VERSION" || return 1
+    "$PY" -m pip install -q "onnxruntime-gpu[cuda,cudnn]==$ORT_GPU_VERSION" || return 1
   fi
   # TensorRT's libraries (site-packages/tensorrt_libs/) for the TensorRT provider. On PyPI
   # tensorrt-cu13-libs is a stub (wheel-stub) whose build fetches the wheel from pypi.nvidia.com:
