@@ -5,11 +5,15 @@
 # next round); each round gives a ratio ngraphbench / benchmark_app of the median latency, printed
 # as the median ratio with IQR and min-max over rounds (bench/ratios.py). A ratio far from 1 means
 # the module adds overhead (or saves some) that OpenVINO's reference tool does not. benchmark_app
-# reports no CPU time, so there is no CPU-per-inference ratio. ngraphbench refuses
-# THROUGHPUT and more than one stream (one synchronous request cannot use them); for throughput
-# mode run benchmark_app alone (-hint throughput).
+# reports no CPU time, so there is no CPU-per-inference ratio.
+#
+# --mode throughput compares throughput instead: ngraphbench's offline scenario with `streams:
+# auto` (OpenVINO's THROUGHPUT hint and its optimal number of infer requests, one stream each)
+# against `benchmark_app -hint throughput -api async` with the same threads and precision; each
+# round gives a ratio ngraphbench samples/s / benchmark_app's throughput (FPS).
 #
 #   bench/openvino_vs_benchmark_app.sh <experiment> <run_id> [options]
+#     --mode latency|throughput   (default latency)
 #     --threads N                 (default: every available core, as ngraphbench's default)
 #     --streams 0|1               (default 0 = as the LATENCY hint decides: one)
 #     --precision fp32|bf16|fp16  (default fp32)
@@ -22,14 +26,15 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 experiment=$1 run_id=$2
 shift 2
-threads=$(nproc) streams=0 precision=fp32 warmup=10 repeats=200 rounds=4
+threads=$(nproc) streams=0 precision=fp32 warmup=10 repeats=200 rounds=4 mode=latency
 build=$root/build
 while [[ $# -gt 1 ]]; do
   case $1 in
+    --mode) mode=$2 ;;
     --threads) threads=$2 ;;
     --streams) streams=$2 ;;
     --precision) precision=$2 ;;
@@ -43,6 +48,7 @@ while [[ $# -gt 1 ]]; do
 done
 [[ $# -eq 0 ]] || usage
 [[ $streams == 0 || $streams == 1 ]] || usage
+[[ $mode == latency || $mode == throughput ]] || usage
 case $precision in fp32) ov_precision=f32 ;; bf16) ov_precision=bf16 ;; fp16) ov_precision=f16 ;;
   *) usage ;; esac
 
@@ -59,7 +65,8 @@ trap 'rm -rf "$work"' EXIT
 
 # ngraphbench reads configs/openvino.yaml; a copy of configs/ carries the settings above.
 cp -r "$root/configs" "$work/configs"
-cat > "$work/configs/openvino.yaml" <<EOF
+if [[ $mode == latency ]]; then
+  cat > "$work/configs/openvino.yaml" <<EOF
 device: cpu
 precision: $precision
 threads: $threads
@@ -67,23 +74,32 @@ options:
   performance_hint: LATENCY
   num_streams: $streams
 EOF
+else  # the offline scenario sets the THROUGHPUT hint and the streams itself
+  printf 'device: cpu\nprecision: %s\nthreads: %s\n' "$precision" "$threads" \
+    > "$work/configs/openvino.yaml"
+fi
 
 # benchmark_app's UI refuses -nthreads/-nstreams together with -hint, so the same properties
 # go in through -load_config; -api sync = one request, like Executable::Run().
-streams_json=""
+streams_json="" hint=LATENCY api=sync ngb_run_id=$run_id scenario=()
 [[ $streams -gt 0 ]] && streams_json=", \"NUM_STREAMS\": \"$streams\""
+if [[ $mode == throughput ]]; then
+  # As many requests in flight as OpenVINO's THROUGHPUT hint finds best, on both sides.
+  streams_json="" hint=THROUGHPUT api=async ngb_run_id=${run_id}_offline_sauto
+  scenario=(--scenario offline --set streams=auto)
+fi
 cat > "$work/bapp.json" <<EOF
-{"CPU": {"PERFORMANCE_HINT": "LATENCY", "INFERENCE_NUM_THREADS": "$threads",
+{"CPU": {"PERFORMANCE_HINT": "$hint", "INFERENCE_NUM_THREADS": "$threads",
          "INFERENCE_PRECISION_HINT": "$ov_precision"$streams_json}}
 EOF
 
 run_ngraphbench() {
-  "$ngb" worker "$experiment" openvino "$run_id" --configs "$work/configs" \
+  "$ngb" worker "$experiment" openvino "$ngb_run_id" "${scenario[@]}" --configs "$work/configs" \
     --results "$work/results$1" --device bench --warmup "$warmup" --repeats "$repeats" \
     --sample-ms 0 >&2
 }
 run_benchmark_app() {
-  "$benchmark_app" -m "$work/model.onnx" -d CPU -load_config "$work/bapp.json" -api sync \
+  "$benchmark_app" -m "$work/model.onnx" -d CPU -load_config "$work/bapp.json" -api "$api" \
     -niter $((warmup + repeats)) -report_type no_counters -report_folder "$work" \
     > "$work/bapp$1.log" 2>&1 || { cat "$work/bapp$1.log" >&2; exit 1; }
 }
@@ -97,9 +113,9 @@ for ((round = 1; round <= rounds; round++)); do
   fi
 done
 
-python3 - "$work" "$run_id" "$rounds" "$root/bench" <<'EOF'
+python3 - "$work" "$ngb_run_id" "$rounds" "$root/bench" "$mode" <<'EOF'
 import re, sys
-work, run_id, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+work, run_id, rounds, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[5]
 sys.path.insert(0, sys.argv[4])
 import ratios
 c = ratios.Comparison("ngraphbench", "benchmark_app")
@@ -119,8 +135,15 @@ for r in range(1, rounds + 1):
             sys.exit(f"no {stat} latency in benchmark_app's output:\n" + log[-2000:])
         bapp[stat] = float(m.group(1)) / (1000.0 if m.group(2) == "us" else 1.0)
     bapp_min.append(bapp["Min"])
-    c.add(row["run_id"], "p50 ms", r, float(row["latency_p50_ms"]), bapp["Median"])
+    if mode == "throughput":
+        m = re.search(r"Throughput:\s+([\d.]+)\s+FPS", log)
+        if not m:
+            sys.exit("no throughput in benchmark_app's output:\n" + log[-2000:])
+        c.add(row["run_id"], "samples/s", r, float(row["samples_per_s"]), float(m.group(1)))
+    else:
+        c.add(row["run_id"], "p50 ms", r, float(row["latency_p50_ms"]), bapp["Median"])
 props = dict(re.findall(r"\[ INFO \]\s+(NUM_STREAMS|INFERENCE_NUM_THREADS|PERFORMANCE_HINT|"
+                        r"OPTIMAL_NUMBER_OF_INFER_REQUESTS|"
                         r"INFERENCE_PRECISION_HINT|ENABLE_CPU_PINNING): (.*)", log))
 print(f"model                  {row['model']} batch {row['batch_size']} "
       f"input {row['input_shape']} ({row['run_id']})")
