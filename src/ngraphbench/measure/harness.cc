@@ -4,31 +4,26 @@
 #include <cmath>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/measure/clock.h"
 #include "ngraphbench/measure/stats.h"
 
 namespace ngraphbench {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-int64_t ElapsedNs(Clock::time_point start, Clock::time_point end) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
-}
-
 // One iteration inside the timing boundary; returns its latency.
 int64_t TimedIteration(Executable& executable, const std::vector<HostTensor>& inputs,
                        TimingBoundary boundary) {
   if (boundary == TimingBoundary::kCompute) {
-    const auto start = Clock::now();
+    const auto start = MeasureClock::now();
     executable.Run();
-    return ElapsedNs(start, Clock::now());
+    return ElapsedNs(start, MeasureClock::now());
   }
-  const auto start = Clock::now();
+  const auto start = MeasureClock::now();
   executable.SetInputs(inputs);
   executable.Run();
   std::vector<HostTensor> outputs = executable.GetOutputs();
-  const auto end = Clock::now();
+  const auto end = MeasureClock::now();
   return ElapsedNs(start, end);
 }
 
@@ -70,10 +65,10 @@ Measurement Measure(Executable& executable, const std::vector<HostTensor>& input
   m.first_run_ms = static_cast<double>(TimedIteration(executable, inputs, options.boundary)) / 1e6;
   if (options.capture_first_outputs) m.first_outputs = executable.GetOutputs();
   const bool capped = options.max_time.count() > 0;
-  auto over_time = [&](Clock::time_point phase_start) {
-    return capped && Clock::now() - phase_start >= options.max_time;
+  auto over_time = [&](MeasureClock::time_point phase_start) {
+    return capped && MeasureClock::now() - phase_start >= options.max_time;
   };
-  const auto warmup_start = Clock::now();
+  const auto warmup_start = MeasureClock::now();
   while (m.warmup_runs < options.warmup && !over_time(warmup_start)) {
     TimedIteration(executable, inputs, options.boundary);
     ++m.warmup_runs;
@@ -82,14 +77,14 @@ Measurement Measure(Executable& executable, const std::vector<HostTensor>& input
   const int64_t min_repeats = std::min(options.repeats, options.min_timed_repeats);
   const bool by_ci = options.stop == StopRule::kCi;
   sampler.Start();
-  const auto timed_start = Clock::now();
+  const auto timed_start = MeasureClock::now();
   int64_t next_ci_check = 0;
   auto done = [&]() -> const char* {
     const int64_t n = static_cast<int64_t>(m.latencies_ns.size());
     if (n >= min_repeats && over_time(timed_start)) return "time";
     if (n >= options.max_repeats && n >= (by_ci ? 1 : options.repeats)) return "max_repeats";
     const bool min_time_done =
-        options.min_time.count() <= 0 || Clock::now() - timed_start >= options.min_time;
+        options.min_time.count() <= 0 || MeasureClock::now() - timed_start >= options.min_time;
     if (!by_ci) return n >= options.repeats && min_time_done ? "repeats" : nullptr;
     // The interval is checked at geometrically spaced counts (5% apart), so sorting copies
     // costs O(n log n) over the whole phase, between timed runs.

@@ -14,12 +14,6 @@ namespace ngraphbench {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-int64_t ElapsedNs(Clock::time_point start, Clock::time_point end) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
-}
-
 // What the streams' threads share: the release into the timed window and the first failure.
 class Release {
  public:
@@ -33,14 +27,14 @@ class Release {
     changed_.wait(lock, [&] { return released_; });
   }
   // The caller's side: waits for every stream, then opens the window at `start`.
-  void WaitForAllThenRelease(const std::function<Clock::time_point()>& open) {
+  void WaitForAllThenRelease(const std::function<MeasureClock::time_point()>& open) {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [&] { return arrived_ == count_; });
     start_ = open();
     released_ = true;
     changed_.notify_all();
   }
-  Clock::time_point start() const { return start_; }  // after the release
+  MeasureClock::time_point start() const { return start_; }  // after the release
 
   // The first failure only; true for it (whose stream then stops the others).
   bool Fail(std::exception_ptr error) {
@@ -59,16 +53,16 @@ class Release {
   std::condition_variable changed_;
   size_t arrived_ = 0;
   bool released_ = false;
-  Clock::time_point start_;
+  MeasureClock::time_point start_;
   std::exception_ptr error_;
   std::atomic<bool> failed_{false};
 };
 
 }  // namespace
 
-Clock::time_point TimedRequest(RunContext& context, const std::vector<HostTensor>& inputs,
-                               TimingBoundary boundary, int64_t& latency_ns) {
-  const auto start = Clock::now();
+MeasureClock::time_point TimedRequest(RunContext& context, const std::vector<HostTensor>& inputs,
+                                      TimingBoundary boundary, int64_t& latency_ns) {
+  const auto start = MeasureClock::now();
   if (boundary == TimingBoundary::kCompute) {
     context.Run();
   } else {
@@ -76,7 +70,7 @@ Clock::time_point TimedRequest(RunContext& context, const std::vector<HostTensor
     context.Run();
     std::vector<HostTensor> outputs = context.GetOutputs();
   }
-  const auto end = Clock::now();
+  const auto end = MeasureClock::now();
   latency_ns = ElapsedNs(start, end);
   return end;
 }
@@ -101,10 +95,10 @@ StreamsRun RunStreams(const std::vector<RunContext*>& contexts,
     RunContext& context = *contexts[i];
     bool arrived = false;
     try {
-      const auto warmup_start = Clock::now();
+      const auto warmup_start = MeasureClock::now();
       int64_t unused = 0;
       while (warmups[i] < options.warmup && !release.failed() &&
-             !(capped && Clock::now() - warmup_start >= options.max_time)) {
+             !(capped && MeasureClock::now() - warmup_start >= options.max_time)) {
         TimedRequest(context, inputs, options.boundary, unused);
         ++warmups[i];
       }
@@ -127,7 +121,7 @@ StreamsRun RunStreams(const std::vector<RunContext*>& contexts,
       return hooks.open();
     } catch (...) {
       if (release.Fail(std::current_exception()) && hooks.stop) hooks.stop();
-      return Clock::now();
+      return MeasureClock::now();
     }
   });
   for (std::thread& t : threads) t.join();
@@ -161,15 +155,15 @@ OfflineMeasurement MeasureOffline(const std::vector<RunContext*>& contexts,
     stopped.store(true);
   };
   std::vector<std::vector<int64_t>> latencies(contexts.size());
-  std::vector<Clock::time_point> last_end(contexts.size());
+  std::vector<MeasureClock::time_point> last_end(contexts.size());
 
   StreamHooks hooks;
   hooks.open = [&] {
     sampler.Start();
-    return Clock::now();
+    return MeasureClock::now();
   };
   hooks.stop = [&] { stop("error"); };
-  hooks.serve = [&](size_t i, RunContext& context, Clock::time_point start) {
+  hooks.serve = [&](size_t i, RunContext& context, MeasureClock::time_point start) {
     last_end[i] = start;
     latencies[i].reserve(static_cast<size_t>(options.repeats / m.streams + 1));
     while (!stopped.load(std::memory_order_relaxed)) {

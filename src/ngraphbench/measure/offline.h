@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ngraphbench/compilers/compiler.h"
+#include "ngraphbench/measure/clock.h"
 #include "ngraphbench/measure/harness.h"
 #include "ngraphbench/measure/sampler.h"
 
@@ -48,17 +49,15 @@ struct OfflineMeasurement {
 // it must make every `serve` return soon) and the first exception is rethrown once every
 // stream has ended.
 struct StreamHooks {
-  std::function<std::chrono::steady_clock::time_point()> open;
-  std::function<void(size_t stream, RunContext& context,
-                     std::chrono::steady_clock::time_point start)>
-      serve;
+  std::function<MeasureClock::time_point()> open;
+  std::function<void(size_t stream, RunContext& context, MeasureClock::time_point start)> serve;
   std::function<void()> stop;
 };
 struct StreamsRun {
   double first_run_ms = 0;  // the first context's first Run()
   int64_t warmup_runs = 0;  // per stream: the fewest any stream did
   std::vector<std::vector<HostTensor>> first_outputs;  // with capture_first_outputs
-  std::chrono::steady_clock::time_point start;         // what `open` returned
+  MeasureClock::time_point start;  // what `open` returned
 };
 StreamsRun RunStreams(const std::vector<RunContext*>& contexts,
                       const std::vector<HostTensor>& inputs, const MeasureOptions& options,
@@ -66,9 +65,8 @@ StreamsRun RunStreams(const std::vector<RunContext*>& contexts,
 
 // One request inside options.boundary, as harness.cc's timed iteration: `latency_ns` is its
 // time, the return value its end.
-std::chrono::steady_clock::time_point TimedRequest(RunContext& context,
-                                                   const std::vector<HostTensor>& inputs,
-                                                   TimingBoundary boundary, int64_t& latency_ns);
+MeasureClock::time_point TimedRequest(RunContext& context, const std::vector<HostTensor>& inputs,
+                                      TimingBoundary boundary, int64_t& latency_ns);
 
 // Places `inputs` in every context and runs each once (timed, the first only kept), then starts
 // one thread per context: each warms up (`warmup` runs, within max_time), waits for the others,

@@ -10,14 +10,13 @@
 #include <stdexcept>
 #include <thread>
 
+#include "ngraphbench/measure/clock.h"
 #include "ngraphbench/measure/offline.h"
 #include "ngraphbench/measure/stats.h"
 
 namespace ngraphbench {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
@@ -36,10 +35,10 @@ double PercentileMs(const std::vector<int64_t>& ns, double q) {
 struct Queue {
   std::mutex mutex;
   std::condition_variable changed;
-  std::deque<Clock::time_point> arrivals;
+  std::deque<MeasureClock::time_point> arrivals;
   bool closed = false;  // the generator has issued its last query
   bool aborted = false;  // a stream failed: everyone stops now
-  Clock::time_point drain_end;  // after `closed`: what is still queued then is left
+  MeasureClock::time_point drain_end;  // after `closed`: what is still queued then is left
 };
 
 }  // namespace
@@ -113,11 +112,12 @@ ServerMeasurement MeasureServer(const std::vector<RunContext*>& contexts,
   const char* stop_reason = "queries";
   double issue_s = 0;
   const bool capped = server.max_duration.count() > 0;
-  const auto drain = std::chrono::duration_cast<Clock::duration>(ServerDrain(server.latency_bound_ms));
+  const auto drain =
+      std::chrono::duration_cast<MeasureClock::duration>(ServerDrain(server.latency_bound_ms));
 
   // The load generator: sleeps until each query's scheduled arrival, then queues it. It never
   // waits for a stream: a system that cannot keep up sees its queue grow, as under real load.
-  auto generate = [&](Clock::time_point start) {
+  auto generate = [&](MeasureClock::time_point start) {
     PoissonArrivals arrivals(server.target_qps, server.seed);
     double next_s = arrivals.NextGapS();
     int64_t issued = 0;
@@ -133,13 +133,11 @@ ServerMeasurement MeasureServer(const std::vector<RunContext*>& contexts,
         break;
       }
       const auto scheduled =
-          start + std::chrono::duration_cast<Clock::duration>(
+          start + std::chrono::duration_cast<MeasureClock::duration>(
                       std::chrono::duration<double>(next_s));
       queue.changed.wait_until(lock, scheduled, [&] { return queue.aborted; });
       if (queue.aborted) break;
-      issue_delays_ns.push_back(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - scheduled)
-              .count());
+      issue_delays_ns.push_back(ElapsedNs(scheduled, MeasureClock::now()));
       queue.arrivals.push_back(scheduled);
       ++issued;
       queue.changed.notify_all();
@@ -147,19 +145,19 @@ ServerMeasurement MeasureServer(const std::vector<RunContext*>& contexts,
     }
     queue.closed = true;
     queue.drain_end = start +
-                      std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration_cast<MeasureClock::duration>(
                           std::chrono::duration<double>(issue_s)) +
                       drain;
     queue.changed.notify_all();
   };
 
   std::vector<std::vector<int64_t>> latencies(contexts.size());
-  std::vector<Clock::time_point> last_end(contexts.size());
+  std::vector<MeasureClock::time_point> last_end(contexts.size());
   std::thread generator;
   StreamHooks hooks;
   hooks.open = [&] {
     sampler.Start();
-    const auto start = Clock::now();
+    const auto start = MeasureClock::now();
     generator = std::thread(generate, start);
     return start;
   };
@@ -168,24 +166,23 @@ ServerMeasurement MeasureServer(const std::vector<RunContext*>& contexts,
     queue.aborted = true;
     queue.changed.notify_all();
   };
-  hooks.serve = [&](size_t i, RunContext& context, Clock::time_point start) {
+  hooks.serve = [&](size_t i, RunContext& context, MeasureClock::time_point start) {
     last_end[i] = start;
     for (;;) {
-      Clock::time_point scheduled;
+      MeasureClock::time_point scheduled;
       {
         std::unique_lock<std::mutex> lock(queue.mutex);
         queue.changed.wait(lock, [&] {
           return queue.aborted || queue.closed || !queue.arrivals.empty();
         });
         if (queue.aborted || queue.arrivals.empty()) return;  // closed and served
-        if (queue.closed && Clock::now() >= queue.drain_end) return;
+        if (queue.closed && MeasureClock::now() >= queue.drain_end) return;
         scheduled = queue.arrivals.front();
         queue.arrivals.pop_front();
       }
       int64_t unused = 0;
       last_end[i] = TimedRequest(context, inputs, options.boundary, unused);
-      latencies[i].push_back(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(last_end[i] - scheduled).count());
+      latencies[i].push_back(ElapsedNs(scheduled, last_end[i]));
     }
   };
   StreamsRun run;
@@ -197,7 +194,7 @@ ServerMeasurement MeasureServer(const std::vector<RunContext*>& contexts,
     throw;
   }
   generator.join();
-  const auto drained = Clock::now();
+  const auto drained = MeasureClock::now();
   m.system = sampler.Stop();
   m.first_run_ms = run.first_run_ms;
   m.warmup_runs = run.warmup_runs;
@@ -208,9 +205,8 @@ ServerMeasurement MeasureServer(const std::vector<RunContext*>& contexts,
   }
   m.completed = static_cast<int64_t>(m.latencies_ns.size());
   // What the drain left: each has waited at least until now, past the bound (ServerDrain).
-  for (const Clock::time_point scheduled : queue.arrivals) {
-    m.latencies_ns.push_back(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(drained - scheduled).count());
+  for (const MeasureClock::time_point scheduled : queue.arrivals) {
+    m.latencies_ns.push_back(ElapsedNs(scheduled, drained));
   }
   m.issued = static_cast<int64_t>(issue_delays_ns.size());
   m.issue_s = issue_s;
