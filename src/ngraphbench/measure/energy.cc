@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <regex>
 
 namespace ngraphbench {
 
@@ -50,6 +49,24 @@ std::optional<int64_t> ReadCounter(const std::string& path, std::string* why) {
 }
 
 // A domain's `name` file: package-0, dram, core, uncore, psys; empty when unreadable.
+// "intel-rapl:0" (a package) -> 1, "intel-rapl:0:1" (one of its subdomains) -> 2, any other
+// name -> 0.
+int RaplDepth(const std::string& name) {
+  const std::string prefix = "intel-rapl";
+  if (name.rfind(prefix, 0) != 0) return 0;
+  int depth = 0;
+  for (size_t at = prefix.size(); at < name.size(); ++depth) {
+    if (name[at] != ':') return 0;
+    const size_t end = std::min(name.find(':', at + 1), name.size());
+    if (end == at + 1 || !std::all_of(name.begin() + at + 1, name.begin() + end,
+                                      [](char c) { return c >= '0' && c <= '9'; })) {
+      return 0;
+    }
+    at = end;
+  }
+  return depth;
+}
+
 std::string ReadName(const fs::path& dir) {
   const int fd = ::open((dir / "name").c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return "";
@@ -67,16 +84,14 @@ std::string ReadName(const fs::path& dir) {
 void EnergyMeter::Start() {
   domains_.clear();
   reason_.clear();
-  static const std::regex kPackage("intel-rapl:[0-9]+");
-  static const std::regex kSubdomain("intel-rapl:[0-9]+:[0-9]+");
   std::vector<fs::path> dirs;
   std::error_code ec;
   for (fs::directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     const std::string domain = ReadName(it->path());
     // Packages ("package-0"; psys is the whole platform and would count them twice) and DRAM.
-    if ((std::regex_match(name, kPackage) && domain.rfind("package", 0) == 0) ||
-        (std::regex_match(name, kSubdomain) && domain == "dram")) {
+    const int depth = RaplDepth(name);
+    if ((depth == 1 && domain.rfind("package", 0) == 0) || (depth == 2 && domain == "dram")) {
       dirs.push_back(it->path());
     }
   }

@@ -15,9 +15,9 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/random.h"
@@ -44,6 +44,12 @@ std::string Trim(const std::string& text) {
   const size_t begin = text.find_first_not_of(" \t\r\n");
   if (begin == std::string::npos) return "";
   return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
+}
+
+// A non-empty run of decimal digits.
+bool IsDigits(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 std::optional<int64_t> ParseInt(const std::string& text) {
@@ -106,12 +112,12 @@ std::string CpuModel(const std::string& cpuinfo) {
 
 // Sockets, cores and logical CPUs from sysfs topology: one cpuN directory per online CPU.
 void TopologyFromSysfs(const fs::path& cpu_dir, MachineInfo& m) {
-  static const std::regex kCpuName("cpu[0-9]+");
   std::set<int64_t> packages;
   std::set<std::pair<int64_t, int64_t>> cores;
   int threads = 0;
   for (const fs::path& entry : List(cpu_dir)) {
-    if (!std::regex_match(entry.filename().string(), kCpuName)) continue;
+    const std::string name = entry.filename().string();
+    if (name.rfind("cpu", 0) != 0 || !IsDigits(std::string_view(name).substr(3))) continue;
     const auto package = ReadInt(entry / "topology" / "physical_package_id");
     const auto core = ReadInt(entry / "topology" / "core_id");
     if (!package || !core) continue;  // offline CPUs have no topology
@@ -154,10 +160,21 @@ std::string NvidiaDriver(const std::string& version_file) {
   const std::string first_line = version_file.substr(0, version_file.find('\n'));
   const size_t module = first_line.find("Kernel Module");
   if (module == std::string::npos) return "";
-  static const std::regex kVersion(R"((^|\s)(\d+\.\d+(\.\d+)*)(\s|$))");
-  std::smatch match;
-  const std::string rest = first_line.substr(module);
-  return std::regex_search(rest, match, kVersion) ? match[2].str() : "";
+  // The first word of digits and dots with at least one dot, neither first nor last, nor two
+  // together.
+  std::istringstream words(first_line.substr(module));
+  std::string word;
+  while (words >> word) {
+    std::string_view rest(word);
+    bool version = true;
+    int parts = 0;
+    for (size_t dot; version && (dot = rest.find('.')) != std::string_view::npos; ++parts) {
+      version = IsDigits(rest.substr(0, dot));
+      rest.remove_prefix(dot + 1);
+    }
+    if (version && parts > 0 && IsDigits(rest)) return word;
+  }
+  return "";
 }
 
 std::string CompilerOfThisBuild() {
@@ -279,16 +296,18 @@ std::string MergeMachineFile(const std::optional<std::string>& existing, const s
 }
 
 std::optional<std::vector<int>> ParseCpuList(const std::string& text) {
-  static const std::regex kItem(R"(\s*(\d{1,5})(?:\s*-\s*(\d{1,5}))?\s*)");
   std::set<int> cpus;
   std::string item;
   std::istringstream in(text);
   bool any = false;
   while (std::getline(in, item, ',')) {
-    std::smatch match;
-    if (!std::regex_match(item, match, kItem)) return std::nullopt;
-    const int first = std::stoi(match[1].str());
-    const int last = match[2].matched ? std::stoi(match[2].str()) : first;
+    // "N" or "N-M", each of 1 to 5 digits, blanks around either.
+    const size_t dash = item.find('-');
+    const std::string from = Trim(item.substr(0, dash));
+    const std::string to = dash == std::string::npos ? from : Trim(item.substr(dash + 1));
+    if (!IsDigits(from) || !IsDigits(to) || from.size() > 5 || to.size() > 5) return std::nullopt;
+    const int first = std::stoi(from);
+    const int last = std::stoi(to);
     if (last < first || last > kMaxCpuId) return std::nullopt;
     for (int cpu = first; cpu <= last; ++cpu) cpus.insert(cpu);
     any = true;
