@@ -44,9 +44,11 @@ is removed afterwards: every compile here is a cold compile, and its time is wha
 reports; reuse across runs is the C++ side's package cache. Two things that are the same for
 every model are reused: the precompiled headers that Inductor keeps in its default temporary
 folder, and its probes of the CPU's vector instruction sets (a small library compiled and loaded
-for each, 6-8 s), which are made in DIR/../vec-isa, beside the cache entries, before the
-model's compile starts; meta.json's vec_isa_s says what they took (about 1 s once the libraries
-are there: they are only loaded again).
+for each, 6-8 s), which are made in Inductor's default cache folder too (/tmp/torchinductor_<user>,
+or TORCHINDUCTOR_CACHE_DIR where it is set), before the model's compile starts: they depend on
+the machine, the compiler and torch, not on the model or the results folder. meta.json's
+vec_isa_s says what they took (about 1 s once the libraries are there: they are only loaded
+again).
 
 Before torch.export, constant-shape Reshape, (Un)Squeeze, Expand, Split and scalar Gather
 nodes are made static (see specialize_shape_operands): onnx2torch's versions read their shape
@@ -345,10 +347,9 @@ def main():
 
     os.makedirs(args.out_dir, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="inductor-", dir=args.out_dir)
-    # Before torch is imported: Inductor reads these when its config module loads. The cache
-    # folder is first the vector-ISA probes' (kept), then the model's (scratch, see the top).
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(
-        os.path.dirname(os.path.abspath(args.out_dir)), "vec-isa")
+    # Before torch is imported: Inductor reads it when its config module loads. Inductor's cache
+    # folder is first its default, for the vector-ISA probes (kept), then the model's (scratch,
+    # see the top).
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     try:
         import torch  # pylint: disable=import-outside-toplevel
