@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <thread>
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/experiments/config.h"
@@ -258,6 +259,38 @@ void ExpectClose(const std::vector<HostTensor>& got, const std::vector<HostTenso
     EXPECT_GT(max_ref, 1e-3) << what << ": a reference of zeros proves nothing";
     EXPECT_LE(max_err, kRelativeTolerance * std::max(1.0, max_ref)) << what << " output " << i;
   }
+}
+
+float MaxAbsDiff(const HostTensor& a, const HostTensor& b) {
+  EXPECT_EQ(a.shape, b.shape);
+  float diff = 0;
+  for (size_t i = 0; i < a.data.size() && i < b.data.size(); ++i) {
+    diff = std::max(diff, std::fabs(a.data[i] - b.data[i]));
+  }
+  return diff;
+}
+
+std::vector<std::vector<HostTensor>> RunContextsConcurrently(
+    Executable& exe, const std::vector<std::vector<HostTensor>>& inputs, int runs) {
+  std::vector<std::unique_ptr<RunContext>> contexts;
+  for (const std::vector<HostTensor>& in : inputs) {
+    contexts.push_back(exe.NewContext());
+    if (!contexts.back()) {
+      ADD_FAILURE() << "the executable gave no execution context";
+      return {};
+    }
+    contexts.back()->SetInputs(in);
+  }
+  std::vector<std::thread> threads;
+  for (const auto& context : contexts) {
+    threads.emplace_back([&context, runs] {
+      for (int run = 0; run < runs; ++run) context->Run();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  std::vector<std::vector<HostTensor>> outputs;
+  for (const auto& context : contexts) outputs.push_back(context->GetOutputs());
+  return outputs;
 }
 
 }  // namespace ngraphbench::test_support

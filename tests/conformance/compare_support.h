@@ -2,7 +2,7 @@
 // torch compiler tests (torch_compilers_test.cc): cases (a graph and its inputs), running one
 // compiler on them in forked children, and comparing outputs with a reference's. Also what the
 // tests of one compiler module in this process share (tvm_test, compilers/<name>/<name>_test.cc):
-// CompileAndRun and ExpectClose.
+// CompileAndRun, ExpectClose and RunContextsConcurrently.
 //
 // Vendor SDKs must not meet in one process, so RunCompiler runs each compiler in a forked child
 // that loads only its module; the parent never loads one. A child that crashes costs the case it
@@ -90,5 +90,15 @@ Compiled OnnxRuntimeReference(const Graph& graph, const std::vector<HostTensor>&
 // proves nothing). `what` names the case in failures.
 void ExpectClose(const std::vector<HostTensor>& got, const std::vector<HostTensor>& want,
                  const std::string& what);
+
+// The largest |a - b| over two tensors of one shape (a failed expectation when the shapes
+// differ): for outputs that must be all but identical, e.g. one model run two ways.
+float MaxAbsDiff(const HostTensor& a, const HostTensor& b);
+
+// The offline scenario's execution contexts under test: one context of `exe` per entry of
+// `inputs`, given those inputs, all run `runs` times at once, each on a thread of its own; the
+// contexts' outputs, in order. A failed expectation, and no outputs, when `exe` gives no context.
+std::vector<std::vector<HostTensor>> RunContextsConcurrently(
+    Executable& exe, const std::vector<std::vector<HostTensor>>& inputs, int runs = 20);
 
 }  // namespace ngraphbench::test_support

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "ngraphbench/compilers/registry.h"
@@ -126,21 +125,10 @@ TEST_F(Inductor, ConvBlockMatchesOnnxRuntimeIsCachedAndRunsOffline) {
   EXPECT_EQ(settings.at("threads"), "2");
   const std::vector<std::vector<HostTensor>> stream_inputs = {
       test_support::RandomInputs(graph, 1), test_support::RandomInputs(graph, 2)};
-  std::vector<std::unique_ptr<RunContext>> contexts;
+  const auto outputs = test_support::RunContextsConcurrently(*offline, stream_inputs);
+  ASSERT_EQ(outputs.size(), 2u);
   for (int i = 0; i < 2; ++i) {
-    contexts.push_back(offline->NewContext());
-    ASSERT_NE(contexts.back(), nullptr);
-    contexts.back()->SetInputs(stream_inputs[i]);
-  }
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 2; ++i) {
-    threads.emplace_back([&, i] {
-      for (int run = 0; run < 20; ++run) contexts[i]->Run();
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  for (int i = 0; i < 2; ++i) {
-    ExpectClose(contexts[i]->GetOutputs(), OnnxRuntimeReference(graph, stream_inputs[i]).outputs,
+    ExpectClose(outputs[i], OnnxRuntimeReference(graph, stream_inputs[i]).outputs,
                 "offline stream " + std::to_string(i));
   }
 }

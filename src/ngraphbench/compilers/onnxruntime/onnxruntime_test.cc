@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <map>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "ngraphbench/compilers/registry.h"
@@ -15,6 +14,7 @@
 #include "ngraphbench/experiments/config.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/zoo.h"
+#include "conformance/compare_support.h"
 #include "require_compiler.h"
 
 namespace ngraphbench {
@@ -106,27 +106,10 @@ TEST_F(OnnxRuntime, OfflineContextsRunConcurrentlyAndMatchTheSingleStream) {
   EXPECT_EQ(settings.at("streams"), "2");
   EXPECT_EQ(settings.at("threads_per_stream"), "1");
   EXPECT_EQ(settings.at("threads"), "2");
-  std::vector<std::unique_ptr<RunContext>> contexts;
+  const auto outputs = test_support::RunContextsConcurrently(*offline, {{x[0]}, {x[1]}});
+  ASSERT_EQ(outputs.size(), 2u);
   for (int i = 0; i < 2; ++i) {
-    contexts.push_back(offline->NewContext());
-    ASSERT_NE(contexts.back(), nullptr);
-    contexts.back()->SetInputs({x[i]});
-  }
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 2; ++i) {
-    threads.emplace_back([&, i] {
-      for (int run = 0; run < 20; ++run) contexts[i]->Run();
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  for (int i = 0; i < 2; ++i) {
-    const HostTensor out = contexts[i]->GetOutputs().at(0);
-    ASSERT_EQ(out.shape, expected[i].shape);
-    float diff = 0;
-    for (size_t k = 0; k < out.data.size(); ++k) {
-      diff = std::max(diff, std::fabs(out.data[k] - expected[i].data[k]));
-    }
-    EXPECT_LT(diff, 1e-5f) << "stream " << i;
+    EXPECT_LT(test_support::MaxAbsDiff(outputs[i].at(0), expected[i]), 1e-5f) << "stream " << i;
   }
   EXPECT_GT(std::fabs(expected[0].data[0] - expected[1].data[0]), 0.0f);  // inputs differ
 

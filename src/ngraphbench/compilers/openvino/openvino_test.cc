@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "ngraphbench/compilers/registry.h"
@@ -16,10 +15,13 @@
 #include "ngraphbench/experiments/config.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/builder.h"
+#include "conformance/compare_support.h"
 #include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
+
+using test_support::MaxAbsDiff;
 
 // Y = relu(X · Wᵀ + B): small enough to check against a loop here.
 Graph LinearRelu() {
@@ -43,15 +45,6 @@ HostTensor Reference(const Graph& graph, const HostTensor& x) {
     }
   }
   return y;
-}
-
-float MaxAbsDiff(const HostTensor& a, const HostTensor& b) {
-  EXPECT_EQ(a.shape, b.shape);
-  float diff = 0;
-  for (size_t i = 0; i < a.data.size() && i < b.data.size(); ++i) {
-    diff = std::max(diff, std::fabs(a.data[i] - b.data[i]));
-  }
-  return diff;
 }
 
 class OpenVinoTest : public ::testing::Test {
@@ -167,22 +160,10 @@ TEST_F(OpenVinoTest, OfflineStreamsRunConcurrentlyUnderTheThroughputHint) {
   EXPECT_EQ(settings.at("threads"), "2");
   EXPECT_EQ(settings.at("threads_per_stream"), "1");
   const std::vector<HostTensor> x = {RandomNormal({4, 32}, 11), RandomNormal({4, 32}, 12)};
-  std::vector<std::unique_ptr<RunContext>> contexts;
+  const auto outputs = test_support::RunContextsConcurrently(*executable, {{x[0]}, {x[1]}});
+  ASSERT_EQ(outputs.size(), 2u);
   for (int i = 0; i < 2; ++i) {
-    contexts.push_back(executable->NewContext());
-    ASSERT_NE(contexts.back(), nullptr);
-    contexts.back()->SetInputs({x[i]});
-  }
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 2; ++i) {
-    threads.emplace_back([&, i] {
-      for (int run = 0; run < 20; ++run) contexts[i]->Run();
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  for (int i = 0; i < 2; ++i) {
-    EXPECT_LT(MaxAbsDiff(contexts[i]->GetOutputs().at(0), Reference(graph_, x[i])), 1e-5f)
-        << "stream " << i;
+    EXPECT_LT(MaxAbsDiff(outputs[i].at(0), Reference(graph_, x[i])), 1e-5f) << "stream " << i;
   }
 
   // auto: OpenVINO's optimal number of infer requests.

@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "ngraphbench/compilers/registry.h"
@@ -238,27 +237,10 @@ TEST_P(TorchCompilerTest, OfflineContextsRunConcurrentlyAndMatchTheSingleStream)
   EXPECT_EQ(settings.at("streams"), "2");
   EXPECT_EQ(settings.at("threads_per_stream"), "1");
   EXPECT_EQ(settings.at("threads"), "2");
-  std::vector<std::unique_ptr<RunContext>> contexts;
+  const auto outputs = test_support::RunContextsConcurrently(*offline, inputs, /*runs=*/10);
+  ASSERT_EQ(outputs.size(), 2u);
   for (int i = 0; i < 2; ++i) {
-    contexts.push_back(offline->NewContext());
-    ASSERT_NE(contexts.back(), nullptr);
-    contexts.back()->SetInputs(inputs[i]);
-  }
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 2; ++i) {
-    threads.emplace_back([&, i] {
-      for (int run = 0; run < 10; ++run) contexts[i]->Run();
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  for (int i = 0; i < 2; ++i) {
-    const HostTensor out = contexts[i]->GetOutputs().at(0);
-    ASSERT_EQ(out.shape, expected[i].shape);
-    float diff = 0;
-    for (size_t k = 0; k < out.data.size(); ++k) {
-      diff = std::max(diff, std::fabs(out.data[k] - expected[i].data[k]));
-    }
-    EXPECT_LT(diff, 1e-5f) << "stream " << i;
+    EXPECT_LT(test_support::MaxAbsDiff(outputs[i].at(0), expected[i]), 1e-5f) << "stream " << i;
   }
   // auto: one stream per thread.
   request.streams = 0;

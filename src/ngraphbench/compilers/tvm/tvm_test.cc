@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "ngraphbench/compilers/registry.h"
@@ -210,22 +209,9 @@ TEST_F(Tvm, OfflineContextsRunConcurrentlyAndMatchTheSingleStream) {
   EXPECT_EQ(settings.at("streams"), "2");
   EXPECT_EQ(settings.at("threads_per_stream"), "1");
   EXPECT_EQ(settings.at("threads"), "2");
-  std::vector<std::unique_ptr<RunContext>> contexts;
-  for (int i = 0; i < 2; ++i) {
-    contexts.push_back(offline->NewContext());
-    ASSERT_NE(contexts.back(), nullptr);
-    contexts.back()->SetInputs(inputs[i]);
-  }
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 2; ++i) {
-    threads.emplace_back([&, i] {
-      for (int run = 0; run < 20; ++run) contexts[i]->Run();
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  for (int i = 0; i < 2; ++i) {
-    ExpectClose(contexts[i]->GetOutputs(), {expected[i]}, "stream " + std::to_string(i));
-  }
+  const auto outputs = test_support::RunContextsConcurrently(*offline, inputs);
+  ASSERT_EQ(outputs.size(), 2u);
+  for (int i = 0; i < 2; ++i) ExpectClose(outputs[i], {expected[i]}, "stream " + std::to_string(i));
 }
 
 // A cache entry is complete or absent (compile_helper.h's CacheEntryBuild): a compile that fails
