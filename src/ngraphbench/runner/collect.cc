@@ -119,9 +119,11 @@ void Collector::Settle(RunState& st) {
 void Collector::Decide(RunState& st) {
   if (st.finished || st.running > 0) return;
   const RunSpec& run = *st.run;
-  // Another scheduler sharing the run's processes wrote its row (and took the parts).
-  if (VersionOf(RowPath(st.plan->dir, run.run_id)) != st.seen) return TakenByOthers(st);
   const PartsOnDisk on_disk = ReadParts(st);
+  // Another scheduler sharing the run's processes wrote its row (and took the parts). Looked at
+  // after the parts are read: it writes the row before it removes them, so parts read while it
+  // removed them are never taken for the run's parts so far.
+  if (VersionOf(RowPath(st.plan->dir, run.run_id)) != st.seen) return TakenByOthers(st);
   // A process that did not end ok decides the run: its row now, no process after it.
   if (on_disk.failed) return WriteRunRow(st, run.stop == "ci" ? "ci" : "fixed");
   if (st.queued > 0) return;

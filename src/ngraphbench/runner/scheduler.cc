@@ -321,6 +321,16 @@ int RunSweep(const RunArgs& given) {
           collect.Settle(st);
           continue;
         }
+        // The row again, now that the process is claimed and has no part: another scheduler
+        // writes a row before it removes the parts, so a part missing because it was merged
+        // meanwhile shows here as the row, and the process is not measured twice.
+        if (VersionOf(RowPath(plan.dir, run.run_id)) != st.seen) {
+          claim->Release();
+          collect.Drop();
+          collect.TakenByOthers(st);
+          collect.Settle(st);
+          continue;
+        }
         if (!plan.unavailable.empty()) {
           ResultRow row = BaseRow(st.spec);
           row.status = kStatusSkipped;
