@@ -457,18 +457,26 @@ std::optional<KernelProfile> ExecuTorchExecutable::Profile(int runs) {
                        " executions, not the " + std::to_string(warmup + runs) + " it ran");
   }
   // One kernel per event name (an operator left to the runtime's kernels, or an XNNPACK
-  // operator inside a delegate call), summed over the profiled runs. DELEGATE_CALL, the
-  // runtime's event around each call into XNNPACK, encloses XNNPACK's own per-operator events
-  // and is left out where those exist (else its time would count twice).
-  bool xnnpack_events = false;
+  // operator inside a delegate call), summed over the profiled runs. The runtime's events around
+  // each call enclose the operators' own events and are left out where those exist (else their
+  // time would count twice, as ExecuTorch's Inspector also says): DELEGATE_CALL around a call
+  // into XNNPACK, whose operators have events of their own, and OPERATOR_CALL around a kernel
+  // of the runtime's, which has its own `native_call_<operator>` event.
+  bool xnnpack_events = false, kernel_events = false;
   for (const auto& events : executes) {
-    for (const Event& e : events) xnnpack_events |= e.delegate;
+    for (const Event& e : events) {
+      xnnpack_events |= e.delegate;
+      kernel_events |= e.name.rfind("native_call_", 0) == 0;
+    }
   }
   std::map<std::string, ProfiledKernel> kernels;
   for (size_t run = warmup; run < executes.size(); ++run) {
     for (const Event& e : executes[run]) {
       // The runtime's own step around the model (execute as a whole): not a kernel.
-      if (e.name == "Method::execute" || (e.name == "DELEGATE_CALL" && xnnpack_events)) continue;
+      if (e.name == "Method::execute" || (e.name == "DELEGATE_CALL" && xnnpack_events) ||
+          (e.name == "OPERATOR_CALL" && kernel_events)) {
+        continue;
+      }
       ProfiledKernel& k = kernels[e.name];
       k.name = e.name;
       k.device = e.delegate || e.name == "DELEGATE_CALL" ? "XNNPACK" : "ExecuTorch CPU kernels";
@@ -485,7 +493,7 @@ std::optional<KernelProfile> ExecuTorchExecutable::Profile(int runs) {
       "read with the wheel's flatc and ETDump schema: each operator left to ExecuTorch's CPU "
       "kernels is one kernel, and each XNNPACK operator (as XNNPACK names it, e.g. "
       "'Convolution (NHWC, F32) IGEMM #1') inside the delegate calls one; the calls' own "
-      "overhead (DELEGATE_CALL less its operators) is not in the kernels");
+      "overhead (DELEGATE_CALL and OPERATOR_CALL less their operators) is not in the kernels");
   profile.notes.push_back("nodes are unknown: the lowering keeps no link to the ONNX nodes");
   return profile;
 }

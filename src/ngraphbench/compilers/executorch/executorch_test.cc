@@ -129,6 +129,22 @@ TEST_F(ExecuTorch, AttentionLeftPartlyToCpuKernelsIsDegradedButRight) {
     EXPECT_NE(degraded[0].find("outside XNNPACK"), std::string::npos) << degraded[0];
     EXPECT_NE(degraded[0].find(settings.at("portable_by_op")), std::string::npos) << degraded[0];
   }
+  // Its profile: XNNPACK's operators and the runtime's kernels (their `native_call_<operator>`
+  // events), never the runtime's events around them, which enclose those and would count their
+  // time twice.
+  const std::optional<KernelProfile> profile = exe->Profile(3);
+  ASSERT_TRUE(profile.has_value());
+  int runtime_kernels = 0;
+  for (const ProfiledKernel& k : profile->kernels) {
+    EXPECT_NE(k.name, "OPERATOR_CALL");
+    EXPECT_NE(k.name, "DELEGATE_CALL");
+    EXPECT_NE(k.name, "Method::execute");
+    if (k.device == "ExecuTorch CPU kernels") {
+      ++runtime_kernels;
+      EXPECT_EQ(k.name.rfind("native_call_", 0), 0u) << k.name;
+    }
+  }
+  EXPECT_EQ(runtime_kernels > 0, settings.at("portable_ops") != "0");
 }
 
 }  // namespace
