@@ -683,6 +683,16 @@ TEST_F(Pipeline, ServerRowsHoldTheBoundsVerdictAndFindPeakItsSteps) {
     EXPECT_LE(s.latency_p50_ms, s.latency_at_percentile_ms);
     EXPECT_EQ(s.valid, s.invalid_reason.empty()) << s.invalid_reason;
   }
+  // analyze reads them as each run's latency-throughput curve: a step a line, a run at one rate
+  // one line.
+  const Result analyzed = Ngb("analyze " + (root_ / "results").string() + " -o " +
+                              (root_ / "analysis").string() + " --include-invalid");
+  ASSERT_EQ(analyzed.code, 0) << analyzed.output;
+  std::ifstream curves(root_ / "analysis" / "server_steps.csv");
+  int64_t lines = -1;  // the header
+  for (std::string line; std::getline(curves, line);) ++lines;
+  EXPECT_EQ(lines, 2 + *row.peak_steps + Row("tiny_w16_b1_server_s2_peak").peak_steps.value_or(0))
+      << analyzed.output;
 
   const Result processes = Ngb(server + "--set target_qps=100 --processes 3 " + Common());
   EXPECT_EQ(processes.code, 2) << processes.output;
