@@ -1295,6 +1295,12 @@ TEST_F(AnalyzeFiles, OfflineAndServerCsvs) {
   for (const char* file : {kBatchVsStreamsCsv, kOfflineRunsCsv, kServerRunsCsv, kServerStepsCsv}) {
     EXPECT_EQ(ReadText(root_ / "z" / file), ReadText(root_ / "b" / file)) << file;
   }
+
+  // Analyzed again into the same folder without such runs: none of their files is left.
+  ASSERT_EQ(RunAnalyze({(root_ / "single").string()}, (root_ / "z").string()), kExitOk);
+  for (const char* file : {kBatchVsStreamsCsv, kOfflineRunsCsv, kServerRunsCsv, kServerStepsCsv}) {
+    EXPECT_FALSE(fs::exists(root_ / "z" / file)) << file;
+  }
 }
 
 // An ok offline row carries samples_per_s, not throughput_median_sps; a server row its rate and
@@ -1340,6 +1346,7 @@ TEST_F(AnalyzeFiles, BadServerStepsFilesNameTheFile) {
   EXPECT_NE(message.find("server steps '" + steps + "' has the header 'step,qps'"),
             std::string::npos)
       << message;
+  EXPECT_FALSE(fs::exists(root_ / "out" / kScalingCsv));  // read before anything is written
 
   std::vector<ServerStep> two = PeakSteps();
   two.pop_back();

@@ -352,7 +352,7 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
       ++(run.row.scenario == "server" ? server : offline);
       continue;
     }
-    points.push_back(ToRunPoint(run.row));
+    points.push_back(all_points.back());
   }
 
   const std::vector<ScalingRow> scaling = ComputeScaling(points, invalid_runs);
@@ -364,6 +364,24 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   const auto ok = std::count_if(all_points.begin(), all_points.end(),
                                 [](const RunPoint& p) { return p.status == kStatusOk; });
   const auto invalid = std::count_if(all_points.begin(), all_points.end(), IsInvalid);
+
+  // Every server run's steps file is read before anything is written, so that a bad one
+  // (whatever its row's verdict) stops analyze with no output half made.
+  std::vector<std::pair<const ResultRow*, std::optional<std::vector<ServerStep>>>> server_runs;
+  if (server > 0) {
+    for (const LoadedRun& run : runs) {
+      if (run.row.scenario != "server") continue;
+      std::optional<std::vector<ServerStep>> steps = ReadRunServerSteps(run);
+      if (IsMeasured(ToRunPoint(run.row), invalid_runs)) {
+        server_runs.emplace_back(&run.row, std::move(steps));
+      }
+    }
+    std::sort(server_runs.begin(), server_runs.end(), [](const auto& x, const auto& y) {
+      const ResultRow &a = *x.first, &b = *y.first;
+      return std::tie(a.device, a.experiment, a.compiler, a.model, a.batch_size, a.run_id) <
+             std::tie(b.device, b.experiment, b.compiler, b.model, b.batch_size, b.run_id);
+    });
+  }
 
   const std::filesystem::path dir(out_dir);
   WriteFileAtomic((dir / kScalingCsv).string(), FormatScalingCsv(scaling));
@@ -381,8 +399,12 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   }
 
   // Beside them: k samples in flight by batching and by concurrency, the offline runs, and
-  // each server run's latency against its throughput (analysis/scenarios.h). Every server
-  // run's steps file is read, so a bad one is refused whatever its row's verdict.
+  // each server run's latency against its throughput (analysis/scenarios.h).
+  // Without such runs their files are not written, and one left in `out_dir` by an earlier
+  // analysis is removed: the report draws whatever it finds.
+  for (const char* file : {kBatchVsStreamsCsv, kOfflineRunsCsv, kServerRunsCsv, kServerStepsCsv}) {
+    std::filesystem::remove(dir / file, error);
+  }
   std::vector<RoadsRow> roads;
   std::vector<RunPoint> offline_runs;
   if (offline > 0) {
@@ -391,21 +413,8 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
     WriteFileAtomic((dir / kBatchVsStreamsCsv).string(), FormatBatchVsStreamsCsv(roads));
     WriteFileAtomic((dir / kOfflineRunsCsv).string(), FormatOfflineRunsCsv(offline_runs));
   }
-  std::vector<std::pair<const ResultRow*, std::optional<std::vector<ServerStep>>>> server_runs;
   std::vector<ServerPoint> server_points;
   if (server > 0) {
-    for (const LoadedRun& run : runs) {
-      if (run.row.scenario != "server") continue;
-      std::optional<std::vector<ServerStep>> steps = ReadRunServerSteps(run);
-      if (IsMeasured(ToRunPoint(run.row), invalid_runs)) {
-        server_runs.emplace_back(&run.row, std::move(steps));
-      }
-    }
-    std::sort(server_runs.begin(), server_runs.end(), [](const auto& x, const auto& y) {
-      const ResultRow &a = *x.first, &b = *y.first;
-      return std::tie(a.device, a.experiment, a.compiler, a.model, a.batch_size, a.run_id) <
-             std::tie(b.device, b.experiment, b.compiler, b.model, b.batch_size, b.run_id);
-    });
     std::vector<const ResultRow*> server_rows;
     for (const auto& [row, steps] : server_runs) {
       server_rows.push_back(row);
