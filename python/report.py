@@ -492,10 +492,13 @@ def scenarios_section(analysis_dir, fig_dir, styles):
                            summary))
     for (device, experiment), rows in group_by(roads, "device", "experiment").items():
         md.append(f"### Batching or concurrency: {experiment} on {device}\n")
-        name = safe(f"{device}_{experiment}_batching_vs_concurrency.png")
-        plot_roads(rows, styles, os.path.join(fig_dir, name),
-                   f"{experiment} on {device}: samples/s against samples in flight")
-        md.append(f"![batching against concurrency, {experiment} on {device}](figures/{name})\n")
+        if any(num(r["batching_sps"]) is not None or num(r["concurrency_sps"]) is not None
+               for r in rows):
+            name = safe(f"{device}_{experiment}_batching_vs_concurrency.png")
+            plot_roads(rows, styles, os.path.join(fig_dir, name),
+                       f"{experiment} on {device}: samples/s against samples in flight")
+            md.append(f"![batching against concurrency, {experiment} on {device}]"
+                      f"(figures/{name})\n")
         compared = [r for r in rows if num(r["concurrency_over_batching"]) is not None]
         if compared:
             md.append(md_table(
