@@ -18,6 +18,12 @@ share a, a compiler factor per model, and 3 processes whose medians spread by ab
 1 % of the runs crashed, timed out or failed, 0.5 % are wrong, the last device's tvm runs are
 skipped (as on a GPU machine without a build for it), and a run whose interval exceeds 5 % is
 invalid, as the verdict would judge it.
+
+Beside them, on the first device, the offline and server scenarios: the 20 architectures with
+every compiler at batch size 1 on 2, 4 and 8 streams (300 offline runs, each request's latency
+L(1)·s·f with f in 0.7–1.0: the streams share the cores), and the first 5 with 2 streams under
+the server scenario (p99 within 100 ms), once at half their capacity and once with find_peak
+(its steps in <run_id>.server_steps.csv beside the row): 350 runs more.
 """
 
 import argparse
@@ -39,6 +45,11 @@ BATCHES = (1, 2, 4, 8, 16, 32, 64, 128)
 PROCESSES = 3
 ITERATIONS = 10  # timed runs per process in the trace (a quick run's minimum)
 ARCHITECTURES = ("resnet", "efficientnet", "deit", "swin", "convnext")
+OFFLINE_STREAMS = (2, 4, 8)
+SERVER_MODELS = 5  # the first architectures, under the server scenario
+SERVER_BOUND_MS, SERVER_PERCENTILE = 100, 99
+STEPS_HEADER = ("step,target_qps,achieved_qps,latency_p50_ms,latency_at_percentile_ms,bound_met,"
+                "valid,invalid_reason,queries_issued,queries_completed")
 
 
 def models():
@@ -123,6 +134,11 @@ class Writer:
             for process, iteration, ns in trace:
                 lines.append(",".join([str(process)] + [str(iteration)] * middle + [str(ns)]))
             self._put(folder + ".latencies.csv", "\n".join(lines) + "\n")
+
+    def steps(self, row, lines):
+        """A find_peak run's steps file beside its row (results/server_steps.h)."""
+        folder = f"{row['device']}/{row['compiler']}/{row['run_id']}"
+        self._put(folder + ".server_steps.csv", "\n".join([STEPS_HEADER] + lines) + "\n")
 
     def machine_json(self, device, machine_id):
         entry = {}
@@ -213,6 +229,114 @@ def run_row(rng, device, device_factor, compiler, spec, batch, cost, fixed, fact
     return row, trace
 
 
+def scenario_row(rng, device, compiler, spec, run_id, scenario, streams, latencies_ms, window_s,
+                 extra):
+    """An ok row of scenario offline or server at batch size 1 over `latencies_ms` (one per
+    request), measured in one process: its trace, and `extra`'s columns."""
+    experiment, model, family, width, depth, size = spec
+    samples = sorted(latencies_ms)
+    p50 = percentile(samples, 0.5)
+    mean = sum(samples) / len(samples)
+    std = math.sqrt(sum((v - mean) ** 2 for v in samples) / (len(samples) - 1))
+    row = {"run_id": run_id, "experiment": experiment, "model": model, "family": family,
+           "size": size, "width": width, "depth": depth, "batch_size": "1",
+           "input_shape": "1x3x224x224", "compiler": compiler, "device": device, "threads": "1",
+           "precision": "fp32", "scenario": scenario, "streams": str(streams),
+           "threads_per_stream": "1", "config_hash": f"{rng.getrandbits(64):016x}",
+           "machine_id": f"synthetic{device[-1]}", "compiler_version": f"{compiler} 1.0 (synthetic)",
+           "host": device, "timestamp": "2026-01-01T00:00:00Z", "status": "ok", "error": "",
+           "notes": "synthetic row (bench/synthetic_results.py)", "valid": "true",
+           "invalid_reason": "", "processes": "1", "process_p50s_ms": g(p50),
+           "latency_mean_ms": g(mean), "latency_std_ms": g(std), "latency_min_ms": g(samples[0]),
+           "latency_p50_ms": g(p50), "latency_p90_ms": g(percentile(samples, 0.9)),
+           "latency_p95_ms": g(percentile(samples, 0.95)),
+           "latency_p99_ms": g(percentile(samples, 0.99)), "latency_max_ms": g(samples[-1]),
+           "cv": g(std / mean), "latency_p50_ci_low_ms": "", "latency_p50_ci_high_ms": "",
+           "throughput_median_sps": "", "throughput_mean_sps": "", "timed_window_s": g(window_s),
+           "cpu_util_pct": g(rng.uniform(90, 100) * streams), "compile_s": g(rng.uniform(0.05, 3)),
+           "first_run_ms": g(p50 * rng.uniform(1.2, 6))}
+    row.update(extra)
+    trace = [(0, i, max(1, int(v * 1e6))) for i, v in enumerate(latencies_ms)]
+    return row, trace
+
+
+def offline_run(rng, device, compiler, spec, streams, one_ms):
+    """An offline run at batch 1 on `streams` streams of a model whose batch-1 latency is one_ms."""
+    request_ms = one_ms * streams * rng.uniform(0.7, 1.0)
+    latencies = [request_ms * math.exp(rng.gauss(0, 0.03)) for _ in range(10 * streams)]
+    samples_per_s = 1000 * streams / request_ms
+    return scenario_row(rng, device, compiler, spec, f"{spec[1]}_b1_offline_s{streams}", "offline",
+                        streams, latencies, len(latencies) / samples_per_s,
+                        {"samples_per_s": g(samples_per_s)})
+
+
+def server_step(rng, qps, capacity_qps, one_ms):
+    """One rate: (step columns but the number, the latencies of its queries). An M/M/1-like
+    queue: the latency grows as 1 / (1 - load) and breaks past the capacity."""
+    load = qps / capacity_qps
+    queries = max(100, int(qps * 10))
+    scale = one_ms / (1 - load) if load < 0.97 else one_ms * 40 * load
+    latencies = sorted(scale * rng.expovariate(1.0) + one_ms for _ in range(queries))
+    completed = queries if load < 1 else int(queries * rng.uniform(0.8, 0.95))
+    at = percentile(latencies, SERVER_PERCENTILE / 100)
+    achieved = min(qps, capacity_qps) * rng.uniform(0.97, 1.0)
+    met = at <= SERVER_BOUND_MS and completed == queries
+    return dict(target_qps=qps, achieved_qps=achieved, p50=percentile(latencies, 0.5), at=at,
+                met=met, issued=queries, completed=completed), latencies
+
+
+def server_runs(rng, writer, device, compiler, spec, one_ms):
+    """A run at half the capacity of 2 streams, and a find_peak search from a tenth of it,
+    doubling until the bound breaks and then halving the gap, as FindPeak does."""
+    capacity = 2 * 1000 / one_ms
+    columns = {"latency_bound_ms": g(SERVER_BOUND_MS), "latency_percentile": g(SERVER_PERCENTILE),
+               "issue_delay_p99_ms": g(rng.uniform(0.01, 0.2))}
+
+    def row_of(run_id, step, latencies, extra):
+        return scenario_row(rng, device, compiler, spec, run_id, "server", 2, latencies,
+                            step["completed"] / step["achieved_qps"], dict(
+                                columns, target_qps=g(step["target_qps"]),
+                                achieved_qps=g(step["achieved_qps"]),
+                                samples_per_s=g(step["achieved_qps"]),
+                                latency_at_percentile_ms=g(step["at"]),
+                                bound_met="true" if step["met"] else "false",
+                                queries_issued=str(step["issued"]),
+                                queries_completed=str(step["completed"]), **extra))
+
+    rate = round(capacity / 2)
+    step, latencies = server_step(rng, rate, capacity, one_ms)
+    writer.write(*row_of(f"{spec[1]}_b1_server_s2_q{rate}", step, latencies, {}))
+    steps, low, high, qps = [], None, None, capacity / 10
+    for _ in range(12):
+        step, latencies = server_step(rng, qps, capacity, one_ms)
+        steps.append((step, latencies))
+        if step["met"]:
+            low = qps
+        else:
+            high = qps
+        if high is None:
+            qps *= 2
+        elif low is None:
+            qps /= 2
+        elif (high - low) / low <= 0.05:
+            break
+        else:
+            qps = (low + high) / 2
+    met = [s for s in steps if s[0]["met"]]
+    reported = max(met, key=lambda s: s[0]["target_qps"]) if met else steps[-1]
+    run_id = f"{spec[1]}_b1_server_s2_peak"
+    row, trace = row_of(run_id, reported[0], reported[1], {
+        "peak_qps": g(reported[0]["target_qps"]) if met else "", "peak_steps": str(len(steps))})
+    if not met:
+        row.update(valid="false", invalid_reason="server: find_peak found no rate that met the "
+                   "bound (synthetic)")
+    writer.write(row, trace)
+    writer.steps(row, [",".join([str(k + 1), g(s["target_qps"]), g(s["achieved_qps"]), g(s["p50"]),
+                                 g(s["at"]), "true" if s["met"] else "false", "true", "",
+                                 str(s["issued"]), str(s["completed"])])
+                       for k, (s, _) in enumerate(steps)])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--template", required=True, help="a real row file: <run_id>.csv")
@@ -240,6 +364,15 @@ def main():
                                          cost[spec[1]], fixed[spec[1]], factor, skipped)
                     writer.write(row, trace)
                     runs += 1
+                if d != 0 or spec[0] != "architectures":
+                    continue
+                one_ms = cost[spec[1]] * device_factor * factor
+                for streams in OFFLINE_STREAMS:
+                    writer.write(*offline_run(rng, device, compiler, spec, streams, one_ms))
+                    runs += 1
+                if specs.index(spec) < SERVER_MODELS:
+                    server_runs(rng, writer, device, compiler, spec, one_ms)
+                    runs += 2
     writer.close()
     print(f"synthetic_results.py: {runs} runs in {args.out}")
 

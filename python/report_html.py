@@ -31,7 +31,7 @@ APP = os.path.join(HERE, "report_app.js")
 TEXT_COLUMNS = ("run_id", "device", "compiler", "experiment", "model", "family", "precision",
                 "compute_device", "timing_boundary", "status", "error", "valid",
                 "invalid_reason", "process_p50s_ms", "machine_id", "host", "compiler_version",
-                "notes", "stop_reason")
+                "notes", "stop_reason", "scenario")
 NUMBER_COLUMNS = ("batch_size", "threads", "width", "depth", "params", "macs", "build_s",
                   "compile_s", "first_run_ms", "latency_p50_ms", "latency_p50_ci_low_ms",
                   "latency_p50_ci_high_ms", "latency_p99_ms", "cv", "processes",
@@ -128,7 +128,12 @@ def collect(analysis_dir, inputs):
     rows = [rows[i] for i in order]
     dists = [dists[i] for i in order]
 
-    joined = [scaling.get(tuple(r.get(k, "") for k in SCALING_KEY), {}) for r in rows]
+    for r in rows:  # rows from before scenarios (schema 8) are single stream
+        r["scenario"] = r.get("scenario") or "single_stream"
+    # Only a single-stream run has scaling values: an offline or server run of the same model
+    # and batch size stands beside it.
+    joined = [scaling.get(tuple(r.get(k, "") for k in SCALING_KEY), {})
+              if r["scenario"] == "single_stream" else {} for r in rows]
     cols = {}
     for r in rows:  # each process's median, at the precision of every other number here
         r["process_p50s_ms"] = ";".join(str(compact(float(v)))
@@ -158,6 +163,11 @@ def collect(analysis_dir, inputs):
         "profile_runs": optional_table(analysis_dir, "profile_runs.csv"),
         "profile_ops": optional_table(analysis_dir, "profile_op_classes.csv"),
         "profile_speedup": optional_table(analysis_dir, "profile_speedup_by_op.csv"),
+        # Written by analyze only when the inputs hold offline or server runs.
+        "roads": optional_table(analysis_dir, report.ROADS),
+        "offline_runs": optional_table(analysis_dir, report.OFFLINE_RUNS),
+        "server_runs": optional_table(analysis_dir, report.SERVER_RUNS),
+        "server_steps": optional_table(analysis_dir, report.SERVER_STEPS),
         "machines": machines,
     }
 

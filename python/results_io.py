@@ -2,8 +2,9 @@
 
 The layout rules are those of `ngraphbench analyze` (src/ngraphbench/analysis/load.h): a
 directory <dir>/<device>/<compiler>/<run_id>.csv, or one holding such a tree as `results/`; a
-.zip of the same layout, at its root or under a top-level `results/`. Hidden files and the
-`*.latencies.csv` traces are not rows. analyze has already validated the rows (it runs first in
+.zip of the same layout, at its root or under a top-level `results/`. Hidden files, the
+`*.latencies.csv` traces and the other files beside a row (`*.profile.csv`, `*.server_steps.csv`)
+are not rows. analyze has already validated the rows (it runs first in
 `ngraphbench report`), so this reader only finds them; it does not judge them.
 Standard library only.
 """
@@ -15,12 +16,14 @@ import os
 import zipfile
 
 TRACE_SUFFIX = ".latencies.csv"
+# Files beside a row that are not rows: the per-operator profile and a find_peak run's steps.
+BESIDE_SUFFIXES = (TRACE_SUFFIX, ".profile.csv", ".server_steps.csv")
 MACHINE_FILE = "machine.json"
 
 
 def is_row_file(name):
     return bool(name) and not name.startswith(".") and name.endswith(".csv") and \
-        not name.endswith(TRACE_SUFFIX)
+        not name.endswith(BESIDE_SUFFIXES)
 
 
 def trace_beside(row_name):

@@ -67,9 +67,10 @@ if [ -z "$compilers" ]; then
   compilers=$(IFS=,; echo "${found[*]}")
 fi
 
-# The runs in a traces zip: its rows, not their .latencies.csv traces.
+# The runs in a traces zip: its rows, not the files beside them (traces, profiles, server steps).
 count_runs() {  # <zip>
-  unzip -Z1 "$1" | grep -E '^results/[^/]+/[^/]+/[^/]+\.csv$' | grep -vc '\.latencies\.csv$' || true
+  unzip -Z1 "$1" | grep -E '^results/[^/]+/[^/]+/[^/]+\.csv$' |
+    grep -vcE '\.(latencies|profile|server_steps)\.csv$' || true
 }
 
 if [ -n "$work" ]; then

@@ -86,7 +86,7 @@ jobs_file=$slurm_dir/jobs.txt
 
 # Rows per compiler by their `status` column (found by name in the header; quoted fields may
 # hold commas, hence Python's csv). Row files as `ngraphbench analyze` reads them: *.csv, not
-# hidden, not a *.latencies.csv trace.
+# hidden, not a file beside a row (a *.latencies.csv trace, a profile, a run's server steps).
 count_rows() {
   python3 - "$results/$device" <<'EOF'
 import csv, os, sys
@@ -99,7 +99,8 @@ for compiler in sorted(os.listdir(root)) if os.path.isdir(root) else []:
         continue
     counts = Counter()
     for name in os.listdir(d):
-        if name.startswith(".") or not name.endswith(".csv") or name.endswith(".latencies.csv"):
+        if name.startswith(".") or not name.endswith(".csv") or \
+                name.endswith((".latencies.csv", ".profile.csv", ".server_steps.csv")):
             continue
         try:
             with open(os.path.join(d, name), newline="") as f:

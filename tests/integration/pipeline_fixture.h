@@ -117,7 +117,8 @@ class Pipeline : public ::testing::Test {
       if (!e.is_regular_file() || name.size() <= 4 ||
           name.compare(name.size() - 4, 4, ".csv") != 0 ||
           name.find(".latencies.") != std::string::npos ||
-          name.find(".profile.") != std::string::npos) {
+          name.find(".profile.") != std::string::npos ||
+          name.find(".server_steps.") != std::string::npos) {
         continue;
       }
       ids.insert(name.substr(0, name.size() - 4));

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "integration/pipeline_fixture.h"
 #include "integration/scheduler_output.h"
 #include "ngraphbench/results/csv.h"
+#include "ngraphbench/results/server_steps.h"
 #include "require_compiler.h"
 
 namespace ngraphbench {
@@ -662,6 +664,35 @@ TEST_F(Pipeline, ServerRowsHoldTheBoundsVerdictAndFindPeakItsSteps) {
               row.notes.find(" QPS invalid") != std::string::npos)
       << row.notes;
   EXPECT_NE(peak.output.find("peak "), std::string::npos) << peak.output;
+  // Every step beside the row, in the order measured, the row's step among them.
+  const std::string steps_path = ServerStepsPath(RunDir().string(), row.run_id);
+  std::ifstream steps_file(steps_path);
+  const std::string steps_text((std::istreambuf_iterator<char>(steps_file)),
+                               std::istreambuf_iterator<char>());
+  const std::vector<ServerStep> steps = ParseServerStepsCsv(steps_text, steps_path);
+  ASSERT_EQ(static_cast<int64_t>(steps.size()), *row.peak_steps) << steps_text;
+  EXPECT_EQ(steps.front().target_qps, 100.0);
+  EXPECT_EQ(std::count_if(steps.begin(), steps.end(), [&](const ServerStep& s) {
+              return s.target_qps == *row.target_qps && s.queries_issued == row.queries_issued &&
+                     s.latency_at_percentile_ms == *row.latency_at_percentile_ms &&
+                     s.bound_met && s.valid;
+            }),
+            1)
+      << steps_text;
+  for (const ServerStep& s : steps) {
+    EXPECT_LE(s.latency_p50_ms, s.latency_at_percentile_ms);
+    EXPECT_EQ(s.valid, s.invalid_reason.empty()) << s.invalid_reason;
+  }
+  // analyze reads them as each run's latency-throughput curve: a step a line, a run at one rate
+  // one line.
+  const Result analyzed = Ngb("analyze " + (root_ / "results").string() + " -o " +
+                              (root_ / "analysis").string() + " --include-invalid");
+  ASSERT_EQ(analyzed.code, 0) << analyzed.output;
+  std::ifstream curves(root_ / "analysis" / "server_steps.csv");
+  int64_t lines = -1;  // the header
+  for (std::string line; std::getline(curves, line);) ++lines;
+  EXPECT_EQ(lines, 2 + *row.peak_steps + Row("tiny_w16_b1_server_s2_peak").peak_steps.value_or(0))
+      << analyzed.output;
 
   const Result processes = Ngb(server + "--set target_qps=100 --processes 3 " + Common());
   EXPECT_EQ(processes.code, 2) << processes.output;

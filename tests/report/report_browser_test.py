@@ -5,12 +5,14 @@ chromium-driver, driven by selenium; all installed by ./setup.sh).
     report_browser_test.py NGRAPHBENCH SOURCE_DIR OUT_DIR [--update-docs]
 
 Makes two reports with `ngraphbench report --html-only`: the released traces
-(resources/traces/results_raw.zip) and a synthetic zip of 20,000 runs (bench/synthetic_results.py,
-its rows copied from a row that `ngraphbench run tiny null` writes here, so in today's schema).
+(resources/traces/results_raw.zip) and a synthetic zip of 20,350 runs (bench/synthetic_results.py,
+its rows copied from a row that `ngraphbench run tiny null` writes here, so in today's schema;
+350 of them offline and server runs, find_peak's with their steps files).
 Loads each page from its file and checks: no JavaScript error (uncaught errors and rejections the
-page collects, and the browser's console errors), every figure drawn by Plotly, and that a filter
-changes what is drawn (only onnxruntime: the latency figure then holds onnxruntime's runs and no
-other compiler's). Prints each page's size and load time (navigation start to every view drawn),
+page collects, and the browser's console errors), every figure drawn by Plotly, that a filter
+changes what is drawn (only onnxruntime: the latency figure then holds onnxruntime's single-stream
+runs and no other compiler's), and the offline and server figures: drawn with data on the
+synthetic page, absent from the released traces' (which hold no such run). Prints each page's size and load time (navigation start to every view drawn),
 and writes screenshots into OUT_DIR/screenshots/. --update-docs also writes docs/report.png, the
 released traces' report as the README shows it.
 Exit 0 when every check passed, 1 otherwise: a missing chromium, chromium-driver or selenium is
@@ -32,6 +34,8 @@ CHROMEDRIVER = os.environ.get("NGB_CHROMEDRIVER", "/usr/bin/chromedriver")
 FIGURES = ("fig-latency", "fig-throughput", "fig-rtr", "fig-ase", "fig-speedup",
            "fig-depth-throughput", "fig-depth-speedup", "fig-ranking", "fig-profile",
            "fig-compile", "fig-first", "fig-dist")
+# The offline and server section's figures: only on a page whose runs include such runs.
+SCENARIO_FIGURES = ("fig-roads", "fig-latency-throughput", "fig-peak")
 WIDTH, HEIGHT = 1400, 1000
 failures = []
 
@@ -74,7 +78,7 @@ def make_reports(binary, source, out):
     synthetic_zip = os.path.join(out, "synthetic.zip")
     seconds = run([sys.executable, os.path.join(source, "bench", "synthetic_results.py"),
                    "--template", template, "-o", synthetic_zip])
-    print(f"synthetic: 20,000 runs written in {seconds:.1f} s")
+    print(f"synthetic: 20,350 runs written in {seconds:.1f} s")
     synthetic = os.path.join(out, "synthetic")
     seconds = run([binary, "report", synthetic_zip, "-o", synthetic, "--html-only"])
     print(f"synthetic: ngraphbench report took {seconds:.1f} s")
@@ -162,13 +166,24 @@ def check_filter(driver, name, compiler):
     expected = driver.execute_script(
         "const d = JSON.parse(document.getElementById('ngb-data').textContent).runs.cols;"
         "const dec = (c) => Array.isArray(c) ? c : c.codes.map((k) => c.dict[k]);"
-        "const comp = dec(d.compiler), st = dec(d.status);"
-        "return comp.filter((c, i) => c === arguments[0] && st[i] === 'ok').length;", compiler)
+        "const comp = dec(d.compiler), st = dec(d.status), sc = dec(d.scenario);"
+        "return comp.filter((c, i) => c === arguments[0] && st[i] === 'ok' &&"
+        "                             sc[i] === 'single_stream').length;", compiler)
     draws = driver.execute_script("return window.__ngbDraws")
+    started = time.monotonic()
     select = Select(driver.find_element("id", "filter-compiler"))
     select.deselect_all()
     select.select_by_value(compiler)  # clicks, as a reader would: the page sees change events
     wait_for(driver, f"return window.__ngbDraws > {draws}", f"{name}: redraw after the filter")
+    # Each click is a change event and the page redraws 120 ms after the last: on a busy machine
+    # the driver's clicks come slower than that, and the first redraw is of a half-made choice.
+    # The check reads the figure once the redraws stop (none for 1 s).
+    settled, last = time.monotonic(), driver.execute_script("return window.__ngbDraws")
+    while time.monotonic() - settled < 1 and time.monotonic() - started < 60:
+        time.sleep(0.1)
+        now = driver.execute_script("return window.__ngbDraws")
+        if now != last:
+            settled, last = time.monotonic(), now
     after = driver.execute_script(LATENCY_FIGURE)
     redraw_ms = driver.execute_script("return window.__ngbLastDrawMs")
     shown_after = driver.execute_script("return document.getElementById('shown-runs').textContent")
@@ -184,6 +199,26 @@ def check_filter(driver, name, compiler):
           f"the latency figure: {drawn} of its {expected} ok runs" +
           (f"; capped: {capped!r})" if capped else ")"))
     return select
+
+
+SCENARIO_TRACES = """
+  return arguments[0].map((id) => {
+    const gd = document.getElementById(id);
+    if (!gd) return [id, null];
+    return [id, (gd.data || []).filter((t) => (t.y || []).some((v) => v !== null)).length];
+  });"""
+
+
+def check_scenarios(driver, name, expected):
+    """The offline and server figures: each drawn with data traces (expected), or absent."""
+    traces = dict(driver.execute_script(SCENARIO_TRACES, list(SCENARIO_FIGURES)))
+    if expected:
+        check(all(traces[f] for f in SCENARIO_FIGURES),
+              f"{name}: batching against concurrency, latency against throughput and the peak "
+              f"QPS drawn with data (traces per figure: {traces})")
+    else:
+        check(all(traces[f] is None for f in SCENARIO_FIGURES),
+              f"{name}: no offline or server section (no such run): {traces}")
 
 
 def screenshot(driver, path, full=True, scale=0.5):
@@ -228,6 +263,7 @@ def main():
         shots = os.path.join(args.out, "screenshots")
         load(driver, traces, "released traces")
         check_page(driver, "released traces")
+        check_scenarios(driver, "released traces", expected=False)
         screenshot(driver, os.path.join(shots, "traces_full.png"))
         if args.update_docs:
             docs_screenshot(driver, os.path.join(args.source, "docs", "report.png"))
@@ -237,9 +273,11 @@ def main():
 
         load(driver, synthetic, "synthetic 20,000 runs")
         check_page(driver, "synthetic")
+        check_scenarios(driver, "synthetic", expected=True)
         screenshot(driver, os.path.join(shots, "synthetic_full.png"))
         check_filter(driver, "synthetic", "openvino")
         check_page(driver, "synthetic, filtered")
+        check_scenarios(driver, "synthetic, filtered", expected=True)
     finally:
         driver.quit()
     print(f"report_browser_test: {len(failures)} failed check(s), "

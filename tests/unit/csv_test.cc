@@ -13,6 +13,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/results/row.h"
+#include "ngraphbench/results/server_steps.h"
 
 namespace ngraphbench {
 namespace {
@@ -494,6 +495,57 @@ TEST(Csv, DocsColumnTableIsTheCodes) {
   }
   ADD_FAILURE() << "docs/results.md's column table differs from ColumnsMarkdown() in its line "
                 << "endings; regenerate it with `build/ngraphbench list --columns`";
+}
+
+// A find_peak run's steps file: what the worker writes reads back the same, and a file that is
+// not one is refused naming the file, the line and what was expected.
+TEST(ServerSteps, RoundTripAndBadFilesNameTheProblem) {
+  std::vector<ServerStep> steps(2);
+  steps[0] = {1, 20, 19.5, 4.25, 9.5, true, true, "", 200, 200};
+  steps[1] = {2, 80, 60, 30, 120, false, false, "server: queries 90 < 100, the p99's minimum",
+              800, 700};
+  const std::string text = FormatServerStepsCsv(steps);
+  EXPECT_EQ(text,
+            "step,target_qps,achieved_qps,latency_p50_ms,latency_at_percentile_ms,bound_met,"
+            "valid,invalid_reason,queries_issued,queries_completed\n"
+            "1,20,19.5,4.25,9.5,true,true,,200,200\n"
+            "2,80,60,30,120,false,false,\"server: queries 90 < 100, the p99's minimum\",800,700\n");
+  const std::vector<ServerStep> back = ParseServerStepsCsv(text, "r.server_steps.csv");
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[1].invalid_reason, steps[1].invalid_reason);
+  EXPECT_EQ(back[1].queries_completed, 700);
+  EXPECT_FALSE(back[1].valid);
+  EXPECT_DOUBLE_EQ(back[0].latency_p50_ms, 4.25);
+  EXPECT_EQ(ServerStepsPath("d", "m_b1_server_s2_peak"), "d/m_b1_server_s2_peak.server_steps.csv");
+
+  const std::string header = text.substr(0, text.find('\n') + 1);
+  auto error = [](const std::string& bad) {
+    try {
+      ParseServerStepsCsv(bad, "x.server_steps.csv");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no InputError");
+  };
+  EXPECT_NE(error("").find("'x.server_steps.csv' is empty"), std::string::npos) << error("");
+  EXPECT_NE(error("step,qps\n1,2\n").find("has the header 'step,qps'; expected step,"),
+            std::string::npos);
+  EXPECT_NE(error(header).find("holds no step"), std::string::npos);
+  EXPECT_NE(error(header + "1,20,19.5,4,9,true,true,,200\n").find("line 2 has 9 fields"),
+            std::string::npos);
+  EXPECT_NE(error(header + "1,20,-3,4,9,true,true,,200,200\n")
+                .find("line 2: achieved_qps is '-3'; expected a number >= 0"),
+            std::string::npos);
+  EXPECT_NE(error(header + "1,20,3,4,9,yes,true,,200,200\n")
+                .find("bound_met is 'yes'; expected true or false"),
+            std::string::npos);
+  EXPECT_NE(error(header + "2,20,3,4,9,true,true,,200,200\n").find("step is 2; expected 1"),
+            std::string::npos);
+  EXPECT_NE(error(header + "1,20,3,4,9,true,true,,200,201\n")
+                .find("queries_completed 201 is more than queries_issued 200"),
+            std::string::npos);
+  EXPECT_NE(error(header + "1,20,3,4,9,true,true,\"open,200,200\n").find("not valid CSV"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <tuple>
+#include <utility>
 
 #include "ngraphbench/analysis/csv_line.h"
 #include "ngraphbench/analysis/load.h"
@@ -19,6 +20,10 @@ std::string OneLine(std::string text) {
   std::replace(text.begin(), text.end(), '\n', ' ');
   std::replace(text.begin(), text.end(), '\r', ' ');
   return text;
+}
+
+std::string Bool(std::optional<bool> value) {
+  return value ? (*value ? "true" : "false") : "";
 }
 
 // The rows `keep` selects, in (device, experiment, compiler, model, batch_size) order.
@@ -188,6 +193,136 @@ std::string FormatReversalsCsv(const std::vector<RankingRow>& rows) {
   return csv;
 }
 
+std::string FormatBatchVsStreamsCsv(const std::vector<RoadsRow>& rows) {
+  std::string csv = Header({"device", "experiment", "compiler", "model", "samples_in_flight",
+                            "batching_run_id", "batching_sps", "batching_latency_p50_ms",
+                            "batching_latency_p99_ms", "concurrency_run_id", "concurrency_sps",
+                            "concurrency_latency_p50_ms", "concurrency_latency_p99_ms",
+                            "concurrency_over_batching", "better", "note"});
+  for (const RoadsRow& row : rows) {
+    csv += Line()
+               .Add(row.device)
+               .Add(row.experiment)
+               .Add(row.compiler)
+               .Add(row.model)
+               .Add(row.in_flight)
+               .Add(row.batching_run_id)
+               .Add(row.batching_sps)
+               .Add(row.batching_latency_p50_ms)
+               .Add(row.batching_latency_p99_ms)
+               .Add(row.concurrency_run_id)
+               .Add(row.concurrency_sps)
+               .Add(row.concurrency_latency_p50_ms)
+               .Add(row.concurrency_latency_p99_ms)
+               .Add(row.concurrency_over_batching)
+               .Add(row.better)
+               .Add(row.note)
+               .End();
+  }
+  return csv;
+}
+
+std::string FormatOfflineRunsCsv(const std::vector<RunPoint>& offline) {
+  std::string csv = Header({"device", "experiment", "compiler", "model", "batch_size", "run_id",
+                            "streams", "samples_in_flight", "threads", "threads_per_stream",
+                            "samples_per_s", "latency_p50_ms", "latency_p99_ms", "cpu_util_pct",
+                            "valid"});
+  for (const RunPoint& run : offline) {
+    std::optional<int64_t> in_flight;
+    if (run.streams) in_flight = run.batch_size * *run.streams;
+    csv += Line()
+               .Add(run.device)
+               .Add(run.experiment)
+               .Add(run.compiler)
+               .Add(run.model)
+               .Add(run.batch_size)
+               .Add(run.run_id)
+               .Add(run.streams)
+               .Add(in_flight)
+               .Add(run.threads)
+               .Add(run.threads_per_stream)
+               .Add(run.samples_per_s)
+               .Add(run.latency_p50_ms)
+               .Add(run.latency_p99_ms)
+               .Add(run.cpu_util_pct)
+               .Add(Bool(run.valid))
+               .End();
+  }
+  return csv;
+}
+
+std::string FormatServerRunsCsv(const std::vector<const ResultRow*>& rows) {
+  std::string csv = Header(
+      {"device", "experiment", "compiler", "model", "batch_size", "run_id", "streams", "threads",
+       "find_peak", "target_qps", "achieved_qps", "samples_per_s", "latency_p50_ms",
+       "latency_percentile", "latency_at_percentile_ms", "latency_bound_ms", "bound_met",
+       "queries_issued", "queries_completed", "valid", "invalid_reason", "peak_qps",
+       "peak_steps"});
+  for (const ResultRow* row : rows) {
+    csv += Line()
+               .Add(row->device)
+               .Add(row->experiment)
+               .Add(row->compiler)
+               .Add(row->model)
+               .Add(row->batch_size)
+               .Add(row->run_id)
+               .Add(row->streams)
+               .Add(row->threads)
+               .Add(std::string(row->peak_steps ? "true" : "false"))
+               .Add(row->target_qps)
+               .Add(row->achieved_qps)
+               .Add(row->samples_per_s)
+               .Add(row->latency_p50_ms)
+               .Add(row->latency_percentile)
+               .Add(row->latency_at_percentile_ms)
+               .Add(row->latency_bound_ms)
+               .Add(Bool(row->bound_met))
+               .Add(row->queries_issued)
+               .Add(row->queries_completed)
+               .Add(Bool(row->valid))
+               .Add(OneLine(row->invalid_reason))
+               .Add(row->peak_qps)
+               .Add(row->peak_steps)
+               .End();
+  }
+  return csv;
+}
+
+std::string FormatServerCurvesCsv(const std::vector<ServerPoint>& points) {
+  std::string csv = Header(
+      {"device", "experiment", "compiler", "model", "batch_size", "run_id", "streams", "step",
+       "target_qps", "achieved_qps", "samples_per_s", "latency_p50_ms", "latency_percentile",
+       "latency_at_percentile_ms", "latency_bound_ms", "bound_met", "valid", "invalid_reason",
+       "queries_issued", "queries_completed", "reported", "note"});
+  for (const ServerPoint& p : points) {
+    csv += Line()
+               .Add(p.device)
+               .Add(p.experiment)
+               .Add(p.compiler)
+               .Add(p.model)
+               .Add(p.batch_size)
+               .Add(p.run_id)
+               .Add(p.streams)
+               .Add(p.step)
+               .Add(p.target_qps)
+               .Add(p.achieved_qps)
+               .Add(p.samples_per_s)
+               .Add(p.latency_p50_ms)
+               .Add(p.latency_percentile)
+               .Add(p.latency_at_percentile_ms)
+               .Add(p.latency_bound_ms)
+               .Add(Bool(p.bound_met))
+               .Add(Bool(p.valid))
+               .Add(OneLine(p.invalid_reason))
+               .Add(p.queries_issued)
+               .Add(p.queries_completed)
+               .Add(Bool(p.reported))
+               .Add(p.note)
+               .End();
+  }
+  return csv;
+}
+
 int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_dir,
                InvalidRuns invalid_runs) {
   if (inputs.empty()) {
@@ -209,14 +344,15 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   // The paper's metrics (RTR, ASE, speedups, rankings) are defined on one request at a time at
   // each batch size: offline and server rows (several requests in flight, samples_per_s)
   // stand beside those of the same model and batch size and are not in them.
-  std::vector<RunPoint> points;
-  size_t offline = 0;
+  std::vector<RunPoint> points, all_points;
+  size_t offline = 0, server = 0;
   for (const LoadedRun& run : runs) {
+    all_points.push_back(ToRunPoint(run.row));
     if (run.row.scenario != "single_stream") {
-      ++offline;
+      ++(run.row.scenario == "server" ? server : offline);
       continue;
     }
-    points.push_back(ToRunPoint(run.row));
+    points.push_back(all_points.back());
   }
 
   const std::vector<ScalingRow> scaling = ComputeScaling(points, invalid_runs);
@@ -224,9 +360,28 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   const std::vector<RankingRow> rankings = ComputeRankings(points, invalid_runs);
   size_t reversals = 0;
   for (const RankingRow& row : rankings) reversals += row.reversals.size();
-  const auto ok = std::count_if(points.begin(), points.end(),
+  // Over every scenario, as failures.csv and invalid.csv are.
+  const auto ok = std::count_if(all_points.begin(), all_points.end(),
                                 [](const RunPoint& p) { return p.status == kStatusOk; });
-  const auto invalid = std::count_if(points.begin(), points.end(), IsInvalid);
+  const auto invalid = std::count_if(all_points.begin(), all_points.end(), IsInvalid);
+
+  // Every server run's steps file is read before anything is written, so that a bad one
+  // (whatever its row's verdict) stops analyze with no output half made.
+  std::vector<std::pair<const ResultRow*, std::optional<std::vector<ServerStep>>>> server_runs;
+  if (server > 0) {
+    for (const LoadedRun& run : runs) {
+      if (run.row.scenario != "server") continue;
+      std::optional<std::vector<ServerStep>> steps = ReadRunServerSteps(run);
+      if (IsMeasured(ToRunPoint(run.row), invalid_runs)) {
+        server_runs.emplace_back(&run.row, std::move(steps));
+      }
+    }
+    std::sort(server_runs.begin(), server_runs.end(), [](const auto& x, const auto& y) {
+      const ResultRow &a = *x.first, &b = *y.first;
+      return std::tie(a.device, a.experiment, a.compiler, a.model, a.batch_size, a.run_id) <
+             std::tie(b.device, b.experiment, b.compiler, b.model, b.batch_size, b.run_id);
+    });
+  }
 
   const std::filesystem::path dir(out_dir);
   WriteFileAtomic((dir / kScalingCsv).string(), FormatScalingCsv(scaling));
@@ -243,12 +398,38 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
     WriteFileAtomic((dir / kProfileSpeedupCsv).string(), FormatProfileSpeedupCsv(profiles));
   }
 
+  // Beside them: k samples in flight by batching and by concurrency, the offline runs, and
+  // each server run's latency against its throughput (analysis/scenarios.h).
+  // Without such runs their files are not written, and one left in `out_dir` by an earlier
+  // analysis is removed: the report draws whatever it finds.
+  for (const char* file : {kBatchVsStreamsCsv, kOfflineRunsCsv, kServerRunsCsv, kServerStepsCsv}) {
+    std::filesystem::remove(dir / file, error);
+  }
+  std::vector<RoadsRow> roads;
+  std::vector<RunPoint> offline_runs;
+  if (offline > 0) {
+    roads = CompareRoads(all_points, invalid_runs);
+    offline_runs = SelectOfflineRuns(all_points, invalid_runs);
+    WriteFileAtomic((dir / kBatchVsStreamsCsv).string(), FormatBatchVsStreamsCsv(roads));
+    WriteFileAtomic((dir / kOfflineRunsCsv).string(), FormatOfflineRunsCsv(offline_runs));
+  }
+  std::vector<ServerPoint> server_points;
+  if (server > 0) {
+    std::vector<const ResultRow*> server_rows;
+    for (const auto& [row, steps] : server_runs) {
+      server_rows.push_back(row);
+      for (ServerPoint& p : ServerCurve(*row, steps)) server_points.push_back(std::move(p));
+    }
+    WriteFileAtomic((dir / kServerRunsCsv).string(), FormatServerRunsCsv(server_rows));
+    WriteFileAtomic((dir / kServerStepsCsv).string(), FormatServerCurvesCsv(server_points));
+  }
+
   std::cerr << "analyze: " << runs.size() << " runs (" << ok << " ok) from " << inputs.size()
             << " input(s); ";
   if (skipped > 0) std::cerr << skipped << " skipped run(s) left out; ";
-  if (offline > 0) {
-    std::cerr << offline << " offline or server run(s) left out of the batch-scaling metrics "
-                            "(defined on single stream); ";
+  if (offline + server > 0) {
+    std::cerr << offline + server << " offline or server run(s) left out of the batch-scaling "
+                                     "metrics (defined on single stream); ";
   }
   if (invalid_runs == InvalidRuns::kExclude) {
     std::cerr << invalid << " ok run(s) left out as invalid"
@@ -264,6 +445,14 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   if (!profiles.empty()) {
     std::cerr << ", " << kProfileRunsCsv << " (" << profiles.size() << "), " << kProfileOpsCsv
               << ", " << kProfileSpeedupCsv;
+  }
+  if (offline > 0) {
+    std::cerr << ", " << kBatchVsStreamsCsv << " (" << roads.size() << "), " << kOfflineRunsCsv
+              << " (" << offline_runs.size() << ")";
+  }
+  if (server > 0) {
+    std::cerr << ", " << kServerRunsCsv << " (" << server_runs.size() << "), " << kServerStepsCsv
+              << " (" << server_points.size() << ")";
   }
   std::cerr << "\n";
   return kExitOk;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ngraphbench/analysis/metrics.h"
+#include "ngraphbench/analysis/scenarios.h"
 
 namespace ngraphbench {
 
@@ -18,6 +19,12 @@ inline constexpr const char* kRankingCsv = "ranking.csv";
 inline constexpr const char* kReversalsCsv = "rank_reversals.csv";
 inline constexpr const char* kFailuresCsv = "failures.csv";
 inline constexpr const char* kInvalidCsv = "invalid.csv";
+// Written when the inputs hold offline runs (batch_vs_streams, offline_runs) or server runs
+// (server_runs, server_steps): analysis/scenarios.h.
+inline constexpr const char* kBatchVsStreamsCsv = "batch_vs_streams.csv";
+inline constexpr const char* kOfflineRunsCsv = "offline_runs.csv";
+inline constexpr const char* kServerRunsCsv = "server_runs.csv";
+inline constexpr const char* kServerStepsCsv = "server_steps.csv";
 
 // One CSV file's text each: header line, then one line per row, '\n' line ends. Each interval is
 // two columns, <value>_ci_low and <value>_ci_high (95%, metrics.h), both empty when it is.
@@ -33,11 +40,23 @@ std::string FormatRankingCsv(const std::vector<RankingRow>& rows);
 // intervals of L_A / L_B under identity and the compiler and the verdict (significant or tie).
 std::string FormatReversalsCsv(const std::vector<RankingRow>& rows);
 
-// Loads `inputs`, writes the CSVs above plus failures.csv (runs that did not end ok, `wrong`
-// included, with their error) and invalid.csv (ok runs whose verdict is invalid, with the reason
-// and whether they were left out) into `out_dir` (created if missing), and prints a summary to
-// stderr. Invalid runs enter the derived numbers only with InvalidRuns::kInclude
-// (--include-invalid). Returns kExitOk. Throws InputError for bad input (see analysis/load.h).
+// batch_vs_streams.csv: k samples in flight by batching and by concurrency (CompareRoads).
+std::string FormatBatchVsStreamsCsv(const std::vector<RoadsRow>& rows);
+// offline_runs.csv: every measured offline run (SelectOfflineRuns).
+std::string FormatOfflineRunsCsv(const std::vector<RunPoint>& offline);
+// server_runs.csv: every measured server run, in (device, experiment, compiler, model,
+// batch_size, run_id) order.
+std::string FormatServerRunsCsv(const std::vector<const ResultRow*>& rows);
+// server_steps.csv: every rate the server runs measured (ServerCurve), run by run.
+std::string FormatServerCurvesCsv(const std::vector<ServerPoint>& points);
+
+// Loads `inputs`, writes scaling, blocks, ranking and rank_reversals, failures.csv (runs that
+// did not end ok, `wrong` included, with their error) and invalid.csv (ok runs whose verdict is
+// invalid, with the reason and whether they were left out) into `out_dir` (created if missing),
+// and the scenarios' CSVs when the inputs hold offline or server runs, and prints a summary to
+// stderr. Invalid runs enter the derived numbers (and the scenarios' CSVs) only with
+// InvalidRuns::kInclude (--include-invalid). Returns kExitOk. Throws InputError for bad input
+// (see analysis/load.h), a bad server steps file included.
 int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_dir,
                InvalidRuns invalid_runs = InvalidRuns::kExclude);
 

@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 constexpr const char* kLayout = "<device>/<compiler>/<run_id>.csv";
 constexpr const char* kTraceSuffix = ".latencies.csv";
 constexpr const char* kProfileSuffix = ".profile.csv";
+constexpr const char* kServerStepsSuffix = ".server_steps.csv";
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
@@ -31,7 +32,8 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 // Whether a file name within <device>/<compiler>/ is a run row.
 bool IsRowFile(const std::string& name) {
   return !name.empty() && name[0] != '.' && EndsWith(name, ".csv") &&
-         !EndsWith(name, kTraceSuffix) && !EndsWith(name, kProfileSuffix);
+         !EndsWith(name, kTraceSuffix) && !EndsWith(name, kProfileSuffix) &&
+         !EndsWith(name, kServerStepsSuffix);
 }
 
 // The trace beside a row file or entry: "<dir>/<run_id>.csv" -> "<dir>/<run_id>.latencies.csv".
@@ -39,27 +41,42 @@ std::string TraceBeside(const std::string& row_path) {
   return row_path.substr(0, row_path.size() - std::string(".csv").size()) + kTraceSuffix;
 }
 
-// The same for the run's profile: "<dir>/<run_id>.profile.csv".
-std::string ProfileBeside(const std::string& row_path) {
-  return row_path.substr(0, row_path.size() - std::string(".csv").size()) + kProfileSuffix;
+// The same for the run's profile, "<dir>/<run_id>.profile.csv", or its server steps.
+std::string Beside(const std::string& row_path, const char* suffix) {
+  return row_path.substr(0, row_path.size() - std::string(".csv").size()) + suffix;
 }
 
 // `archive`: see LoadedRun; `row_path`: the row's file path, or its entry name in `archive`.
 LoadedRun ParseRun(const std::string& text, const std::string& source, const std::string& archive,
                    const std::string& row_path) {
   LoadedRun run{ParseRowCsv(text, source), source, archive, TraceBeside(row_path),
-                ProfileBeside(row_path)};
+                Beside(row_path, kProfileSuffix), Beside(row_path, kServerStepsSuffix)};
   const ResultRow& row = run.row;
   CheckRowFileName(row, source.substr(source.find_last_of("/:") + 1), source);
   if (row.batch_size < 1) {
     throw InputError(source + ": batch_size is " + std::to_string(row.batch_size) +
                      "; expected a positive integer");
   }
-  if (row.status == kStatusOk &&
+  // Single stream's throughput is batch / latency; with several requests in flight it is
+  // samples_per_s over the window (server: 0 when no query completed).
+  if (row.status == kStatusOk && row.scenario == "single_stream" &&
       (!row.throughput_median_sps || !(*row.throughput_median_sps > 0))) {
     throw InputError(source +
                      ": status is ok but throughput_median_sps is empty or not positive; expected "
                      "samples per second > 0");
+  }
+  if (row.status == kStatusOk && row.scenario == "offline" &&
+      (!row.samples_per_s || !(*row.samples_per_s > 0))) {
+    throw InputError(source +
+                     ": an ok offline row whose samples_per_s is empty or not positive; expected "
+                     "samples per second > 0");
+  }
+  if (row.status == kStatusOk && row.scenario == "server" &&
+      (!row.samples_per_s || !(*row.samples_per_s >= 0) || !row.achieved_qps ||
+       !row.target_qps || !row.latency_at_percentile_ms)) {
+    throw InputError(source +
+                     ": an ok server row without samples_per_s, achieved_qps, target_qps or "
+                     "latency_at_percentile_ms; expected each (docs/results.md)");
   }
   return run;
 }
@@ -207,6 +224,22 @@ std::vector<LoadedRun> LoadZip(const std::string& input) {
   return runs;
 }
 
+// The text of a file beside a run's row, in its directory or archive; nullopt when there is
+// none. `what` names it in errors.
+std::optional<std::string> ReadBeside(const LoadedRun& run, const std::string& path,
+                                      const std::string& what, std::string& source) {
+  if (run.archive.empty()) {
+    source = path;
+    if (!fs::exists(path)) return std::nullopt;
+    return ReadFileCapped(path, kMaxTraceBytes, what);
+  }
+  ZipArchive archive = OpenZip(run.archive);
+  const zip_int64_t index = zip_name_locate(archive.get(), path.c_str(), 0);
+  source = run.archive + ":" + path;
+  if (index < 0) return std::nullopt;
+  return ReadEntry(archive.get(), index, source, kMaxTraceBytes);
+}
+
 }  // namespace
 
 std::vector<LoadedRun> LoadRuns(const std::string& input) {
@@ -262,15 +295,26 @@ std::optional<std::vector<int64_t>> ReadRunLatencies(const LoadedRun& run) {
 
 std::optional<ProfileTable> ReadRunProfile(const LoadedRun& run) {
   if (run.row.profiler.empty()) return std::nullopt;
-  if (run.archive.empty()) {
-    if (!fs::exists(run.profile)) return std::nullopt;
-    return ParseProfileCsv(ReadFileCapped(run.profile, kMaxTraceBytes, "profile"), run.profile);
+  std::string source;
+  const std::optional<std::string> text = ReadBeside(run, run.profile, "profile", source);
+  if (!text) return std::nullopt;
+  return ParseProfileCsv(*text, source);
+}
+
+std::optional<std::vector<ServerStep>> ReadRunServerSteps(const LoadedRun& run) {
+  if (run.row.scenario != "server" || !run.row.peak_steps) return std::nullopt;
+  std::string source;
+  const std::optional<std::string> text =
+      ReadBeside(run, run.server_steps, "server steps", source);
+  if (!text) return std::nullopt;
+  std::vector<ServerStep> steps = ParseServerStepsCsv(*text, source);
+  if (static_cast<int64_t>(steps.size()) != *run.row.peak_steps) {
+    throw InputError("server steps '" + source + "' holds " + std::to_string(steps.size()) +
+                     " steps, but its row's peak_steps is " +
+                     std::to_string(*run.row.peak_steps) + " (" + run.source +
+                     "); expected one line per step the search measured");
   }
-  ZipArchive archive = OpenZip(run.archive);
-  const zip_int64_t index = zip_name_locate(archive.get(), run.profile.c_str(), 0);
-  if (index < 0) return std::nullopt;
-  const std::string source = run.archive + ":" + run.profile;
-  return ParseProfileCsv(ReadEntry(archive.get(), index, source, kMaxTraceBytes), source);
+  return steps;
 }
 
 }  // namespace ngraphbench

@@ -8,6 +8,7 @@
 
 #include "ngraphbench/profile/profile.h"
 #include "ngraphbench/results/row.h"
+#include "ngraphbench/results/server_steps.h"
 
 namespace ngraphbench {
 
@@ -22,6 +23,9 @@ struct LoadedRun {
   // The same for its profile (<run_id>.profile.csv, profile/profile.h), which only a run
   // measured with profiling has.
   std::string profile;
+  // The same for its server steps (<run_id>.server_steps.csv, results/server_steps.h), which
+  // only a server run with find_peak has.
+  std::string server_steps;
 };
 
 // Reads every run row of one input, in path order. The input is
@@ -29,8 +33,11 @@ struct LoadedRun {
 //     a tree as its `results/` subdirectory (the repository root); or
 //   - a .zip archive of the same layout, at the archive root or under a top-level `results/`.
 // Files at any other depth, hidden files, files not ending in `.csv` (such as the `.tmp.<pid>`
-// files of an interrupted atomic write) and the `*.latencies.csv` traces are skipped.
-// A row with status `ok` must carry a positive throughput_median_sps.
+// files of an interrupted atomic write), the `*.latencies.csv` traces and the files beside a
+// row (`*.profile.csv`, `*.server_steps.csv`) are skipped.
+// A row with status `ok` must carry its throughput: a positive throughput_median_sps (single
+// stream), a positive samples_per_s (offline), or samples_per_s, achieved_qps, target_qps and
+// latency_at_percentile_ms (server).
 // Throws InputError naming the path and what was expected: missing path, unreadable or corrupt
 // archive, no run rows at all, or a malformed row.
 std::vector<LoadedRun> LoadRuns(const std::string& input);
@@ -47,5 +54,11 @@ std::optional<std::vector<int64_t>> ReadRunLatencies(const LoadedRun& run);
 // The run's profile, from beside its row; nullopt when its row names no profiler or the file is
 // missing. Throws InputError naming the file when it cannot be read or is not a profile.
 std::optional<ProfileTable> ReadRunProfile(const LoadedRun& run);
+
+// The steps of a server run's find_peak search, from beside its row; nullopt when the row is
+// not one (no peak_steps) or the file is missing (a row from before the file was written).
+// Throws InputError naming the file when it cannot be read, is not a steps file, or holds
+// another number of steps than the row's peak_steps.
+std::optional<std::vector<ServerStep>> ReadRunServerSteps(const LoadedRun& run);
 
 }  // namespace ngraphbench

@@ -78,11 +78,11 @@ Interval Scaled(const Interval& interval, double factor) {
 }
 
 void AppendDiffer(std::string& differ, const char* setting, const std::string& baseline,
-                  const std::string& run) {
+                  const std::string& run, const std::string& here) {
   if (baseline == run) return;
   if (!differ.empty()) differ += ", ";
   differ += std::string(setting) + " " + (baseline.empty() ? "unset" : baseline) + " vs " +
-            (run.empty() ? "unset" : run) + " here";
+            (run.empty() ? "unset" : run) + here;
 }
 
 std::string Text(const std::optional<int64_t>& value) {
@@ -134,8 +134,15 @@ RunPoint ToRunPoint(const ResultRow& row) {
   run.timing_boundary = row.timing_boundary;
   run.compute_device = row.compute_device;
   run.status = row.status;
+  run.scenario = row.scenario;
+  run.run_id = row.run_id;
+  run.streams = row.streams;
+  run.threads_per_stream = row.threads_per_stream;
   if (row.status == kStatusOk) {
     run.throughput_sps = row.throughput_median_sps;
+    run.samples_per_s = row.samples_per_s;
+    run.latency_p99_ms = row.latency_p99_ms;
+    run.cpu_util_pct = row.cpu_util_pct;
     run.latency_p50_ms = row.latency_p50_ms;
     run.process_p50s_ms = row.process_p50s_ms;
     run.latency_p50_ci_low_ms = row.latency_p50_ci_low_ms;
@@ -152,12 +159,13 @@ bool IsMeasured(const RunPoint& run, InvalidRuns invalid_runs) {
   return IsOk(run) && (invalid_runs == InvalidRuns::kInclude || !IsInvalid(run));
 }
 
-std::string SettingsDiffer(const RunPoint& baseline, const RunPoint& run) {
+std::string SettingsDiffer(const RunPoint& baseline, const RunPoint& run,
+                           const std::string& here) {
   std::string differ;
-  AppendDiffer(differ, "threads", Text(baseline.threads), Text(run.threads));
-  AppendDiffer(differ, "precision", baseline.precision, run.precision);
-  AppendDiffer(differ, "timing_boundary", baseline.timing_boundary, run.timing_boundary);
-  AppendDiffer(differ, "compute_device", baseline.compute_device, run.compute_device);
+  AppendDiffer(differ, "threads", Text(baseline.threads), Text(run.threads), here);
+  AppendDiffer(differ, "precision", baseline.precision, run.precision, here);
+  AppendDiffer(differ, "timing_boundary", baseline.timing_boundary, run.timing_boundary, here);
+  AppendDiffer(differ, "compute_device", baseline.compute_device, run.compute_device, here);
   return differ;
 }
 

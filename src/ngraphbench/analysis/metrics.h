@@ -48,6 +48,13 @@ struct RunPoint {
   std::optional<double> latency_p50_ci_low_ms, latency_p50_ci_high_ms;
   std::optional<bool> valid;             // the row's verdict; empty counts as valid
   std::string invalid_reason;
+  // The load (results/row.h): "single_stream", "offline" or "server"; the run id tells two
+  // offline runs of one model and batch size apart. With several requests in flight the run's
+  // throughput is samples_per_s over the window (throughput_sps stays empty) and its latencies
+  // are per request; latency_p99_ms and cpu_util_pct are set for ok runs.
+  std::string scenario = "single_stream", run_id;
+  std::optional<int64_t> streams, threads_per_stream;
+  std::optional<double> samples_per_s, latency_p99_ms, cpu_util_pct;
 };
 
 RunPoint ToRunPoint(const ResultRow& row);
@@ -62,8 +69,9 @@ bool IsInvalid(const RunPoint& run);
 bool IsMeasured(const RunPoint& run, InvalidRuns invalid_runs);
 
 // The settings in which `baseline` and `run` differ, as "threads 2 vs 1 here, precision fp32 vs
-// bf16 here" (the baseline's value first, then run's); "" when they agree.
-std::string SettingsDiffer(const RunPoint& baseline, const RunPoint& run);
+// bf16 here" (the baseline's value first, then run's; `here` follows each); "" when they agree.
+std::string SettingsDiffer(const RunPoint& baseline, const RunPoint& run,
+                           const std::string& here = " here");
 
 // RTR_c(b) = T_c(b) / T_c(1): relative throughput rate.
 double RelativeThroughputRate(double throughput_b, double throughput_1);

@@ -191,7 +191,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> analyze_inputs;
   std::string analyze_out = "reports/analysis";
   CLI::App* analyze_cmd = app.add_subcommand(
-      "analyze", "derive batch-scaling metrics, speedups and rankings from result rows");
+      "analyze", "derive batch-scaling metrics, speedups and rankings from result rows (and, "
+                 "for offline and server runs, batching against concurrency and latency against "
+                 "throughput)");
   analyze_cmd->add_option("inputs", analyze_inputs,
                           "results directories (results/<device>/<compiler>/...) or .zip archives")
       ->required();

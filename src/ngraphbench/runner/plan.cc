@@ -20,6 +20,7 @@
 #include "ngraphbench/models/zoo.h"
 #include "ngraphbench/profile/profile.h"
 #include "ngraphbench/results/csv.h"
+#include "ngraphbench/results/server_steps.h"
 #include "ngraphbench/runner/launch.h"
 
 namespace ngraphbench {
@@ -105,7 +106,8 @@ std::string UtcStamp() {
   return buf;
 }
 
-// Moves the rows and traces of `changed` into <dir>/.replaced/<UTC time>/; nothing is deleted.
+// Moves the rows of `changed` and the files beside them (trace, profile, server steps) into
+// <dir>/.replaced/<UTC time>/; nothing is deleted.
 std::string MoveAside(const std::string& dir, const std::vector<Changed>& changed) {
   const fs::path to = fs::path(dir) / ".replaced" / UtcStamp();
   fs::create_directories(to);
@@ -113,7 +115,8 @@ std::string MoveAside(const std::string& dir, const std::vector<Changed>& change
     const std::vector<std::string> paths =
         c.process < 0 ? std::vector<std::string>{RowPath(dir, c.run->run_id),
                                                  LatenciesPath(dir, c.run->run_id),
-                                                 ProfilePath(dir, c.run->run_id)}
+                                                 ProfilePath(dir, c.run->run_id),
+                                                 ServerStepsPath(dir, c.run->run_id)}
                       : std::vector<std::string>{PartRowPath(dir, c.run->run_id, c.process),
                                                  PartLatenciesPath(dir, c.run->run_id, c.process)};
     for (const std::string& path : paths) {

@@ -47,6 +47,7 @@
 #include "ngraphbench/models/zoo.h"
 #include "ngraphbench/profile/pass.h"
 #include "ngraphbench/results/csv.h"
+#include "ngraphbench/results/server_steps.h"
 #include "ngraphbench/runner/launch.h"
 #include "ngraphbench/runner/parts.h"
 #include "ngraphbench/runner/plan.h"
@@ -476,6 +477,8 @@ struct Measured {
   std::vector<std::vector<HostTensor>> first_outputs;
   // The scenario's own reasons the run is invalid (server: measure/server.h).
   std::vector<std::string> invalid_reasons = {};
+  // Server with find_peak: every step of the search, for `<run_id>.server_steps.csv`.
+  std::vector<ServerStep> server_steps = {};
 };
 
 // Measure: this process's timed runs (measure/harness.h) and what the sampler saw meanwhile.
@@ -583,10 +586,32 @@ std::string StepNote(const ServerMeasurement& m, double percentile) {
                          : std::string());
 }
 
+// One step of a find_peak search as `<run_id>.server_steps.csv` holds it.
+ServerStep StepOf(const ServerMeasurement& m, int64_t number) {
+  ServerStep step;
+  step.step = number;
+  step.target_qps = m.target_qps;
+  step.achieved_qps = m.achieved_qps;
+  if (!m.latencies_ns.empty()) {
+    std::vector<double> ms;
+    ms.reserve(m.latencies_ns.size());
+    for (const int64_t ns : m.latencies_ns) ms.push_back(static_cast<double>(ns) / 1e6);
+    std::sort(ms.begin(), ms.end());
+    step.latency_p50_ms = Percentile(ms, 50);
+  }
+  step.latency_at_percentile_ms = m.percentile_ms;
+  step.bound_met = m.bound_met;
+  step.valid = m.invalid_reasons.empty();
+  step.invalid_reason = Join(m.invalid_reasons, "; ");
+  step.queries_issued = m.issued;
+  step.queries_completed = m.completed;
+  return step;
+}
+
 // Measure, server (measure/server.h): Poisson queries at target_qps into the executable's
 // contexts, the latency percentile against the bound; with find_peak, a search over rates
 // (FindPeak), each step a measured run, the row the peak's step (or, when none met the bound,
-// the last step), every step in the row's notes.
+// the last step), every step in the row's notes and in Measured::server_steps.
 Measured MeasureServerProcess(const ResolvedRun& spec, int process, Executable& executable,
                               const BuiltModel& model, bool capture_outputs,
                               std::vector<int64_t>& latencies, ResultRow& row) {
@@ -606,6 +631,7 @@ Measured MeasureServerProcess(const ResolvedRun& spec, int process, Executable& 
   std::vector<std::vector<HostTensor>> first_outputs;
   double first_run_ms = 0;
   std::vector<std::string> steps;
+  std::vector<ServerStep> server_steps;
   auto measure = [&](double qps) {
     server.target_qps = qps;
     ServerMeasurement m =
@@ -616,6 +642,7 @@ Measured MeasureServerProcess(const ResolvedRun& spec, int process, Executable& 
       options.capture_first_outputs = false;
     }
     steps.push_back(StepNote(m, server.percentile));
+    server_steps.push_back(StepOf(m, static_cast<int64_t>(server_steps.size()) + 1));
     const bool met = m.bound_met && m.invalid_reasons.empty();
     // The row is the peak's step: the highest rate that met the bound so far; until one has,
     // the latest.
@@ -690,6 +717,7 @@ Measured MeasureServerProcess(const ResolvedRun& spec, int process, Executable& 
   measured.invalid_reasons = m.invalid_reasons;
   measured.invalid_reasons.insert(measured.invalid_reasons.end(), search_reasons.begin(),
                                   search_reasons.end());
+  if (run.server.find_peak) measured.server_steps = std::move(server_steps);
   return measured;
 }
 
@@ -828,6 +856,10 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
     row.status = kStatusOk;
     if (reference) Check(m.first_outputs, *reference, spec.config.precision, row);
     Verdict(spec.run, spec.config, m, *compiled.executable, heap, pinned, row);
+    // Before the row, as the trace: a row on disk means its steps are written too.
+    if (!m.server_steps.empty()) {
+      WriteFileAtomic(ServerStepsPath(dir, spec.run.run_id), FormatServerStepsCsv(m.server_steps));
+    }
     // One process profiles, after its timed runs: the first (or the only one).
     if (spec.run.profile && process <= 0 && row.status == kStatusOk) {
       ProfilePass(*compiled.executable, model.graph, spec.config.compiler, dir,

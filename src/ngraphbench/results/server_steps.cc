@@ -1,0 +1,142 @@
+#include "ngraphbench/results/server_steps.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/results/csv.h"
+
+namespace ngraphbench {
+namespace {
+
+const std::vector<std::string> kColumns = {
+    "step",      "target_qps", "achieved_qps",   "latency_p50_ms", "latency_at_percentile_ms",
+    "bound_met", "valid",      "invalid_reason", "queries_issued", "queries_completed"};
+
+std::string HeaderText() {
+  std::string text;
+  for (const std::string& column : kColumns) text += (text.empty() ? "" : ",") + column;
+  return text;
+}
+
+// As the row's numbers (results/csv.cc): 9 significant digits.
+std::string Number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  return buf;
+}
+
+double ParseNumber(const std::string& text, const std::string& column) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || !std::isfinite(v) || v < 0) {
+    throw std::invalid_argument(column + " is '" + text + "'; expected a number >= 0");
+  }
+  return v;
+}
+
+int64_t ParseCount(const std::string& text, const std::string& column) {
+  size_t used = 0;
+  long long v = -1;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || v < 0) {
+    throw std::invalid_argument(column + " is '" + text + "'; expected a whole number >= 0");
+  }
+  return v;
+}
+
+bool ParseBool(const std::string& text, const std::string& column) {
+  if (text != "true" && text != "false") {
+    throw std::invalid_argument(column + " is '" + text + "'; expected true or false");
+  }
+  return text == "true";
+}
+
+}  // namespace
+
+std::string ServerStepsPath(const std::string& dir, const std::string& run_id) {
+  return dir + "/" + run_id + ".server_steps.csv";
+}
+
+std::string FormatServerStepsCsv(const std::vector<ServerStep>& steps) {
+  std::string out = HeaderText() + "\n";
+  for (const ServerStep& s : steps) {
+    std::string reason = s.invalid_reason;
+    for (char& c : reason) c = (c == '\n' || c == '\r') ? ' ' : c;
+    out += std::to_string(s.step) + "," + Number(s.target_qps) + "," + Number(s.achieved_qps) +
+           "," + Number(s.latency_p50_ms) + "," + Number(s.latency_at_percentile_ms) + "," +
+           (s.bound_met ? "true" : "false") + "," + (s.valid ? "true" : "false") + "," +
+           CsvEscape(reason) + "," + std::to_string(s.queries_issued) + "," +
+           std::to_string(s.queries_completed) + "\n";
+  }
+  return out;
+}
+
+std::vector<ServerStep> ParseServerStepsCsv(const std::string& text, const std::string& source) {
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line) || line != HeaderText()) {
+    throw InputError("server steps '" + source + "' " +
+                     (text.empty() ? std::string("is empty")
+                                   : "has the header '" + line.substr(0, 200) + "'") +
+                     "; expected " + HeaderText());
+  }
+  std::vector<ServerStep> steps;
+  size_t number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    const std::string where = "server steps '" + source + "' line " + std::to_string(number);
+    std::vector<std::string> f;
+    try {
+      f = CsvSplitLine(line);
+    } catch (const std::exception& e) {
+      throw InputError(where + " is not valid CSV: " + e.what());
+    }
+    if (f.size() != kColumns.size()) {
+      throw InputError(where + " has " + std::to_string(f.size()) + " fields; expected " +
+                       std::to_string(kColumns.size()) + " (" + HeaderText() + ")");
+    }
+    ServerStep s;
+    try {
+      s.step = ParseCount(f[0], kColumns[0]);
+      s.target_qps = ParseNumber(f[1], kColumns[1]);
+      s.achieved_qps = ParseNumber(f[2], kColumns[2]);
+      s.latency_p50_ms = ParseNumber(f[3], kColumns[3]);
+      s.latency_at_percentile_ms = ParseNumber(f[4], kColumns[4]);
+      s.bound_met = ParseBool(f[5], kColumns[5]);
+      s.valid = ParseBool(f[6], kColumns[6]);
+      s.invalid_reason = f[7];
+      s.queries_issued = ParseCount(f[8], kColumns[8]);
+      s.queries_completed = ParseCount(f[9], kColumns[9]);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(where + ": " + e.what());
+    }
+    if (s.step != static_cast<int64_t>(steps.size()) + 1) {
+      throw InputError(where + ": step is " + f[0] + "; expected " +
+                       std::to_string(steps.size() + 1) + " (steps count up from 1 in order)");
+    }
+    if (s.queries_completed > s.queries_issued) {
+      throw InputError(where + ": queries_completed " + f[9] + " is more than queries_issued " +
+                       f[8]);
+    }
+    steps.push_back(std::move(s));
+  }
+  if (steps.empty()) {
+    throw InputError("server steps '" + source + "' holds no step; expected a line per rate "
+                     "find_peak measured");
+  }
+  return steps;
+}
+
+}  // namespace ngraphbench
