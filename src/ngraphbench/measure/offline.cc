@@ -26,9 +26,11 @@ class Release {
     changed_.notify_all();
     changed_.wait(lock, [&] { return released_; });
   }
-  // The caller's side: waits for every stream, then opens the window at `start`.
-  void WaitForAllThenRelease(const std::function<MeasureClock::time_point()>& open) {
+  // The caller's stream is warm (or failed): waits for every other stream, then opens the
+  // window at `start`.
+  void ArriveAndRelease(const std::function<MeasureClock::time_point()>& open) {
     std::unique_lock<std::mutex> lock(mutex_);
+    ++arrived_;
     changed_.wait(lock, [&] { return arrived_ == count_; });
     start_ = open();
     released_ = true;
@@ -90,6 +92,24 @@ StreamsRun RunStreams(const std::vector<RunContext*>& contexts,
 
   const bool capped = options.max_time.count() > 0;
   Release release(contexts.size());
+  // `open` may fail too (a load generator that cannot start): the streams are released all the
+  // same, told to stop, and joined before the error goes on.
+  const std::function<MeasureClock::time_point()> open = [&] {
+    try {
+      return hooks.open();
+    } catch (...) {
+      if (release.Fail(std::current_exception()) && hooks.stop) hooks.stop();
+      return MeasureClock::now();
+    }
+  };
+  // Stream 0, the caller's, opens the window once every stream is warm.
+  const auto arrive = [&](size_t i) {
+    if (i == 0) {
+      release.ArriveAndRelease(open);
+    } else {
+      release.ArriveAndWait();
+    }
+  };
   std::vector<int64_t> warmups(contexts.size(), 0);
   auto stream = [&](size_t i) {
     RunContext& context = *contexts[i];
@@ -103,27 +123,24 @@ StreamsRun RunStreams(const std::vector<RunContext*>& contexts,
         ++warmups[i];
       }
       arrived = true;
-      release.ArriveAndWait();
+      arrive(i);
       if (!release.failed()) hooks.serve(i, context, release.start());
     } catch (...) {
       if (release.Fail(std::current_exception()) && hooks.stop) hooks.stop();
-      if (!arrived) release.ArriveAndWait();
+      if (!arrived) arrive(i);
     }
   };
 
+  // Stream 0 runs on the calling thread, each other stream on a thread of its own. A thread
+  // keeps the OpenMP team of its parallel regions (LibTorch's and Inductor's intra-op threads),
+  // and the caller has one from the runs above: a stream on a new thread beside it would add a
+  // team, more OpenMP threads than cores, and libgomp then lets idle team threads spin only
+  // briefly before sleeping, so each parallel region waits for them to wake (one LibTorch
+  // stream ran deit_tiny at 0.6x the single-stream throughput so).
   std::vector<std::thread> threads;
-  threads.reserve(contexts.size());
-  for (size_t i = 0; i < contexts.size(); ++i) threads.emplace_back(stream, i);
-  // `open` may fail too (a load generator that cannot start): the streams are released all the
-  // same, told to stop, and joined before the error goes on.
-  release.WaitForAllThenRelease([&] {
-    try {
-      return hooks.open();
-    } catch (...) {
-      if (release.Fail(std::current_exception()) && hooks.stop) hooks.stop();
-      return MeasureClock::now();
-    }
-  });
+  threads.reserve(contexts.size() - 1);
+  for (size_t i = 1; i < contexts.size(); ++i) threads.emplace_back(stream, i);
+  stream(0);
   for (std::thread& t : threads) t.join();
   if (release.error()) std::rethrow_exception(release.error());
   run.warmup_runs = *std::min_element(warmups.begin(), warmups.end());
