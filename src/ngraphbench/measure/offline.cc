@@ -26,11 +26,11 @@ class Release {
     changed_.notify_all();
     changed_.wait(lock, [&] { return released_; });
   }
-  // The caller's stream is warm (or failed): waits for every other stream, then opens the
-  // window at `start`.
-  void ArriveAndRelease(const std::function<MeasureClock::time_point()>& open) {
+  // The caller's side: waits for every stream (the caller's own too, `caller_arrives`, when it
+  // runs one), then opens the window at `start`.
+  void Open(const std::function<MeasureClock::time_point()>& open, bool caller_arrives) {
     std::unique_lock<std::mutex> lock(mutex_);
-    ++arrived_;
+    arrived_ += caller_arrives ? 1 : 0;
     changed_.wait(lock, [&] { return arrived_ == count_; });
     start_ = open();
     released_ = true;
@@ -102,10 +102,19 @@ StreamsRun RunStreams(const std::vector<RunContext*>& contexts,
       return MeasureClock::now();
     }
   };
-  // Stream 0, the caller's, opens the window once every stream is warm.
+  // One stream runs on the calling thread, several each on a thread of its own. A thread keeps
+  // the OpenMP team of its parallel regions (LibTorch's and Inductor's intra-op threads), and
+  // the caller has one from the runs above: one stream on a new thread would add a team, more
+  // OpenMP threads than cores, and libgomp then lets idle team threads spin only briefly before
+  // sleeping, so each parallel region waits for them to wake (one LibTorch stream ran deit_tiny
+  // at 0.6x the single-stream throughput so). Several streams stay off the calling thread: with
+  // the first stream on it, torchscript and inductor ran resnet18 on 2 streams 35-45% slower,
+  // for a reason not found yet.
+  const bool on_caller = contexts.size() == 1;
+  // The caller's stream opens the window once every stream is warm.
   const auto arrive = [&](size_t i) {
-    if (i == 0) {
-      release.ArriveAndRelease(open);
+    if (on_caller && i == 0) {
+      release.Open(open, /*caller_arrives=*/true);
     } else {
       release.ArriveAndWait();
     }
@@ -131,16 +140,14 @@ StreamsRun RunStreams(const std::vector<RunContext*>& contexts,
     }
   };
 
-  // Stream 0 runs on the calling thread, each other stream on a thread of its own. A thread
-  // keeps the OpenMP team of its parallel regions (LibTorch's and Inductor's intra-op threads),
-  // and the caller has one from the runs above: a stream on a new thread beside it would add a
-  // team, more OpenMP threads than cores, and libgomp then lets idle team threads spin only
-  // briefly before sleeping, so each parallel region waits for them to wake (one LibTorch
-  // stream ran deit_tiny at 0.6x the single-stream throughput so).
   std::vector<std::thread> threads;
-  threads.reserve(contexts.size() - 1);
-  for (size_t i = 1; i < contexts.size(); ++i) threads.emplace_back(stream, i);
-  stream(0);
+  threads.reserve(contexts.size());
+  for (size_t i = on_caller ? 1 : 0; i < contexts.size(); ++i) threads.emplace_back(stream, i);
+  if (on_caller) {
+    stream(0);
+  } else {
+    release.Open(open, /*caller_arrives=*/false);
+  }
   for (std::thread& t : threads) t.join();
   if (release.error()) std::rethrow_exception(release.error());
   run.warmup_runs = *std::min_element(warmups.begin(), warmups.end());

@@ -69,8 +69,8 @@ MeasureClock::time_point TimedRequest(RunContext& context, const std::vector<Hos
                                       TimingBoundary boundary, int64_t& latency_ns);
 
 // Places `inputs` in every context and runs each once (timed, the first only kept), then runs
-// one stream per context, the first on the calling thread and each other on a thread of its own
-// (offline.cc says why): each warms up (`warmup` runs, within max_time), waits for the others,
+// one stream per context, a single one on the calling thread, several each on a thread of its
+// own (offline.cc says why): each warms up (`warmup` runs, within max_time), waits for the others,
 // and all are released together into the timed window, where each loops Run() (inside
 // options.boundary) until the timed requests of all streams together meet the fixed stop rule
 // of MeasureOptions (`repeats`, more under min_time, fewer at max_time but at least
