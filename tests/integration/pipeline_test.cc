@@ -709,16 +709,16 @@ TEST_F(Pipeline, ServerRowsHoldTheBoundsVerdictAndFindPeakItsSteps) {
 // A compiler whose module has no execution contexts yet is refused before anything runs, by
 // name, with the compilers that can run offline: never one stream measured as several.
 TEST_F(Pipeline, OfflineOnACompilerWithoutContextsIsRefusedByName) {
-  NGB_REQUIRE_BUILT("executorch");
-  const Result refused = Ngb("run tiny executorch --quick --scenario offline " + Common());
+  NGB_REQUIRE_BUILT("tensorrt");
+  const Result refused = Ngb("run tiny tensorrt --quick --scenario offline " + Common());
   EXPECT_EQ(refused.code, 2) << refused.output;
-  EXPECT_NE(refused.output.find("executorch cannot run scenario offline yet"), std::string::npos)
+  EXPECT_NE(refused.output.find("tensorrt cannot run scenario offline yet"), std::string::npos)
       << refused.output;
-  EXPECT_NE(
-      refused.output.find("null, onnxruntime, identity, torchscript, inductor, openvino, tvm"),
-      std::string::npos)
+  EXPECT_NE(refused.output.find(
+                "null, onnxruntime, identity, torchscript, inductor, openvino, executorch, tvm"),
+            std::string::npos)
       << refused.output;
-  EXPECT_FALSE(fs::exists(root_ / "results" / "local" / "executorch"));
+  EXPECT_FALSE(fs::exists(root_ / "results" / "local" / "tensorrt"));
 }
 
 TEST_F(Pipeline, PinningMachineContextAndEnergyAreRecorded) {

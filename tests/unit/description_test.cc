@@ -79,13 +79,11 @@ TEST(Description, ScenariosDefaultToSingleStreamAndAreChecked) {
   ExpectError(std::string(kMinimal) + "scenarios: [offline]\n", "must list single_stream");
   // This tree's modules: those with execution contexts list offline.
   for (const std::string name : {"null", "onnxruntime", "openvino", "identity", "torchscript",
-                                 "inductor", "tvm"}) {
+                                 "inductor", "executorch", "tvm"}) {
     const auto& scenarios = FindCompiler(name).scenarios;
     EXPECT_NE(std::find(scenarios.begin(), scenarios.end(), "offline"), scenarios.end()) << name;
   }
-  for (const std::string name : {"executorch", "tensorrt"}) {
-    EXPECT_EQ(FindCompiler(name).scenarios, std::vector<std::string>{"single_stream"}) << name;
-  }
+  EXPECT_EQ(FindCompiler("tensorrt").scenarios, std::vector<std::string>{"single_stream"});
 }
 
 TEST(Description, OptionDefaultsAreStoredInCanonicalText) {

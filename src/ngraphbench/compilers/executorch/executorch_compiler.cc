@@ -17,6 +17,20 @@
 // program is loaded, not when it is lowered. A rerun then costs a program load instead of a
 // lowering.
 //
+// The offline scenario: each context (NewContext) is another load of the same .pte, a Method
+// with its own memory plan, inputs and outputs, run from its stream's thread. ExecuTorch has one
+// process-wide thread pool (pthreadpool) for every method, which XNNPACK's subgraphs and
+// ExecuTorch's own kernels run their parallel work in. pthreadpool runs one parallel region at
+// a time on its threads (a second caller waits), but with a pool of one thread it runs each
+// region inline on the calling thread, taking no lock. So offline the pool has one thread, and
+// each stream computes on its own thread; Compile refuses more than one thread per stream,
+// where concurrent streams would take turns on the one pool. Two more locks are kept out of the
+// streams' way: XNNPACK's scratch memory (its workspace) is shared by every loaded method
+// unless a load asks otherwise, each execute holding the workspace's lock, so offline loads ask
+// for one workspace per method (per context); and ExecuTorch's own kernels enter the pool
+// through a call that holds the pool's lock even for one thread, so offline contexts run under
+// ExecuTorch's NoThreadPoolGuard, with which they run inline without it.
+//
 // Profile() loads the same .pte a second time with ExecuTorch's event tracer (ETDump) and reads
 // the dump back as JSON, written by the flatbuffers compiler the wheel ships (data/bin/flatc)
 // from the wheel's own ETDump schema: the wheel has no C++ reader for ETDump's flatbuffer, and
@@ -25,6 +39,9 @@
 #include <executorch/devtools/etdump/etdump_flatcc.h>
 #include <executorch/extension/data_loader/mmap_data_loader.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
+#include <executorch/extension/threadpool/threadpool_guard.h>
+#include <executorch/runtime/backend/backend_options_map.h>
+#include <executorch/runtime/backend/options.h>
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 #include <executorch/runtime/executor/method.h>
@@ -32,6 +49,7 @@
 #include <executorch/runtime/platform/runtime.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -150,9 +168,13 @@ Entry BuildProgram(const CompileRequest& request, const fs::path& root, bool cac
 // One loaded method ("forward") of a program, with the memory it runs in: ExecuTorch allocates
 // nothing on its own, the caller gives it the memory-planned buffers (activations, and the
 // inputs and outputs, which the lowering plans too) and allocators for the rest.
+// `own_workspace`: XNNPACK's subgraphs get scratch memory of their own for this method
+// (the XNNPACK backend's workspace_sharing_mode "per model", a model being one loaded method,
+// told for this load only) instead of the workspace every method shares by default, whose lock
+// each execute holds: for a method that runs while others run theirs.
 class LoadedMethod {
  public:
-  LoadedMethod(const fs::path& pte, et::EventTracer* tracer) {
+  LoadedMethod(const fs::path& pte, et::EventTracer* tracer, bool own_workspace = false) {
     et::Result<MmapDataLoader> loader = MmapDataLoader::from(pte.c_str());
     if (!loader.ok()) {
       throw CompileError("executorch: cannot open " + pte.string() + ": " +
@@ -178,7 +200,20 @@ class LoadedMethod {
         et::Span<et::Span<uint8_t>>(spans_.data(), spans_.size()));
     memory_ = std::make_unique<et::MemoryManager>(&method_allocator_, hierarchical_.get(),
                                                   &temp_allocator_);
-    et::Result<et::Method> method = program_->load_method("forward", memory_.get(), tracer);
+    if (own_workspace) {
+      // The XNNPACK backend's key and option, and its WorkspaceSharingMode::PerModel (1).
+      static constexpr char kXnnpackBackend[] = "XnnpackBackend";
+      const et::Error set = xnnpack_options_.set_option("workspace_sharing_mode", 1);
+      if (set != et::Error::Ok ||
+          backend_options_.set_options(kXnnpackBackend, xnnpack_options_.view()) !=
+              et::Error::Ok) {
+        throw CompileError("executorch: cannot set XNNPACK's workspace_sharing_mode: " +
+                           ErrorName(set));
+      }
+    }
+    et::Result<et::Method> method = program_->load_method(
+        "forward", memory_.get(), tracer, /*named_data_map=*/nullptr,
+        own_workspace ? &backend_options_ : nullptr);
     if (!method.ok()) {
       // A missing operator or delegate is logged by the runtime (the worker's log) and comes
       // back here as OperatorMissing / NotFound.
@@ -202,6 +237,10 @@ class LoadedMethod {
   MallocMemoryAllocator method_allocator_;
   MallocMemoryAllocator temp_allocator_;
   std::unique_ptr<et::MemoryManager> memory_;
+  // The load's backend options, read while the method loads (and kept while it lives, as the
+  // runtime asks).
+  et::BackendOptions<1> xnnpack_options_;
+  et::LoadBackendOptionsMap backend_options_;
   std::unique_ptr<et::Method> method_;
 };
 
@@ -231,17 +270,17 @@ class HostView {
   std::unique_ptr<::executorch::aten::TensorImpl> impl_;
 };
 
-class ExecuTorchExecutable : public Executable {
+// One loaded method with the inputs it reads and the outputs it writes: the executable's own
+// context, and each offline context (NewContext), which runs from its stream's thread while the
+// others run theirs.
+class MethodContext : public RunContext {
  public:
-  ExecuTorchExecutable(const Graph& graph, const fs::path& pte,
-                       std::map<std::string, std::string> settings,
-                       std::vector<std::string> degraded, fs::path remove_after)
+  // `offline`: a context of the offline scenario: its method has an XNNPACK workspace of its
+  // own, and runs its parallel regions on the calling thread (below).
+  MethodContext(const Graph& graph, const fs::path& pte, bool offline)
       : graph_(graph),
-        pte_(pte),
-        settings_(std::move(settings)),
-        degraded_(std::move(degraded)),
-        remove_after_(std::move(remove_after)),
-        loaded_(std::make_unique<LoadedMethod>(pte, nullptr)) {
+        offline_(offline),
+        loaded_(std::make_unique<LoadedMethod>(pte, nullptr, /*own_workspace=*/offline)) {
     CheckSignature(loaded_->method());
     // A first run on zeros: XNNPACK finishes setting up (weights packing) on the first
     // execute, as the other compilers' first runs do, before any timed run.
@@ -253,41 +292,73 @@ class ExecuTorchExecutable : public Executable {
     Run();
   }
 
-  ~ExecuTorchExecutable() override {
-    loaded_.reset();
-    if (!remove_after_.empty()) {
-      std::error_code ec;
-      fs::remove_all(remove_after_, ec);
-    }
-  }
-
   // The lowering leaves the inputs out of the memory plan (executorch_compile.py): the method
-  // reads them where they are, in this executable's copy of the host inputs (made here,
-  // outside the clock), which nothing in the program writes.
+  // reads them where they are, in this context's copy of the host inputs (made here, outside
+  // the clock), which nothing in the program writes.
   void SetInputs(const std::vector<HostTensor>& inputs) override {
-    SetInputsOf(loaded_->method(), inputs);
+    if (inputs.size() != graph_.inputs.size()) {
+      throw std::runtime_error("executorch: " + std::to_string(inputs.size()) +
+                               " inputs given, the model has " +
+                               std::to_string(graph_.inputs.size()));
+    }
+    // Kept: the method points at this data until the next SetInputs (and Profile's method
+    // at it while it runs).
+    inputs_ = inputs;
+    views_.clear();
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (NumElements(inputs_[i].shape) != static_cast<int64_t>(inputs_[i].data.size())) {
+        throw std::runtime_error("executorch: input " + graph_.inputs[i].name + " has " +
+                                 std::to_string(inputs_[i].data.size()) + " values for shape " +
+                                 ShapeToString(inputs_[i].shape));
+      }
+      views_.push_back(std::make_unique<HostView>(inputs_[i]));
+    }
+    BindInputs(loaded_->method());
   }
 
   void Run() override {
+    // Offline, the pool has one thread (Compile), with which pthreadpool runs a parallel
+    // region inline on the calling thread; ExecuTorch's own kernels reach it through the
+    // pool's run(), which holds the pool's lock even then, one stream at a time. The guard
+    // (thread-local) has them run inline without the pool, as one thread would, and without
+    // the lock.
+    std::optional<::executorch::extension::threadpool::NoThreadPoolGuard> inline_only;
+    if (offline_) inline_only.emplace();
     const et::Error error = loaded_->method().execute();
     if (error != et::Error::Ok) {
       throw std::runtime_error("executorch: execute() failed: " + ErrorName(error));
     }
   }
 
-  std::vector<HostTensor> GetOutputs() override { return OutputsOf(loaded_->method()); }
-
-  std::map<std::string, std::string> EffectiveSettings() const override {
-    std::map<std::string, std::string> out = settings_;
-    // The runtime's pool as it is now (read back, not the setting).
-    out["threads"] = std::to_string(
-        ::executorch::extension::threadpool::get_threadpool()->get_thread_count());
+  std::vector<HostTensor> GetOutputs() override {
+    et::Method& method = loaded_->method();
+    std::vector<HostTensor> out;
+    for (size_t i = 0; i < graph_.outputs.size(); ++i) {
+      const et::EValue& value = method.get_output(i);
+      if (!value.isTensor()) {
+        throw std::runtime_error("executorch: output " + graph_.outputs[i].name +
+                                 " is not a tensor");
+      }
+      const ::executorch::aten::Tensor t = value.toTensor();
+      HostTensor host{graph_.outputs[i].shape, {}};
+      const float* data = t.const_data_ptr<float>();
+      host.data.assign(data, data + t.numel());
+      out.push_back(std::move(host));
+    }
     return out;
   }
 
-  std::vector<std::string> Degraded() const override { return degraded_; }
-
-  std::optional<KernelProfile> Profile(int runs) override;
+  // Points `method`'s inputs at this context's last SetInputs() (the runtime shares the data,
+  // copies nothing): this context's method, or Profile's.
+  void BindInputs(et::Method& method) {
+    for (size_t i = 0; i < views_.size(); ++i) {
+      const et::Error error = method.set_input(et::EValue(views_[i]->tensor()), i);
+      if (error != et::Error::Ok) {
+        throw std::runtime_error("executorch: set_input(" + graph_.inputs[i].name +
+                                 ") failed: " + ErrorName(error));
+      }
+    }
+  }
 
  private:
   // The method's inputs and outputs must be the graph's: count, dtype and shape.
@@ -318,63 +389,76 @@ class ExecuTorchExecutable : public Executable {
     }
   }
 
-  void SetInputsOf(et::Method& method, const std::vector<HostTensor>& inputs) {
-    if (inputs.size() != graph_.inputs.size()) {
-      throw std::runtime_error("executorch: " + std::to_string(inputs.size()) +
-                               " inputs given, the model has " +
-                               std::to_string(graph_.inputs.size()));
+  const Graph& graph_;
+  const bool offline_;
+  std::unique_ptr<LoadedMethod> loaded_;
+  std::vector<HostTensor> inputs_;  // the last SetInputs(), which the method reads
+  std::vector<std::unique_ptr<HostView>> views_;  // inputs_ as the runtime's tensors
+};
+
+class ExecuTorchExecutable : public Executable {
+ public:
+  // `streams`: offline, the contexts it serves (NewContext), each on a pool of
+  // `threads_per_stream` (1: Compile refuses more); 0: single stream.
+  ExecuTorchExecutable(const Graph& graph, const fs::path& pte,
+                       std::map<std::string, std::string> settings,
+                       std::vector<std::string> degraded, fs::path remove_after,
+                       int64_t streams)
+      : graph_(graph),
+        pte_(pte),
+        settings_(std::move(settings)),
+        degraded_(std::move(degraded)),
+        remove_after_(std::move(remove_after)),
+        streams_(streams),
+        main_(std::make_unique<MethodContext>(graph, pte, /*offline=*/streams > 0)) {}
+
+  ~ExecuTorchExecutable() override {
+    main_.reset();
+    if (!remove_after_.empty()) {
+      std::error_code ec;
+      fs::remove_all(remove_after_, ec);
     }
-    // Kept: the method points at this data until the next SetInputs (and Profile's method
-    // at it while it runs).
-    inputs_ = inputs;
-    views_.clear();
-    for (size_t i = 0; i < inputs_.size(); ++i) {
-      if (NumElements(inputs_[i].shape) != static_cast<int64_t>(inputs_[i].data.size())) {
-        throw std::runtime_error("executorch: input " + graph_.inputs[i].name + " has " +
-                                 std::to_string(inputs_[i].data.size()) + " values for shape " +
-                                 ShapeToString(inputs_[i].shape));
-      }
-      views_.push_back(std::make_unique<HostView>(inputs_[i]));
-    }
-    BindInputs(method);
   }
 
-  // Points the method's inputs at inputs_ (the runtime shares the data, copies nothing).
-  void BindInputs(et::Method& method) {
-    for (size_t i = 0; i < views_.size(); ++i) {
-      const et::Error error = method.set_input(et::EValue(views_[i]->tensor()), i);
-      if (error != et::Error::Ok) {
-        throw std::runtime_error("executorch: set_input(" + graph_.inputs[i].name +
-                                 ") failed: " + ErrorName(error));
-      }
-    }
+  void SetInputs(const std::vector<HostTensor>& inputs) override { main_->SetInputs(inputs); }
+  void Run() override { main_->Run(); }
+  std::vector<HostTensor> GetOutputs() override { return main_->GetOutputs(); }
+
+  // Offline: another load of the same .pte (its own Method, memory plan, inputs, outputs and
+  // XNNPACK workspace), run once on zeros here, before the timed runs.
+  std::unique_ptr<RunContext> NewContext() override {
+    if (streams_ < 1) return nullptr;  // compiled for one request at a time
+    return std::make_unique<MethodContext>(graph_, pte_, /*offline=*/true);
   }
 
-  std::vector<HostTensor> OutputsOf(et::Method& method) const {
-    std::vector<HostTensor> out;
-    for (size_t i = 0; i < graph_.outputs.size(); ++i) {
-      const et::EValue& value = method.get_output(i);
-      if (!value.isTensor()) {
-        throw std::runtime_error("executorch: output " + graph_.outputs[i].name +
-                                 " is not a tensor");
-      }
-      const ::executorch::aten::Tensor t = value.toTensor();
-      HostTensor host{graph_.outputs[i].shape, {}};
-      const float* data = t.const_data_ptr<float>();
-      host.data.assign(data, data + t.numel());
-      out.push_back(std::move(host));
+  int64_t Streams() const override { return streams_ > 0 ? streams_ : 1; }
+
+  std::map<std::string, std::string> EffectiveSettings() const override {
+    std::map<std::string, std::string> out = settings_;
+    // The runtime's pool as it is now (read back, not the setting).
+    const size_t pool = ::executorch::extension::threadpool::get_threadpool()->get_thread_count();
+    out["threads"] = std::to_string(pool);
+    if (streams_ > 0) {
+      out["streams"] = std::to_string(streams_);
+      out["threads_per_stream"] = std::to_string(pool);
+      out["threads"] = std::to_string(static_cast<size_t>(streams_) * pool);
+      out["xnnpack_workspace"] = "per_stream";
     }
     return out;
   }
 
+  std::vector<std::string> Degraded() const override { return degraded_; }
+
+  std::optional<KernelProfile> Profile(int runs) override;
+
+ private:
   const Graph& graph_;
   fs::path pte_;
   std::map<std::string, std::string> settings_;
   std::vector<std::string> degraded_;
   fs::path remove_after_;  // an uncached program's temporary folder
-  std::unique_ptr<LoadedMethod> loaded_;
-  std::vector<HostTensor> inputs_;  // the last SetInputs(), which the method reads
-  std::vector<std::unique_ptr<HostView>> views_;  // inputs_ as the runtime's tensors
+  int64_t streams_ = 0;    // offline: the streams served; 0: single stream
+  std::unique_ptr<MethodContext> main_;
 };
 
 std::optional<KernelProfile> ExecuTorchExecutable::Profile(int runs) {
@@ -382,7 +466,7 @@ std::optional<KernelProfile> ExecuTorchExecutable::Profile(int runs) {
   ::executorch::etdump::ETDumpGen tracer;
   tracer.set_event_tracer_profiling_level(et::EventTracerProfilingLevel::kProfileAllEvents);
   LoadedMethod profiled(pte_, &tracer);
-  BindInputs(profiled.method());  // the last SetInputs()'s, as the timed method's
+  main_->BindInputs(profiled.method());  // the last SetInputs()'s, as the timed method's
   // Two runs to warm up (XNNPACK's setup on the first): recorded too (this wheel's ETDumpGen
   // exports no way to clear its buffer), and dropped below, the first two executions.
   const int warmup = 2;
@@ -527,15 +611,36 @@ class ExecuTorchCompiler : public Compiler {
     if (request.torch_program.empty() && request.onnx.empty() && request.onnx_path.empty()) {
       throw CompileError("executorch: needs the model as ONNX bytes or an ONNX file");
     }
+    const int threads = config.threads > 0 ? config.threads : AvailableCores();
+    // Offline: `streams` contexts, the threads split between them (auto: one stream per
+    // thread, ExecuTorch having no choice of its own), all on the runtime's one pool. That
+    // pool is process-wide: with more than one thread, the streams' parallel regions would
+    // take turns on it (pthreadpool runs one region at a time), so it gets one thread, with
+    // which each stream computes inline on its own thread.
+    int64_t streams = 0;
+    int pool_threads = threads;
+    if (request.offline) {
+      streams = request.streams > 0 ? request.streams : threads;
+      pool_threads = static_cast<int>(std::max<int64_t>(1, threads / streams));
+      if (pool_threads > 1) {
+        throw CompileError(
+            "executorch: scenario offline with " + std::to_string(pool_threads) +
+            " threads per stream (threads " + std::to_string(threads) + ", streams " +
+            std::to_string(streams) + ") is not supported: ExecuTorch runs every method's "
+            "parallel work (XNNPACK's and its own kernels') in one process-wide thread pool, "
+            "which concurrent streams would take turns on; run one thread per stream, streams = "
+            "threads (streams: auto)");
+      }
+    }
     ::executorch::runtime::runtime_init();
 
     // XNNPACK takes the runtime's thread pool when a method is loaded: sized first. Its
     // threads start now, inside the worker's affinity mask (they inherit it).
-    const int threads = config.threads > 0 ? config.threads : AvailableCores();
     auto* pool = ::executorch::extension::threadpool::get_threadpool();
-    if (pool == nullptr || !pool->_unsafe_reset_threadpool(static_cast<uint32_t>(threads))) {
+    if (pool == nullptr ||
+        !pool->_unsafe_reset_threadpool(static_cast<uint32_t>(pool_threads))) {
       throw CompileError("executorch: cannot size the runtime's thread pool to " +
-                         std::to_string(threads) + " threads");
+                         std::to_string(pool_threads) + " threads");
     }
 
     const bool cached = !request.cache_dir.empty();
@@ -588,7 +693,7 @@ class ExecuTorchCompiler : public Compiler {
     if (!left_ops.empty()) settings["portable_by_op"] = left_ops;
     return std::make_unique<ExecuTorchExecutable>(request.graph, entry.pte, std::move(settings),
                                                   std::move(degraded),
-                                                  cached ? fs::path() : root);
+                                                  cached ? fs::path() : root, streams);
   }
 };
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ngraphbench/compilers/registry.h"
@@ -145,6 +146,75 @@ TEST_F(ExecuTorch, AttentionLeftPartlyToCpuKernelsIsDegradedButRight) {
     }
   }
   EXPECT_EQ(runtime_kernels > 0, settings.at("portable_ops") != "0");
+}
+
+// Offline: two contexts of one executable (two loads of the cached .pte), each on its own
+// inputs, run at once from two threads, compute what one request at a time computes; the pool
+// has one thread per stream (threads 2, streams 2). auto is one stream per thread; more than
+// one thread per stream is refused, naming the one shared pool and what runs instead.
+TEST_F(ExecuTorch, OfflineContextsRunConcurrentlyAndMatchTheSingleStream) {
+  const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 2);
+  const std::string onnx = ExportOnnx(graph);
+  const std::vector<std::vector<HostTensor>> inputs = {test_support::RandomInputs(graph, 1),
+                                                       test_support::RandomInputs(graph, 2)};
+  std::vector<HostTensor> expected;
+  {
+    auto single = compiler_->Compile(CompileRequest{graph, onnx, Config("executorch", 2),
+                                                    cache_dir_});
+    EXPECT_EQ(single->NewContext(), nullptr);  // compiled for one request at a time
+    EXPECT_EQ(single->Streams(), 1);
+    EXPECT_EQ(single->EffectiveSettings().count("streams"), 0u);
+    for (const auto& in : inputs) {
+      expected.push_back(test_support::RunExecutable(*single, in, 1).at(0));
+    }
+  }
+  CompileRequest request{graph, onnx, Config("executorch", 2), cache_dir_};
+  request.offline = true;
+  request.streams = 2;
+  {
+    auto offline = compiler_->Compile(request);
+    ASSERT_EQ(offline->Streams(), 2);
+    const auto settings = offline->EffectiveSettings();
+    EXPECT_EQ(settings.at("cache_hit"), "true");  // the single stream's program
+    EXPECT_EQ(settings.at("streams"), "2");
+    EXPECT_EQ(settings.at("threads_per_stream"), "1");
+    EXPECT_EQ(settings.at("threads"), "2");
+    const auto outputs = test_support::RunContextsConcurrently(*offline, inputs, /*runs=*/10);
+    ASSERT_EQ(outputs.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_LT(test_support::MaxAbsDiff(outputs[i].at(0), expected[i]), 1e-5f)
+          << "stream " << i;
+    }
+  }
+  // auto: one stream per thread.
+  request.streams = 0;
+  EXPECT_EQ(compiler_->Compile(request)->Streams(), 2);
+  // One stream on threads 2 would be two threads per stream, as would threads 4 on 2 streams.
+  for (const auto& [threads, streams] : {std::pair{2, 1}, std::pair{4, 2}}) {
+    CompileRequest wide{graph, onnx, Config("executorch", threads), cache_dir_};
+    wide.offline = true;
+    wide.streams = streams;
+    try {
+      compiler_->Compile(wide);
+      ADD_FAILURE() << "executorch compiled offline with threads " << threads << ", streams "
+                    << streams;
+    } catch (const CompileError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("2 threads per stream"), std::string::npos) << what;
+      EXPECT_NE(what.find("one process-wide thread pool"), std::string::npos) << what;
+      EXPECT_NE(what.find("streams: auto"), std::string::npos) << what;
+    }
+  }
+  // One thread, one stream: the single stream's pool, served as a context.
+  CompileRequest one{graph, onnx, Config("executorch", 1), cache_dir_};
+  one.offline = true;
+  one.streams = 1;
+  auto exe = compiler_->Compile(one);
+  EXPECT_EQ(exe->Streams(), 1);
+  EXPECT_EQ(exe->EffectiveSettings().at("threads"), "1");
+  const auto outputs = test_support::RunContextsConcurrently(*exe, {inputs[0]}, /*runs=*/3);
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_LT(test_support::MaxAbsDiff(outputs[0].at(0), expected[0]), 1e-5f);
 }
 
 }  // namespace
