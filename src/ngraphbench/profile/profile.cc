@@ -152,20 +152,6 @@ std::string Number(double v) {
   return out.str();
 }
 
-double ParseNumber(const std::string& text, const std::string& what) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty() || !std::isfinite(v) || v < 0) {
-    throw std::invalid_argument(what + " holds '" + text + "', not a number >= 0");
-  }
-  return v;
-}
-
 }  // namespace
 
 const std::vector<std::string>& OpClasses() {
@@ -365,16 +351,7 @@ ProfileTable ParseProfileCsv(const std::string& text, const std::string& source)
   while (std::getline(in, line)) {
     ++number;
     const std::string where = "profile '" + source + "' line " + std::to_string(number);
-    std::vector<std::string> f;
-    try {
-      f = CsvSplitLine(line);
-    } catch (const std::exception& e) {
-      throw InputError(where + " is not valid CSV: " + e.what());
-    }
-    if (f.size() != kProfileColumns.size()) {
-      throw InputError(where + " has " + std::to_string(f.size()) + " fields; expected " +
-                       std::to_string(kProfileColumns.size()));
-    }
+    const std::vector<std::string> f = CsvFields(line, kProfileColumns.size(), where);
     ProfileLine p;
     p.kernel = f[0];
     p.nodes_known = f[1] != kUnknownNodes;
@@ -387,9 +364,9 @@ ProfileTable ParseProfileCsv(const std::string& text, const std::string& source)
                        "Elementwise, DataMovement, Other)");
     }
     try {
-      p.calls_per_inference = ParseNumber(f[4], "calls_per_inference");
-      p.ms_per_inference = ParseNumber(f[5], "ms_per_inference");
-      p.share = ParseNumber(f[6], "share");
+      p.calls_per_inference = ParseNonNegative(f[4], "calls_per_inference");
+      p.ms_per_inference = ParseNonNegative(f[5], "ms_per_inference");
+      p.share = ParseNonNegative(f[6], "share");
     } catch (const std::invalid_argument& e) {
       throw InputError(where + ": " + e.what());
     }

@@ -31,12 +31,6 @@ constexpr const char* kTempMarker = ".tmp.";
 // Age after which another host's temporary file is judged abandoned.
 constexpr std::time_t kForeignTempStaleS = 10 * 60;
 
-std::string FormatDouble(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.9g", v);
-  return buf;
-}
-
 template <typename T>
 std::string FormatOpt(const std::optional<T>& v) {
   if (!v) return "";
@@ -407,6 +401,41 @@ std::string CsvEscape(const std::string& field) {
     out += c;
   }
   return out + "\"";
+}
+
+std::string FormatDouble(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  return buf;
+}
+
+std::vector<std::string> CsvFields(const std::string& line, size_t columns,
+                                   const std::string& where) {
+  std::vector<std::string> fields;
+  try {
+    fields = CsvSplitLine(line);
+  } catch (const std::exception& e) {
+    throw InputError(where + " is not valid CSV: " + e.what());
+  }
+  if (fields.size() != columns) {
+    throw InputError(where + " has " + std::to_string(fields.size()) + " fields; expected " +
+                     std::to_string(columns));
+  }
+  return fields;
+}
+
+double ParseNonNegative(const std::string& text, const std::string& what) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || !std::isfinite(v) || v < 0) {
+    throw std::invalid_argument(what + " is '" + text + "'; expected a number >= 0");
+  }
+  return v;
 }
 
 std::vector<std::string> CsvSplitLine(const std::string& line) {

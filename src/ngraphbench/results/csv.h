@@ -54,5 +54,14 @@ int RemoveStaleTempFiles(const std::string& dir);
 // CSV field helpers, shared by every CSV ngraphbench writes.
 std::string CsvEscape(const std::string& field);
 std::vector<std::string> CsvSplitLine(const std::string& line);
+// A number as every CSV here writes it: 9 significant digits (%.9g).
+std::string FormatDouble(double v);
+// A data line of a CSV with `columns` columns, split into its fields; an InputError beginning with
+// `where` (e.g. "profile 'f' line 3") when the line is not valid CSV or has another field count.
+std::vector<std::string> CsvFields(const std::string& line, size_t columns,
+                                   const std::string& where);
+// A field that must be a finite number >= 0, the whole field; std::invalid_argument
+// "<what> is '<text>'; expected a number >= 0" otherwise (callers add where it was).
+double ParseNonNegative(const std::string& text, const std::string& what);
 
 }  // namespace ngraphbench

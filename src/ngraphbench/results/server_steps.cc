@@ -1,7 +1,5 @@
 #include "ngraphbench/results/server_steps.h"
 
-#include <cmath>
-#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
@@ -19,27 +17,6 @@ std::string HeaderText() {
   std::string text;
   for (const std::string& column : kColumns) text += (text.empty() ? "" : ",") + column;
   return text;
-}
-
-// As the row's numbers (results/csv.cc): 9 significant digits.
-std::string Number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.9g", v);
-  return buf;
-}
-
-double ParseNumber(const std::string& text, const std::string& column) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (text.empty() || used != text.size() || !std::isfinite(v) || v < 0) {
-    throw std::invalid_argument(column + " is '" + text + "'; expected a number >= 0");
-  }
-  return v;
 }
 
 int64_t ParseCount(const std::string& text, const std::string& column) {
@@ -74,8 +51,9 @@ std::string FormatServerStepsCsv(const std::vector<ServerStep>& steps) {
   for (const ServerStep& s : steps) {
     std::string reason = s.invalid_reason;
     for (char& c : reason) c = (c == '\n' || c == '\r') ? ' ' : c;
-    out += std::to_string(s.step) + "," + Number(s.target_qps) + "," + Number(s.achieved_qps) +
-           "," + Number(s.latency_p50_ms) + "," + Number(s.latency_at_percentile_ms) + "," +
+    out += std::to_string(s.step) + "," + FormatDouble(s.target_qps) + "," +
+           FormatDouble(s.achieved_qps) + "," + FormatDouble(s.latency_p50_ms) + "," +
+           FormatDouble(s.latency_at_percentile_ms) + "," +
            (s.bound_met ? "true" : "false") + "," + (s.valid ? "true" : "false") + "," +
            CsvEscape(reason) + "," + std::to_string(s.queries_issued) + "," +
            std::to_string(s.queries_completed) + "\n";
@@ -97,23 +75,14 @@ std::vector<ServerStep> ParseServerStepsCsv(const std::string& text, const std::
   while (std::getline(in, line)) {
     ++number;
     const std::string where = "server steps '" + source + "' line " + std::to_string(number);
-    std::vector<std::string> f;
-    try {
-      f = CsvSplitLine(line);
-    } catch (const std::exception& e) {
-      throw InputError(where + " is not valid CSV: " + e.what());
-    }
-    if (f.size() != kColumns.size()) {
-      throw InputError(where + " has " + std::to_string(f.size()) + " fields; expected " +
-                       std::to_string(kColumns.size()) + " (" + HeaderText() + ")");
-    }
+    const std::vector<std::string> f = CsvFields(line, kColumns.size(), where);
     ServerStep s;
     try {
       s.step = ParseCount(f[0], kColumns[0]);
-      s.target_qps = ParseNumber(f[1], kColumns[1]);
-      s.achieved_qps = ParseNumber(f[2], kColumns[2]);
-      s.latency_p50_ms = ParseNumber(f[3], kColumns[3]);
-      s.latency_at_percentile_ms = ParseNumber(f[4], kColumns[4]);
+      s.target_qps = ParseNonNegative(f[1], kColumns[1]);
+      s.achieved_qps = ParseNonNegative(f[2], kColumns[2]);
+      s.latency_p50_ms = ParseNonNegative(f[3], kColumns[3]);
+      s.latency_at_percentile_ms = ParseNonNegative(f[4], kColumns[4]);
       s.bound_met = ParseBool(f[5], kColumns[5]);
       s.valid = ParseBool(f[6], kColumns[6]);
       s.invalid_reason = f[7];
