@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/tensor.h"
@@ -13,10 +16,16 @@ namespace {
 
 class ConfigTest : public ::testing::Test {
  protected:
+  // The files Write made are removed after each test.
+  void TearDown() override {
+    for (const std::string& path : written_) std::remove(path.c_str());
+  }
+
   std::string Write(const std::string& text) {
     std::string path = ::testing::TempDir() + "/cfg_" + std::to_string(::getpid()) + "_" +
                        std::to_string(counter_++) + ".yaml";
     std::ofstream(path) << text;
+    written_.push_back(path);
     return path;
   }
 
@@ -48,6 +57,7 @@ class ConfigTest : public ::testing::Test {
   }
 
   int counter_ = 0;
+  std::vector<std::string> written_;
 };
 
 const char* kValid = R"(

@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -18,12 +18,26 @@
 namespace ngraphbench {
 namespace {
 
-std::string TempDir(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "/csv_" + name + "_" + std::to_string(::getpid());
-  std::string cmd = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
-  EXPECT_EQ(std::system(cmd.c_str()), 0);
-  return dir;
-}
+// A fresh folder under the test's temporary directory, removed with everything in it at the end
+// of the test.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& name)
+      : path_(::testing::TempDir() + "/csv_" + name + "_" + std::to_string(::getpid())) {
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  operator const std::string&() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 std::vector<std::string> Listing(const std::string& dir) {
   std::vector<std::string> names;
@@ -339,7 +353,8 @@ TEST(Csv, MalformedRowsNameTheProblem) {
 }
 
 TEST(Csv, AtomicWritesLeaveOnlyFinalFiles) {
-  const std::string dir = TempDir("atomic");
+  const ScratchDir scratch("atomic");
+  const std::string& dir = scratch;
   const std::string run = "conv_blocks_w16_d2_b8";
   const std::string path = RowPath(dir + "/local/onnxruntime", run);
   WriteRow(path, SampleRow());
@@ -372,7 +387,8 @@ TEST(Csv, TruncatedCopiedOrDoubledRowsAreRefused) {
     EXPECT_NE(std::string(e.what()).find("'run_id' twice"), std::string::npos) << e.what();
   }
 
-  const std::string dir = TempDir("renamed");
+  const ScratchDir scratch("renamed");
+  const std::string& dir = scratch;
   const std::string copy = RowPath(dir, "resnet_s_b1");
   WriteFileAtomic(copy, text);  // the row of conv_blocks_w16_d2_b8 under another run's name
   try {
@@ -397,7 +413,8 @@ TEST(Csv, MalformedTracesAreInputErrors) {
 
 // A run's trace of several processes: processes count up from 0, iterations from 0 in each.
 TEST(Csv, ProcessTracesRoundTripAndRefuseDisorder) {
-  const std::string dir = TempDir("ptrace");
+  const ScratchDir scratch("ptrace");
+  const std::string& dir = scratch;
   const std::vector<std::vector<int64_t>> traces = {{5, 7}, {11}, {13, 17, 19}};
   WriteProcessLatencies(dir + "/t.csv", traces);
   EXPECT_EQ(ReadProcessLatencies(dir + "/t.csv"), traces);
@@ -412,7 +429,8 @@ TEST(Csv, ProcessTracesRoundTripAndRefuseDisorder) {
 
 // Only the temporary files of writers that are gone: another sweep's live write is kept.
 TEST(Csv, StaleTempFilesAreRemoved) {
-  const std::string dir = TempDir("stale");
+  const ScratchDir scratch("stale");
+  const std::string& dir = scratch;
   const pid_t gone = ::fork();
   if (gone == 0) ::_exit(0);
   ::waitpid(gone, nullptr, 0);
