@@ -4,7 +4,7 @@
 # torchscript route is to reach) and through inductor once per route, --quick at batch 1. Prints,
 # per file, each cell's status, the output check's largest relative error (against onnxruntime)
 # and median latency, then the ok cells per route. A correctness and coverage run: the latencies
-# are one --quick process each, not a comparison to quote.
+# are one --quick worker process each, not a comparison to quote.
 #
 #   bench/inductor_routes.sh <dir of .onnx files> [routes=onnx2torch,torchscript]
 #
@@ -24,8 +24,10 @@ results=${ROUTES_RESULTS:-$(mktemp -d /tmp/ngb_inductor_routes.XXXXXX)}
 mkdir -p "$results/configs"
 cp "$root"/configs/*.yaml "$results/configs/"
 # An .onnx file named on the command line takes experiments.yaml's defaults: batch 1, short.
+# One worker process per run, as in bench/corpus.sh: this checks what each route computes.
 sed -i -e "s/^\(  quick_batch_sizes:\)[^#]*/\1 [1]   /" -e "s/^\(  quick_max_time_s:\)[^#]*/\1 2   /" \
-  -e "s/^\(  timeout_s:\)[^#]*/\1 ${ROUTES_TIMEOUT:-900}   /" "$results/configs/experiments.yaml"
+  -e "s/^\(  timeout_s:\)[^#]*/\1 ${ROUTES_TIMEOUT:-900}   /" \
+  -e "s/^\(  processes:\)[^#]*/\1 1   /" "$results/configs/experiments.yaml"
 
 for file in "$models"/*.onnx; do
   stem=$(basename "$file" .onnx)
