@@ -204,6 +204,19 @@ class PackageBuilder {
   // What the package was exported from: "onnx2torch", "torchscript" or "torch.export".
   const std::string& route() const { return route_; }
 
+  // Route auto's record that this build failed: a cache entry of its own, <key>-failed/, holding
+  // the reason, so that the run's later processes take the torchscript route at once instead of
+  // failing the same conversion again. RecordedFailure() is empty without a record or a cache.
+  std::string RecordedFailure() const {
+    return cached_ ? ReadFile(FailureEntry() / "reason.txt") : std::string();
+  }
+  void RecordFailure(const std::string& reason) const {
+    if (!cached_) return;
+    CacheEntryBuild build(FailureEntry());
+    std::ofstream(build.dir() / "reason.txt") << reason;
+    build.Commit([](const fs::path& e) { return fs::exists(e / "reason.txt"); });
+  }
+
   // Without a cache, packages are compiled into a temporary folder, removed once the package
   // is loaded: the loader has extracted it to a folder of its own.
   void RemoveUncached() const {
@@ -224,6 +237,8 @@ class PackageBuilder {
   bool cached_;
   fs::path root_;  // where the entries are: <cache_dir>/inductor, or a temporary folder
   Fnv128 key_;     // everything but the kernel profiling
+
+  fs::path FailureEntry() const { return root_ / (key_.Hex() + "-failed"); }
 };
 
 class InductorExecutable : public torch_common::TorchExecutable {
@@ -381,14 +396,20 @@ class InductorCompiler : public Compiler {
     const std::string route = config.options.String("route");
     auto builder = std::make_unique<PackageBuilder>(request, torch_settings, threads, max_autotune,
                                                     freezing, route == "auto" ? "onnx2torch" : route);
-    std::string onnx2torch_failed;
+    // auto: where onnx2torch or torch.export cannot take the ONNX model, the IR's own route.
+    const bool fall_back = route == "auto" && !from_program;
+    std::string onnx2torch_failed = fall_back ? builder->RecordedFailure() : "";
     PackageBuilder::Entry entry;
-    try {
-      entry = builder->Build(/*kernel_profile=*/false);
-    } catch (const CompileError& e) {
-      // auto: where onnx2torch or torch.export cannot take the ONNX model, the IR's own route.
-      if (route != "auto" || from_program) throw;
-      onnx2torch_failed = e.what();
+    if (onnx2torch_failed.empty()) {
+      try {
+        entry = builder->Build(/*kernel_profile=*/false);
+      } catch (const CompileError& e) {
+        if (!fall_back) throw;
+        onnx2torch_failed = e.what();
+        builder->RecordFailure(onnx2torch_failed);
+      }
+    }
+    if (!onnx2torch_failed.empty()) {
       builder = std::make_unique<PackageBuilder>(request, torch_settings, threads, max_autotune,
                                                  freezing, "torchscript");
       entry = builder->Build(/*kernel_profile=*/false);

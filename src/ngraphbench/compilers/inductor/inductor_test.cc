@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,21 @@ TEST_F(Inductor, AutoRouteTakesTheTorchScriptRouteWhereOnnx2TorchFails) {
   ASSERT_TRUE(got.settings.count("onnx2torch_failed"));
   EXPECT_NE(got.settings.at("onnx2torch_failed").find("GlobalMaxPool"), std::string::npos)
       << got.settings.at("onnx2torch_failed");
+  // The failure is recorded in the cache: a later process takes the torchscript route's cached
+  // package at once, with the same reason, rather than failing the conversion again.
+  std::vector<std::string> failed;
+  for (const auto& e : fs::directory_iterator(fs::path(cache_dir_) / "inductor")) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 7 && name.compare(name.size() - 7, 7, "-failed") == 0) failed.push_back(name);
+  }
+  ASSERT_EQ(failed.size(), 1u);
+  // A reason no conversion would give: seen again only if the record was read.
+  std::ofstream(fs::path(cache_dir_) / "inductor" / failed[0] / "reason.txt") << "as recorded";
+  const Compiled again = CompileAndRun(*compiler_, Config("inductor", InductorOptions("auto")),
+                                       graph, inputs, cache_dir_);
+  EXPECT_EQ(again.settings.at("module"), "torchscript");
+  EXPECT_EQ(again.settings.at("cache_hit"), "true");
+  EXPECT_EQ(again.settings.at("onnx2torch_failed"), "as recorded");
 }
 
 // device cuda: where this LibTorch or this machine cannot run it (a CPU wheel, no GPU),
