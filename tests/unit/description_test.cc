@@ -181,6 +181,17 @@ TEST(Description, PriorTuningNamesAnIntOptionAndSecondsPerTrial) {
               "'prior_tuning.seconds_per_trial' must be a number of seconds > 0, got '0'");
   ExpectError(m + "prior_tuning: {trials_option: trials}\n",
               "'prior_tuning' needs 'seconds_per_trial'");
+  EXPECT_TRUE(info.tuning_timeout_option.empty());
+  EXPECT_EQ(ParseCompilerDescription(m + "prior_tuning: {trials_option: trials, seconds_per_trial: "
+                                         "1, timeout_option: trials}\n",
+                                     "/src/demo/compiler.yaml")
+                .tuning_timeout_option,
+            "trials");
+  ExpectError(m + "prior_tuning: {trials_option: trials, seconds_per_trial: 1, "
+                  "timeout_option: name}\n",
+              "'prior_tuning.timeout_option' is 'name', not an int option of this compiler");
+  // tvm's: a run that tunes has its worker's timeout extended by tuning_timeout_s.
+  EXPECT_EQ(FindCompiler("tvm").tuning_timeout_option, "tuning_timeout_s");
 }
 
 TEST(Description, MistakesAreRefusedNamingTheFileAndTheKey) {

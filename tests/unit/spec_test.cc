@@ -12,6 +12,8 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/results/claim.h"
 #include "ngraphbench/runner/launch.h"
+#include "ngraphbench/runner/plan.h"
+#include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
@@ -248,6 +250,34 @@ TEST_F(Spec, AMalformedFileIsAnInputErrorNamingIt) {
 
   const std::string absent = (dir_ / "absent.json").string();
   EXPECT_NE(ReadError(absent).find(absent), std::string::npos);
+}
+
+// The timeout a run's workers get: the experiment's timeout_s, and for a run that tunes (tvm with
+// a trial budget, not --quick) the tuning's cap on top, so that a tuning within its own budget
+// is never killed as a hung worker.
+TEST(Plan, ARunThatTunesHasTheTuningCapAddedToItsTimeout) {
+  NGB_REQUIRE_BUILT("tvm");
+  const fs::path dir = fs::path(::testing::TempDir()) / ("plan_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "experiments.yaml")
+      << "defaults:\n  timeout_s: 900\n  batch_sizes: [1]\n  quick_batch_sizes: [1]\n"
+      << "experiments:\n  tiny:\n    family: linear\n    widths: [8]\n";
+  std::ofstream(dir / "tvm.yaml") << "options:\n  tuning_trials: 16\n  tuning_timeout_s: 300\n";
+  RunArgs args;
+  args.grid.experiment = "tiny";
+  args.grid.configs_dir = dir.string();
+  args.results_dir = (dir / "results").string();
+  const auto timeout = [](const RunArgs& a) {
+    return MakePlan(a, "tvm", {0}).runs.at(0).timeout_s;
+  };
+  EXPECT_DOUBLE_EQ(timeout(args), 1200);
+  RunArgs quick = args;
+  quick.grid.quick = true;
+  EXPECT_DOUBLE_EQ(timeout(quick), 900);
+  RunArgs untuned = args;
+  untuned.grid.settings = {"options.tuning_trials=0"};
+  EXPECT_DOUBLE_EQ(timeout(untuned), 900);
+  fs::remove_all(dir);
 }
 
 }  // namespace

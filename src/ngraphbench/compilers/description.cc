@@ -345,9 +345,12 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
   ParseOperators(Required(root, "operators", top), top / "operators", info);
   if (const YAML::Node tuning = root["prior_tuning"]) {
     const Where w = top / "prior_tuning";
-    CheckKeys(tuning, w, {"trials_option", "seconds_per_trial"});
+    CheckKeys(tuning, w, {"trials_option", "seconds_per_trial", "timeout_option"});
     info.tuning_trials_option =
         ToString(Required(tuning, "trials_option", w), w / "trials_option");
+    if (tuning["timeout_option"]) {
+      info.tuning_timeout_option = ToString(tuning["timeout_option"], w / "timeout_option");
+    }
     const Where sw = w / "seconds_per_trial";
     double v = 0;
     const YAML::Node seconds = Required(tuning, "seconds_per_trial", w);
@@ -371,13 +374,13 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
       }
     }
   }
-  if (!info.tuning_trials_option.empty()) {
-    const auto it = std::find_if(info.options.begin(), info.options.end(), [&](const OptionSpec& o) {
-      return o.key == info.tuning_trials_option;
-    });
+  for (const auto& [key, name] : {std::pair{&info.tuning_trials_option, "trials_option"},
+                                   std::pair{&info.tuning_timeout_option, "timeout_option"}}) {
+    if (key->empty()) continue;
+    const auto it = std::find_if(info.options.begin(), info.options.end(),
+                                 [&](const OptionSpec& o) { return o.key == *key; });
     if (it == info.options.end() || it->type != OptionType::kInt) {
-      (top / "prior_tuning" / "trials_option")
-          .Fail("is '" + info.tuning_trials_option + "', not an int option of this compiler");
+      (top / "prior_tuning" / name).Fail("is '" + *key + "', not an int option of this compiler");
     }
   }
   return info;

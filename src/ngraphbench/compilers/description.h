@@ -36,6 +36,9 @@ struct CompilerInfo {
   // option: the compiler does not tune.
   std::string tuning_trials_option;
   double prior_tuning_s_per_trial = 0;
+  // The int option that caps a tuning's wall-clock seconds (`prior_tuning.timeout_option`), or
+  // empty: a run that tunes gets that much more time before its worker counts as timed out.
+  std::string tuning_timeout_option;
   int order = 1000;  // position in `list --compilers` and the like; ties go by name
   // Its column of the operator table (graph/ops.h, `operators:`), which the worker checks a
   // model against before the module sees it; absent for a compiler without one, and then

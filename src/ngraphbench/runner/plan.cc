@@ -240,6 +240,15 @@ Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vect
     plan.slices = CpuSlices(allowed, args.jobs, config.threads);
   }
   plan.runs = ResolveGrid(args.grid);
+  // A run that tunes (not --quick, a trial budget) may spend up to the tuning's own cap before it
+  // compiles: its worker's timeout covers that too, so the experiment's timeout_s keeps meaning
+  // the build, compile and timed runs.
+  if (!info.tuning_timeout_option.empty() && config.options.Int(info.tuning_trials_option) > 0) {
+    const double tuning_cap_s = static_cast<double>(config.options.Int(info.tuning_timeout_option));
+    for (RunSpec& run : plan.runs) {
+      if (!run.quick) run.timeout_s += tuning_cap_s;
+    }
+  }
   // Server serves its queries on the offline scenario's execution contexts: a compiler that
   // runs offline runs server.
   const auto contexts_scenario = [](const std::string& scenario) {
