@@ -374,13 +374,15 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
       }
     }
   }
-  for (const auto& [key, name] : {std::pair{&info.tuning_trials_option, "trials_option"},
-                                   std::pair{&info.tuning_timeout_option, "timeout_option"}}) {
-    if (key->empty()) continue;
+  for (const auto& named : {std::pair{&info.tuning_trials_option, "trials_option"},
+                            std::pair{&info.tuning_timeout_option, "timeout_option"}}) {
+    const std::string& key = *named.first;
+    if (key.empty()) continue;
     const auto it = std::find_if(info.options.begin(), info.options.end(),
-                                 [&](const OptionSpec& o) { return o.key == *key; });
+                                 [&key](const OptionSpec& o) { return o.key == key; });
     if (it == info.options.end() || it->type != OptionType::kInt) {
-      (top / "prior_tuning" / name).Fail("is '" + *key + "', not an int option of this compiler");
+      (top / "prior_tuning" / named.second)
+          .Fail("is '" + key + "', not an int option of this compiler");
     }
   }
   return info;
