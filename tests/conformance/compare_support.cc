@@ -293,4 +293,27 @@ std::vector<std::vector<HostTensor>> RunContextsConcurrently(
   return outputs;
 }
 
+std::map<std::string, std::string> ExpectOfflineStreamsMatch(
+    Compiler& compiler, CompileRequest request, const std::vector<std::vector<HostTensor>>& inputs,
+    const std::vector<HostTensor>& expected) {
+  EXPECT_EQ(request.config.threads, 2);
+  request.offline = true;
+  request.streams = 2;
+  auto offline = compiler.Compile(request);
+  EXPECT_EQ(offline->Streams(), 2);
+  auto settings = offline->EffectiveSettings();
+  EXPECT_EQ(settings.at("streams"), "2");
+  EXPECT_EQ(settings.at("threads_per_stream"), "1");
+  EXPECT_EQ(settings.at("threads"), "2");
+  const auto outputs = RunContextsConcurrently(*offline, inputs, /*runs=*/10);
+  if (outputs.size() != expected.size()) {
+    ADD_FAILURE() << outputs.size() << " streams' outputs for " << expected.size() << " expected";
+    return {};
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    EXPECT_LT(MaxAbsDiff(outputs[i].at(0), expected[i]), 1e-5f) << "stream " << i;
+  }
+  return settings;
+}
+
 }  // namespace ngraphbench::test_support

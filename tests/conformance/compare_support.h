@@ -101,4 +101,13 @@ float MaxAbsDiff(const HostTensor& a, const HostTensor& b);
 std::vector<std::vector<HostTensor>> RunContextsConcurrently(
     Executable& exe, const std::vector<std::vector<HostTensor>>& inputs, int runs = 20);
 
+// The offline check every compiler with execution contexts passes: `request` (its config's
+// threads 2) compiled offline for 2 streams gives 2 streams of 1 thread each, and its 2 contexts,
+// run concurrently on `inputs` (one entry each), give within 1e-5 the first output in `expected`
+// (what one stream computed from the same inputs, or a reference). Returns the executable's
+// settings for a compiler's own expectations; empty after a fatal failure.
+std::map<std::string, std::string> ExpectOfflineStreamsMatch(
+    Compiler& compiler, CompileRequest request, const std::vector<std::vector<HostTensor>>& inputs,
+    const std::vector<HostTensor>& expected);
+
 }  // namespace ngraphbench::test_support

@@ -169,24 +169,11 @@ TEST_F(ExecuTorch, OfflineContextsRunConcurrentlyAndMatchTheSingleStream) {
     }
   }
   CompileRequest request{graph, onnx, Config("executorch", 2), cache_dir_};
-  request.offline = true;
-  request.streams = 2;
-  {
-    auto offline = compiler_->Compile(request);
-    ASSERT_EQ(offline->Streams(), 2);
-    const auto settings = offline->EffectiveSettings();
-    EXPECT_EQ(settings.at("cache_hit"), "true");  // the single stream's program
-    EXPECT_EQ(settings.at("streams"), "2");
-    EXPECT_EQ(settings.at("threads_per_stream"), "1");
-    EXPECT_EQ(settings.at("threads"), "2");
-    const auto outputs = test_support::RunContextsConcurrently(*offline, inputs, /*runs=*/10);
-    ASSERT_EQ(outputs.size(), 2u);
-    for (size_t i = 0; i < 2; ++i) {
-      EXPECT_LT(test_support::MaxAbsDiff(outputs[i].at(0), expected[i]), 1e-5f)
-          << "stream " << i;
-    }
-  }
+  const auto settings =
+      test_support::ExpectOfflineStreamsMatch(*compiler_, request, inputs, expected);
+  EXPECT_EQ(settings.at("cache_hit"), "true");  // the single stream's program
   // auto: one stream per thread.
+  request.offline = true;
   request.streams = 0;
   EXPECT_EQ(compiler_->Compile(request)->Streams(), 2);
   // One stream on threads 2 would be two threads per stream, as would threads 4 on 2 streams.

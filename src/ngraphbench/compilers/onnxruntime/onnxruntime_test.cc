@@ -98,22 +98,11 @@ TEST_F(OnnxRuntime, OfflineContextsRunConcurrentlyAndMatchTheSingleStream) {
   }
 
   CompileRequest request{g, onnx, config_, ""};
-  request.offline = true;
-  request.streams = 2;
-  auto offline = compiler_->Compile(request);
-  ASSERT_EQ(offline->Streams(), 2);
-  const auto settings = offline->EffectiveSettings();
-  EXPECT_EQ(settings.at("streams"), "2");
-  EXPECT_EQ(settings.at("threads_per_stream"), "1");
-  EXPECT_EQ(settings.at("threads"), "2");
-  const auto outputs = test_support::RunContextsConcurrently(*offline, {{x[0]}, {x[1]}});
-  ASSERT_EQ(outputs.size(), 2u);
-  for (int i = 0; i < 2; ++i) {
-    EXPECT_LT(test_support::MaxAbsDiff(outputs[i].at(0), expected[i]), 1e-5f) << "stream " << i;
-  }
+  test_support::ExpectOfflineStreamsMatch(*compiler_, request, {{x[0]}, {x[1]}}, expected);
   EXPECT_GT(std::fabs(expected[0].data[0] - expected[1].data[0]), 0.0f);  // inputs differ
 
   // auto: one stream per thread, ONNX Runtime having no choice of its own.
+  request.offline = true;
   request.streams = 0;
   EXPECT_EQ(compiler_->Compile(request)->Streams(), 2);
 }

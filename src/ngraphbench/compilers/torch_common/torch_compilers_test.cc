@@ -229,20 +229,9 @@ TEST_P(TorchCompilerTest, OfflineContextsRunConcurrentlyAndMatchTheSingleStream)
   }
   static const std::string kNoOnnx;
   CompileRequest request{graph, kNoOnnx, config, ""};
-  request.offline = true;
-  request.streams = 2;
-  auto offline = compiler_->Compile(request);
-  ASSERT_EQ(offline->Streams(), 2);
-  const auto settings = offline->EffectiveSettings();
-  EXPECT_EQ(settings.at("streams"), "2");
-  EXPECT_EQ(settings.at("threads_per_stream"), "1");
-  EXPECT_EQ(settings.at("threads"), "2");
-  const auto outputs = test_support::RunContextsConcurrently(*offline, inputs, /*runs=*/10);
-  ASSERT_EQ(outputs.size(), 2u);
-  for (int i = 0; i < 2; ++i) {
-    EXPECT_LT(test_support::MaxAbsDiff(outputs[i].at(0), expected[i]), 1e-5f) << "stream " << i;
-  }
+  test_support::ExpectOfflineStreamsMatch(*compiler_, request, inputs, expected);
   // auto: one stream per thread.
+  request.offline = true;
   request.streams = 0;
   EXPECT_EQ(compiler_->Compile(request)->Streams(), 2);
 }
