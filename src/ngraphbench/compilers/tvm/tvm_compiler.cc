@@ -498,6 +498,13 @@ class TvmCompiler : public Compiler {
       // Tuned tasks whose default schedule measured faster than the search's best, and kept it.
       settings["tasks_default_kept"] = std::to_string(meta.value("tasks_default_kept", 0));
     }
+    if (meta.contains("kept")) {
+      // The tuned and the untuned library timed side by side after tuning; `kept` is the faster,
+      // the one this row measures (`tuned` says whether that is the tuned one).
+      settings["kept"] = meta.value("kept", "");
+      settings["tuned_ms"] = std::to_string(meta.value("tuned_ms", 0.0));
+      settings["untuned_ms"] = std::to_string(meta.value("untuned_ms", 0.0));
+    }
     if (patience > 0) settings["patience"] = std::to_string(patience);
 
     std::unique_ptr<TvmExecutable> exe;

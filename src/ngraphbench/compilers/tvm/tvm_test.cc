@@ -200,18 +200,8 @@ TEST_F(Tvm, OfflineContextsRunConcurrentlyAndMatchTheSingleStream) {
   for (const auto& in : inputs) expected.push_back(test_support::RunExecutable(*single, in).at(0));
 
   config.threads = 2;
-  CompileRequest request{graph, bytes, config, cache_dir_};
-  request.offline = true;
-  request.streams = 2;
-  auto offline = compiler_->Compile(request);
-  ASSERT_EQ(offline->Streams(), 2);
-  const auto settings = offline->EffectiveSettings();
-  EXPECT_EQ(settings.at("streams"), "2");
-  EXPECT_EQ(settings.at("threads_per_stream"), "1");
-  EXPECT_EQ(settings.at("threads"), "2");
-  const auto outputs = test_support::RunContextsConcurrently(*offline, inputs);
-  ASSERT_EQ(outputs.size(), 2u);
-  for (int i = 0; i < 2; ++i) ExpectClose(outputs[i], {expected[i]}, "stream " + std::to_string(i));
+  test_support::ExpectOfflineStreamsMatch(*compiler_, {graph, bytes, config, cache_dir_}, inputs,
+                                         expected);
 }
 
 // A cache entry is complete or absent (compile_helper.h's CacheEntryBuild): a compile that fails
@@ -303,6 +293,31 @@ TEST_F(Tvm, QuickRunsNeverTune) {
   EXPECT_EQ(c.settings.at("tuned"), "false");
   EXPECT_EQ(c.settings.at("trials"), "0");
   EXPECT_EQ(c.settings.at("trials_requested"), "64");
+}
+
+// A tuning that completes: a few trials, the search's records re-measured against the default
+// schedules, then the tuned and the untuned library timed side by side; the row runs the faster
+// one and says which, with both times, and the outputs are right either way. The cached entry
+// keeps that choice.
+TEST_F(Tvm, ATunedRunKeepsTheFasterOfTheTunedAndUntunedLibraries) {
+  const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 1);
+  const auto inputs = Inputs(graph);
+  const Compiled c = RunTvm(graph, inputs, /*trials=*/4, /*timeout_s=*/600);
+  const auto& s = c.settings;
+  ASSERT_EQ(s.at("tuning"), "ok") << s.at("tuning");
+  EXPECT_GE(std::stoi(s.at("trials")), 1);
+  EXPECT_EQ(s.at("tasks_tuned"), s.at("tasks"));
+  const double tuned_ms = std::stod(s.at("tuned_ms"));
+  const double untuned_ms = std::stod(s.at("untuned_ms"));
+  EXPECT_GT(tuned_ms, 0);
+  EXPECT_GT(untuned_ms, 0);
+  EXPECT_EQ(s.at("kept"), tuned_ms < untuned_ms ? "tuned" : "untuned");
+  EXPECT_EQ(s.at("tuned"), s.at("kept") == "tuned" ? "true" : "false");
+  ExpectClose(c.outputs, test_support::OnnxRuntimeReference(graph, inputs).outputs, "tuned run");
+  const Compiled again = RunTvm(graph, inputs, 4, 600);
+  EXPECT_EQ(again.settings.at("cache_hit"), "true");
+  EXPECT_EQ(again.settings.at("kept"), s.at("kept"));
+  EXPECT_EQ(again.outputs[0].data, c.outputs[0].data);
 }
 
 // Tuning that cannot finish in its budget falls back to the untuned build and says so.
