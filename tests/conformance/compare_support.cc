@@ -124,7 +124,10 @@ Outcome RunCase(Compiler& compiler, const CompilerInfo& info, const Case& c) {
   try {
     const CompilerConfig config = DefaultCompilerConfig(info);
     static const std::string kNoOnnx;
-    CompileRequest request{c.graph, info.consumes_onnx ? c.onnx : kNoOnnx, config, CacheDir()};
+    // quick: what the cases check is what a compiler computes, not what tuning or autotuning
+    // buys (tvm's default tunes for about 15 minutes a model).
+    CompileRequest request{c.graph, info.consumes_onnx ? c.onnx : kNoOnnx, config, CacheDir(),
+                           /*quick=*/true};
     std::unique_ptr<Executable> exe;
     try {
       exe = compiler.Compile(request);

@@ -236,9 +236,11 @@ TEST(Fingerprint, CiSettingsMatterOnlyUnderTheCiRule) {
 TEST(Fingerprint, AnOptionAtItsNeutralValueIsLeftOut) {
   RunSpec run = BaseRun();
   CompilerConfig config = DefaultCompilerConfig(FindCompiler("tvm"), 2);
+  std::map<std::string, std::string> values = config.options.values();
+  values["tuning_patience"] = "0";
+  config.options = Options(values);
   EXPECT_EQ(FingerprintText(run, config, 10).find("tuning_patience"), std::string::npos);
   const std::string before = ConfigHash(run, config, 10);
-  std::map<std::string, std::string> values = config.options.values();
   values["tuning_patience"] = "8";
   config.options = Options(values);
   EXPECT_NE(FingerprintText(run, config, 10).find("compiler.options.tuning_patience=8"),
@@ -257,7 +259,10 @@ TEST(Fingerprint, CompilerDescriptionsKeepTheHashesOfExistingRows) {
       {"identity", {"73e99af43433ab9b", "73e99af43433ab9b"}},
       {"torchscript", {"b4b829232cac27d3", "b4b829232cac27d3"}},
       {"openvino", {"251bdacd4b7b7280", "251bdacd4b7b7280"}},
-      {"tvm", {"bdc2d1d9139c387c", "bdc2d1d9139c387c"}},
+      // tvm's were bdc2d1d9139c387c while it was untuned by default; tuned by default (200
+      // trials, patience 8, timeout 3600 s) it measures another library, and its rows measured
+      // with the old defaults are measured again on resume.
+      {"tvm", {"1f358f6b1340fdea", "1f358f6b1340fdea"}},
   };
   for (const auto& [name, hashes] : expected) {
     const CompilerInfo& info = FindCompiler(name);
