@@ -460,11 +460,9 @@ def relax_pipeline(target, database, schedule, unscheduled):
     return pipeline
 
 
-def build(args, target, database, name="model.so"):
-    """Builds the model into out_dir/name; returns what the row's `schedule` reports."""
+def build(args, mod, target, database, name="model.so"):
+    """Builds `mod` (import_onnx's) into out_dir/name; returns what the row's `schedule` reports."""
     import tvm  # pylint: disable=import-outside-toplevel
-
-    mod = import_onnx(args.onnx)
 
     unscheduled = []
 
@@ -493,8 +491,8 @@ def build(args, target, database, name="model.so"):
 
 # The tuned build against the untuned one, timed side by side before either is kept. MetaSchedule
 # times each task alone; inside the model a task's inputs and weights meet other caches, and a
-# record that won alone can lose there (deit_small on a 2-core VM: one matmul's record, 2 % faster
-# alone, made the model 7 % slower). Each of COMPARE_ROUNDS rounds runs both libraries in turn
+# record that won alone can lose there (deit_small on a 2-core VM: one matmul's record, timed
+# within 2 % of the default schedule alone, made the model 6 % slower). Each of COMPARE_ROUNDS rounds runs both libraries in turn
 # for about COMPARE_ROUND_S each, and the median over rounds of each round's median compares.
 COMPARE_ROUNDS = 7
 COMPARE_ROUND_S = 0.25
@@ -541,11 +539,11 @@ def time_libraries(onnx_path, paths):
     return [statistics.median(m) for m in medians]
 
 
-def build_tuned(args, target, database, meta):
+def build_tuned(args, mod, target, database, meta):
     """Builds the tuned library and the untuned one, and keeps the faster as model.so."""
     out = args.out_dir
-    tuned_schedule = build(args, target, database, "tuned.so")
-    untuned_schedule = build(args, target, None, "untuned.so")
+    tuned_schedule = build(args, mod, target, database, "tuned.so")
+    untuned_schedule = build(args, mod, target, None, "untuned.so")
     tuned_ms, untuned_ms = time_libraries(
         args.onnx, [os.path.join(out, "tuned.so"), os.path.join(out, "untuned.so")])
     keep = "tuned" if tuned_ms < untuned_ms else "untuned"
@@ -620,10 +618,11 @@ def main():
             log(f"tuning {status}; building untuned")
 
     start = time.monotonic()
+    mod = import_onnx(args.onnx)
     if database is not None:
-        meta["schedule"] = build_tuned(args, target, database, meta)
+        meta["schedule"] = build_tuned(args, mod, target, database, meta)
     else:
-        meta["schedule"] = build(args, target, None)
+        meta["schedule"] = build(args, mod, target, None)
     meta["build_s"] = time.monotonic() - start
     write_json_atomic(os.path.join(args.out_dir, "meta.json"), meta)
     return 0
