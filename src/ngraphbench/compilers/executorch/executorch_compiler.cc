@@ -31,11 +31,8 @@
 // through a call that holds the pool's lock even for one thread, so offline contexts run under
 // ExecuTorch's NoThreadPoolGuard, with which they run inline without it.
 //
-// Profile() loads the same .pte a second time with ExecuTorch's event tracer (ETDump) and reads
-// the dump back as JSON, written by the flatbuffers compiler the wheel ships (data/bin/flatc)
-// from the wheel's own ETDump schema: the wheel has no C++ reader for ETDump's flatbuffer, and
-// its Python one (executorch.devtools.Inspector) takes seconds to import where flatc takes
-// milliseconds.
+// Profile() loads the same .pte a second time with ExecuTorch's event tracer (ETDump), which
+// etdump.cc reads into per-operator times.
 #include <executorch/devtools/etdump/etdump_flatcc.h>
 #include <executorch/extension/data_loader/mmap_data_loader.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
@@ -52,9 +49,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -65,6 +62,7 @@
 
 #include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/compiler.h"
+#include "ngraphbench/compilers/executorch/etdump.h"
 #include "ngraphbench/core/error.h"
 
 // The runtime's thread pool, libexecutorch_threadpool.so. The wheel ships no header for it
@@ -105,10 +103,6 @@ std::string ErrorName(et::Error error) {
 }
 
 std::string Python() { return EnvOr("NGRAPHBENCH_EXECUTORCH_PYTHON", NGB_EXECUTORCH_PYTHON); }
-// The wheel's flatbuffers compiler and ETDump schema (scalar_type.fbs, which it includes, lies
-// beside it), found by CMake in the wheel this module was built against.
-const fs::path kFlatc = NGB_EXECUTORCH_FLATC;
-const fs::path kEtdumpSchema = NGB_EXECUTORCH_ETDUMP_SCHEMA;
 std::string Script() {
   return EnvOr("NGRAPHBENCH_EXECUTORCH_COMPILE_SCRIPT", NGB_EXECUTORCH_SCRIPT);
 }
@@ -468,7 +462,7 @@ std::optional<KernelProfile> ExecuTorchExecutable::Profile(int runs) {
   LoadedMethod profiled(pte_, &tracer);
   main_->BindInputs(profiled.method());  // the last SetInputs()'s, as the timed method's
   // Two runs to warm up (XNNPACK's setup on the first): recorded too (this wheel's ETDumpGen
-  // exports no way to clear its buffer), and dropped below, the first two executions.
+  // exports no way to clear its buffer), and dropped by ReadEtdump, the first two executions.
   const int warmup = 2;
   for (int i = 0; i < warmup + runs; ++i) {
     const et::Error error = profiled.method().execute();
@@ -480,106 +474,8 @@ std::optional<KernelProfile> ExecuTorchExecutable::Profile(int runs) {
   if (dump.buf == nullptr || dump.size == 0) {
     throw CompileError("executorch: ETDump recorded nothing");
   }
-  char dir[] = "/tmp/ngraphbench-etdump-XXXXXX";
-  if (::mkdtemp(dir) == nullptr) throw CompileError("executorch: cannot make a folder in /tmp");
-  const fs::path folder(dir);
-  const fs::path etdump = folder / "model.etdp";
-  {
-    std::ofstream out(etdump, std::ios::binary);
-    out.write(static_cast<const char*>(dump.buf), static_cast<std::streamsize>(dump.size));
-  }
-  std::free(dump.buf);
-  // flatc writes <folder>/model.json; --defaults-json keeps the fields at their defaults (an
-  // operator's delegate_debug_id_int of -1).
-  const int status = RunProcess({kFlatc.string(), "--json", "--strict-json", "--defaults-json",
-                                 "--size-prefixed", "--raw-binary", "-o", folder.string(),
-                                 kEtdumpSchema.string(), "--", etdump.string()},
-                                folder / "read.log", "executorch",
-                                "reinstall the executorch wheel (./setup.sh)");
-  const std::string text = ReadFile(folder / "model.json");
-  const std::string log = ReadFile(folder / "read.log");
-  fs::remove_all(folder);
-  const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
-  if (status != 0 || !parsed.is_object() || !parsed.contains("run_data") ||
-      !parsed["run_data"].is_array()) {
-    throw CompileError("executorch: reading the ETDump with " + kFlatc.string() + " failed (" +
-                       (status != 0 ? LastLine(log) : "no run_data in its JSON") + ")");
-  }
-  // One block of events per execute() ("Execute"; the load's events are in a block of their
-  // own, "Default"), its events in the order they ended. An event is an operator left to the
-  // runtime's kernels (its `name`), or an XNNPACK operator inside a delegate call (no name: XNNPACK
-  // names it in `delegate_debug_id_str`), or one of the runtime's own steps around them.
-  struct Event {
-    std::string name;
-    bool delegate = false;
-    double ms = 0;
-  };
-  std::vector<std::vector<Event>> executes;
-  for (const auto& block : parsed["run_data"]) {
-    if (!block.is_object() || block.value("name", "") != "Execute") continue;
-    std::vector<Event>& events = executes.emplace_back();
-    for (const auto& e : block.value("events", nlohmann::json::array())) {
-      if (!e.is_object() || !e.contains("profile_event")) continue;
-      const auto& p = e["profile_event"];
-      Event event;
-      event.name = p.value("name", "");
-      const std::string delegate_name = p.value("delegate_debug_id_str", "");
-      const int delegate_id = p.value("delegate_debug_id_int", -1);
-      event.delegate = !delegate_name.empty() || delegate_id != -1;
-      if (event.name.empty()) {
-        event.name = !delegate_name.empty() ? delegate_name : std::to_string(delegate_id);
-      }
-      // Ticks are nanoseconds on Linux (the runtime's POSIX platform layer).
-      const uint64_t start = p.value("start_time", uint64_t{0});
-      const uint64_t end = p.value("end_time", uint64_t{0});
-      event.ms = end > start ? static_cast<double>(end - start) / 1e6 : 0.0;
-      events.push_back(std::move(event));
-    }
-  }
-  if (executes.size() != static_cast<size_t>(warmup + runs)) {
-    throw CompileError("executorch: the ETDump holds " + std::to_string(executes.size()) +
-                       " executions, not the " + std::to_string(warmup + runs) + " it ran");
-  }
-  // One kernel per event name (an operator left to the runtime's kernels, or an XNNPACK
-  // operator inside a delegate call), summed over the profiled runs. The runtime's events around
-  // each call enclose the operators' own events and are left out where those exist (else their
-  // time would count twice, as ExecuTorch's Inspector also says): DELEGATE_CALL around a call
-  // into XNNPACK, whose operators have events of their own, and OPERATOR_CALL around a kernel
-  // of the runtime's, which has its own `native_call_<operator>` event.
-  bool xnnpack_events = false, kernel_events = false;
-  for (const auto& events : executes) {
-    for (const Event& e : events) {
-      xnnpack_events |= e.delegate;
-      kernel_events |= e.name.rfind("native_call_", 0) == 0;
-    }
-  }
-  std::map<std::string, ProfiledKernel> kernels;
-  for (size_t run = warmup; run < executes.size(); ++run) {
-    for (const Event& e : executes[run]) {
-      // The runtime's own step around the model (execute as a whole): not a kernel.
-      if (e.name == "Method::execute" || (e.name == "DELEGATE_CALL" && xnnpack_events) ||
-          (e.name == "OPERATOR_CALL" && kernel_events)) {
-        continue;
-      }
-      ProfiledKernel& k = kernels[e.name];
-      k.name = e.name;
-      k.device = e.delegate || e.name == "DELEGATE_CALL" ? "XNNPACK" : "ExecuTorch CPU kernels";
-      k.time_ms += e.ms;
-      k.calls += 1;
-    }
-  }
-  KernelProfile profile;
-  profile.profiler = "ExecuTorch ETDump";
-  profile.runs = runs;
-  for (auto& [name, k] : kernels) profile.kernels.push_back(std::move(k));
-  profile.notes.push_back(
-      "a second load of the same .pte with ExecuTorch's event tracer (ETDumpGen, all events), "
-      "read with the wheel's flatc and ETDump schema: each operator left to ExecuTorch's CPU "
-      "kernels is one kernel, and each XNNPACK operator (as XNNPACK names it, e.g. "
-      "'Convolution (NHWC, F32) IGEMM #1') inside the delegate calls one; the calls' own "
-      "overhead (DELEGATE_CALL and OPERATOR_CALL less their operators) is not in the kernels");
-  profile.notes.push_back("nodes are unknown: the lowering keeps no link to the ONNX nodes");
-  return profile;
+  const std::unique_ptr<void, decltype(&std::free)> owned(dump.buf, &std::free);
+  return ReadEtdump(dump.buf, dump.size, warmup, runs);
 }
 
 class ExecuTorchCompiler : public Compiler {
