@@ -17,7 +17,12 @@ and the reason is recorded in meta.json ("tuning": "failed:<reason>"), never dro
 tuned build uses a tuning record for every function that has one and the default schedule for
 the rest. With --patience P > 0 a task stops early once P of its trials in a row have not
 improved its best time by 1 % (its share of the budget then goes to the other tasks); meta.json
-counts the tasks stopped so ("tasks_stopped_early"). After the search, each tuned task's best
+counts the tasks stopped so ("tasks_stopped_early"). The search has a time of its own,
+--search-s (by default three quarters of --tuning-timeout-s): past it, each task stops after
+the iteration it is in, and what was found so far is chosen from as below and kept like a
+completed tuning (meta.json: "search_cut": true, "tasks_cut" tasks stopped so); only a tuning
+that does not end within --tuning-timeout-s, its search's first iteration over every task and
+the final choice included, is killed and falls back to the untuned build. After the search, each tuned task's best
 records and its default schedule are measured again side by side (select_records) and the task
 keeps the fastest ("tasks_default_kept" counts those that kept the default schedule). Then the
 tuned and the untuned library are both built and timed side by side, and the faster becomes
@@ -183,9 +188,11 @@ def untuned_tasks(mod, target, db_dir):
 IMPROVEMENT = 0.01
 
 
-def early_stop_callback(patience, n_tasks, budget, stopped):
+def early_stop_callback(patience, n_tasks, budget, stopped, deadline, cut):
     """A MeasureCallback that terminates a task after `patience` trials in a row without an
-    improvement of IMPROVEMENT over its best; adds each such task's id to `stopped`.
+    improvement of IMPROVEMENT over its best (patience 0: never), adding each such task's id to
+    `stopped`; and, once time.monotonic() passes `deadline`, every task still running, adding
+    their ids to `cut`.
 
     Two moments when MetaSchedule's gradient task scheduler must not see a task terminated: it
     hands every task out once before it looks at which are terminated, so no task is terminated
@@ -221,12 +228,30 @@ def early_stop_callback(patience, n_tasks, budget, stopped):
             self.reported += len(runner_results)
             if len(self.best) < n_tasks or self.reported >= budget:
                 return
+            if time.monotonic() > deadline:
+                for tid, record in enumerate(task_scheduler.tasks_):
+                    if not record.is_terminated and tid not in stopped | cut:
+                        cut.add(tid)
+                        task_scheduler.terminate_task(tid)
+                return
             for tid, count in self.since.items():
-                if count >= patience and tid not in stopped:
+                if patience > 0 and count >= patience and tid not in stopped | cut:
                     stopped.add(tid)
                     task_scheduler.terminate_task(tid)
 
     return EarlyStop()
+
+
+# The share of --tuning-timeout-s that the search gets by default; the rest is left for the
+# final choice (select_records: a few builds and 3 rounds of runs per task).
+SEARCH_SHARE = 0.75
+
+
+def search_seconds(args):
+    """The search's own time (0: none): --search-s, or SEARCH_SHARE of --tuning-timeout-s."""
+    if args.search_s > 0:
+        return args.search_s
+    return SEARCH_SHARE * args.tuning_timeout_s if args.tuning_timeout_s > 0 else 0
 
 
 def trials_per_iter(budget, n_tasks):
@@ -252,11 +277,12 @@ def tune_missing(args):
     """Tunes the model's tasks that have no record in the shared database yet."""
     from tvm.s_tir import meta_schedule as ms  # pylint: disable=import-outside-toplevel
 
+    deadline = time.monotonic() + search_seconds(args) if search_seconds(args) > 0 else math.inf
     target = resolve_target(args.target, args.threads)
     mod = import_onnx(args.onnx)
     tasks, todo = untuned_tasks(mod, target, args.tuning_db)
     result = {"tasks": len(tasks), "tasks_tuned": len(todo), "trials": 0, "tasks_stopped_early": 0,
-              "tasks_default_kept": 0}
+              "tasks_default_kept": 0, "tasks_cut": 0}
     if todo:
         # The budget is per model; tasks tuned before keep their records, so only the share of the
         # budget that belongs to the remaining tasks is spent.
@@ -265,10 +291,9 @@ def tune_missing(args):
         contexts, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(
             todo, work_dir=work_dir, seed=args.seed
         )
-        stopped = set()
-        callbacks = ms.measure_callback.MeasureCallback.create("default")
-        if args.patience > 0:
-            callbacks = list(callbacks) + [early_stop_callback(args.patience, len(todo), budget, stopped)]
+        stopped, cut = set(), set()
+        callbacks = list(ms.measure_callback.MeasureCallback.create("default")) + [
+            early_stop_callback(args.patience, len(todo), budget, stopped, deadline, cut)]
         # Generous timeouts: on a small, busy machine a candidate's build alone can take longer
         # than the default 30 s, and a timed-out candidate is simply lost.
         builder = ms.builder.LocalBuilder(timeout_sec=120, initializer=skip_foreign_intrinsics)
@@ -287,6 +312,7 @@ def tune_missing(args):
         )
         result["trials"] = len(db.get_all_tuning_records())
         result["tasks_stopped_early"] = len(stopped)
+        result["tasks_cut"] = len(cut)
         result["tasks_default_kept"] = select_records(
             todo, target, db, open_database(os.path.join(args.scratch, "selected")), builder, runner)
     write_json_atomic(os.path.join(args.scratch, "tuned.json"), result)
@@ -409,6 +435,8 @@ def run_tuning(args, scratch):
         "--target", args.target,
         "--trials", str(args.trials),
         "--patience", str(args.patience),
+        "--tuning-timeout-s", str(args.tuning_timeout_s),
+        "--search-s", str(args.search_s),
         "--tuning-db", args.tuning_db,
         "--scratch", scratch,
         "--seed", str(args.seed),
@@ -564,6 +592,9 @@ def main():
     parser.add_argument("--patience", type=int, default=0,
                         help="stop a task after this many trials without a 1%% improvement; 0 = never")
     parser.add_argument("--tuning-timeout-s", type=float, default=0, help="0 = no limit")
+    parser.add_argument("--search-s", type=float, default=0,
+                        help="the search's own time, after which every task stops and the records "
+                        f"found are kept; 0 = {SEARCH_SHARE:g} x --tuning-timeout-s")
     parser.add_argument("--tuning-db", default="", help="shared MetaSchedule database directory")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="runtime threads")
     parser.add_argument("--seed", type=int, default=0, help="MetaSchedule random seed")
@@ -610,7 +641,8 @@ def main():
         if info:
             meta.update(tasks=info["tasks"], tasks_tuned=info["tasks_tuned"], trials=info["trials"],
                         tasks_stopped_early=info["tasks_stopped_early"],
-                        tasks_default_kept=info["tasks_default_kept"])
+                        tasks_default_kept=info["tasks_default_kept"], tasks_cut=info["tasks_cut"],
+                        search_cut=info["tasks_cut"] > 0)
         if status == "ok":
             meta["tuned"] = True
             database = open_database(args.tuning_db)

@@ -408,6 +408,9 @@ class TvmCompiler : public Compiler {
     const int64_t trials = request.quick ? 0 : configured_trials;
     const int64_t patience = trials > 0 ? config.options.Int("tuning_patience") : 0;
     const std::string timeout = std::to_string(config.options.Int("tuning_timeout_s"));
+    // The search's own time (0: three quarters of the timeout): a search cut there keeps what it
+    // found, where the timeout falls back to the untuned build.
+    const int64_t search_s = trials > 0 ? config.options.Int("tuning_search_s") : 0;
     const std::string script_path = EnvOr("NGRAPHBENCH_TVM_COMPILE_SCRIPT", NGB_TVM_SCRIPT);
     const std::string script = ReadFile(script_path);
     if (script.empty()) {
@@ -434,6 +437,7 @@ class TvmCompiler : public Compiler {
     entry_key.Add(std::to_string(trials));
     if (trials > 0) entry_key.Add(std::to_string(threads));
     if (patience > 0) entry_key.Add("patience=" + std::to_string(patience));
+    if (search_s > 0) entry_key.Add("search_s=" + std::to_string(search_s));
 
     const bool cached = !request.cache_dir.empty();
     const fs::path root = cached ? fs::path(request.cache_dir) / "tvm"
@@ -465,6 +469,7 @@ class TvmCompiler : public Compiler {
             "--trials", std::to_string(trials),
             "--patience", std::to_string(patience),
             "--tuning-timeout-s", timeout,
+            "--search-s", std::to_string(search_s),
             "--threads", std::to_string(threads),
             "--tuning-db", (root / "tuning" / tuning_key.Hex()).string()};
         RunCompileScript(argv, build.dir(), build.dir() / "meta.json", cached ? fs::path() : root,
@@ -497,6 +502,10 @@ class TvmCompiler : public Compiler {
       settings["tasks_stopped_early"] = std::to_string(meta.value("tasks_stopped_early", 0));
       // Tuned tasks whose default schedule measured faster than the search's best, and kept it.
       settings["tasks_default_kept"] = std::to_string(meta.value("tasks_default_kept", 0));
+      // The search reached its own time (tuning_search_s) and stopped these tasks there; what it
+      // had found was chosen from and kept, as for a search that used its budget.
+      settings["search_cut"] = Bool(meta.value("search_cut", false));
+      settings["tasks_cut"] = std::to_string(meta.value("tasks_cut", 0));
     }
     if (meta.contains("kept")) {
       // The tuned and the untuned library timed side by side after tuning; `kept` is the faster,

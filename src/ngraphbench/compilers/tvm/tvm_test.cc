@@ -47,17 +47,19 @@ class Tvm : public test_support::CompilerModuleTest {
     return config;
   }
 
-  static Options TvmOptions(int64_t trials, int64_t timeout_s) {
+  static Options TvmOptions(int64_t trials, int64_t timeout_s, int64_t search_s = 0) {
     return Options({{"target", "host"},
                     {"tuning_trials", std::to_string(trials)},
                     {"tuning_patience", "0"},
-                    {"tuning_timeout_s", std::to_string(timeout_s)}});
+                    {"tuning_timeout_s", std::to_string(timeout_s)},
+                    {"tuning_search_s", std::to_string(search_s)}});
   }
 
   Compiled RunTvm(const Graph& graph, const std::vector<HostTensor>& inputs,
-                  int64_t trials = 0, int64_t timeout_s = 480, bool quick = false) {
-    return CompileAndRun(*compiler_, Config("tvm", TvmOptions(trials, timeout_s)), graph, inputs,
-                         cache_dir_, quick);
+                  int64_t trials = 0, int64_t timeout_s = 480, bool quick = false,
+                  int64_t search_s = 0) {
+    return CompileAndRun(*compiler_, Config("tvm", TvmOptions(trials, timeout_s, search_s)),
+                         graph, inputs, cache_dir_, quick);
   }
 
   static std::vector<HostTensor> Inputs(const Graph& graph) {
@@ -295,17 +297,23 @@ TEST_F(Tvm, QuickRunsNeverTune) {
   EXPECT_EQ(c.settings.at("trials_requested"), "64");
 }
 
-// A tuning that completes: a few trials, the search's records re-measured against the default
-// schedules, then the tuned and the untuned library timed side by side; the row runs the faster
-// one and says which, with both times, and the outputs are right either way. The cached entry
-// keeps that choice.
+// A tuning that completes: the search, cut at its own time (tuning_search_s, here 1 s: past
+// it once every task has measured its first candidates) with most of its budget unspent, the
+// records it found re-measured against the default schedules, then the tuned and the untuned
+// library timed side by side; the row runs the faster one and says which, with both times, and
+// the outputs are right either way. The cached entry keeps that choice: a cut search is kept
+// like a completed one.
 TEST_F(Tvm, ATunedRunKeepsTheFasterOfTheTunedAndUntunedLibraries) {
   const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 1);
   const auto inputs = Inputs(graph);
-  const Compiled c = RunTvm(graph, inputs, /*trials=*/4, /*timeout_s=*/600);
+  const int64_t trials = 64;
+  const Compiled c = RunTvm(graph, inputs, trials, /*timeout_s=*/600, false, /*search_s=*/1);
   const auto& s = c.settings;
   ASSERT_EQ(s.at("tuning"), "ok") << s.at("tuning");
   EXPECT_GE(std::stoi(s.at("trials")), 1);
+  EXPECT_LT(std::stoi(s.at("trials")), trials);
+  EXPECT_EQ(s.at("search_cut"), "true");
+  EXPECT_EQ(s.at("tasks_cut"), s.at("tasks"));
   EXPECT_EQ(s.at("tasks_tuned"), s.at("tasks"));
   const double tuned_ms = std::stod(s.at("tuned_ms"));
   const double untuned_ms = std::stod(s.at("untuned_ms"));
@@ -314,7 +322,7 @@ TEST_F(Tvm, ATunedRunKeepsTheFasterOfTheTunedAndUntunedLibraries) {
   EXPECT_EQ(s.at("kept"), tuned_ms < untuned_ms ? "tuned" : "untuned");
   EXPECT_EQ(s.at("tuned"), s.at("kept") == "tuned" ? "true" : "false");
   ExpectClose(c.outputs, test_support::OnnxRuntimeReference(graph, inputs).outputs, "tuned run");
-  const Compiled again = RunTvm(graph, inputs, 4, 600);
+  const Compiled again = RunTvm(graph, inputs, trials, 600, false, 1);
   EXPECT_EQ(again.settings.at("cache_hit"), "true");
   EXPECT_EQ(again.settings.at("kept"), s.at("kept"));
   EXPECT_EQ(again.outputs[0].data, c.outputs[0].data);
