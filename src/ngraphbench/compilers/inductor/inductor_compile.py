@@ -308,16 +308,16 @@ def export_torchscript(path, shapes, torch, meta, device):
     """The model IR traced to TorchScript by the C++ module (the torchscript route) -> a
     torch.export program, by PyTorch's TorchScript-to-ExportedProgram converter.
 
-    The converter's last step is torch.export of the module it built, with every dimension of
-    every input dynamic (Dim.AUTO; only those of size 1 end up specialized), and it has no
-    option for static shapes. A program dynamic in the image size is not what the other routes
-    compile, nor always right: with freezing's weight prepacking, Inductor compiled
-    xcit_nano_12_p16 at batch 1 into a package 0.83 off (max relative error) and gcvit_xxtiny
-    into one 2.5e-3 off, and visformer_tiny did not export ("The inequality, 14 - 14*(((x/2)//8))
-    < 0, cannot be solved"); with static shapes all three are right (3e-7, 4e-7). So that step
-    runs here with the static shapes of every route (step 2 above): the converter's call of
-    torch.export._trace._export is given dynamic_shapes=None. Should a later torch export it
-    another way, the check below fails the compile rather than compile a dynamic program.
+    The converter's last step is torch.export of the module it built, with every dimension of every
+    input dynamic (Dim.AUTO; only those of size 1 end up specialized), and it has no option for
+    static shapes. A program dynamic in the image size is not what the other routes compile, nor
+    always right: with freezing's weight prepacking, Inductor compiled xcit_nano_12_p16 at batch 1
+    into a package 0.83 off (max relative error) and gcvit_xxtiny into one 2.5e-3 off, and
+    visformer_tiny did not export ("The inequality, 14 - 14*(((x/2)//8)) < 0, cannot be solved");
+    with static shapes all three are right (2.5e-7, 4.5e-7, 6.2e-6). So that step runs here with the
+    static shapes of every route (step 2 above): the converter's call of torch.export._trace._export
+    is given dynamic_shapes=None. Should a later torch export it another way, the check below fails
+    the compile rather than compile a dynamic program.
     """
     from unittest import mock  # pylint: disable=import-outside-toplevel
 

@@ -14,21 +14,20 @@ that TIR functions get a fixed default CPU schedule (tvm_schedules.py) instead o
 loops TVM 0.27 would emit. With --trials N > 0 MetaSchedule tunes the model's TIR tasks in a child
 process under a wall-clock budget; a failed or over-budget tuning falls back to the untuned build,
 and the reason is recorded in meta.json ("tuning": "failed:<reason>"), never dropped silently. A
-tuned build uses a tuning record for every function that has one and the default schedule for
-the rest. With --patience P > 0 a task stops early once P of its trials in a row have not
-improved its best time by 1 % (its share of the budget then goes to the other tasks); meta.json
-counts the tasks stopped so ("tasks_stopped_early"). The search has a time of its own,
---search-s (by default three quarters of --tuning-timeout-s): past it, each task stops after
-the iteration it is in, and what was found so far is chosen from as below and kept like a
-completed tuning (meta.json: "search_cut": true, "tasks_cut" tasks stopped so); only a tuning
-that does not end within --tuning-timeout-s, its search's first iteration over every task and
-the final choice included, is killed and falls back to the untuned build. After the search, each tuned task's best
-records and its default schedule are measured again side by side (select_records) and the task
-keeps the fastest ("tasks_default_kept" counts those that kept the default schedule). Then the
-tuned and the untuned library are both built and timed side by side, and the faster becomes
-model.so ("kept", "tuned_ms", "untuned_ms"): a budget too small to find anything better, or a
-record that won alone and loses inside the model, cannot make a tuned run slower than the
-untuned one.
+tuned build uses a tuning record for every function that has one and the default schedule for the
+rest. With --patience P > 0 a task stops early once P of its trials in a row have not improved its
+best time by 1 % (its share of the budget then goes to the other tasks); meta.json counts the tasks
+stopped so ("tasks_stopped_early"). The search has a time of its own, --search-s (by default three
+quarters of --tuning-timeout-s): past it, each task stops after the iteration it is in, and what was
+found so far is chosen from as below and kept like a completed tuning (meta.json: "search_cut":
+true, "tasks_cut" tasks stopped so); only a tuning that does not end within --tuning-timeout-s, its
+search's first iteration over every task and the final choice included, is killed and falls back to
+the untuned build. After the search, each tuned task's best records and its default schedule are
+measured again side by side (select_records) and the task keeps the fastest ("tasks_default_kept"
+counts those that kept the default schedule). Then the tuned and the untuned library are both built
+and timed side by side, and the faster becomes model.so ("kept", "tuned_ms", "untuned_ms"): a budget
+too small to find anything better, or a record that won alone and loses inside the model, cannot
+make a tuned run slower than the untuned one.
 
 Tuning records are shared per (target, TVM version, trial budget) in TUNEDIR: a TIR task that an
 earlier compile already tuned there (the same workload, found by structural hash, e.g. the same
@@ -188,7 +187,7 @@ def untuned_tasks(mod, target, db_dir):
 IMPROVEMENT = 0.01
 
 
-def early_stop_callback(patience, n_tasks, budget, stopped, deadline, cut):
+def stopping_callback(patience, n_tasks, budget, stopped, deadline, cut):
     """A MeasureCallback that terminates a task after `patience` trials in a row without an
     improvement of IMPROVEMENT over its best (patience 0: never), adding each such task's id to
     `stopped`; and, once time.monotonic() passes `deadline`, every task still running, adding
@@ -293,7 +292,7 @@ def tune_missing(args):
         )
         stopped, cut = set(), set()
         callbacks = list(ms.measure_callback.MeasureCallback.create("default")) + [
-            early_stop_callback(args.patience, len(todo), budget, stopped, deadline, cut)]
+            stopping_callback(args.patience, len(todo), budget, stopped, deadline, cut)]
         # Generous timeouts: on a small, busy machine a candidate's build alone can take longer
         # than the default 30 s, and a timed-out candidate is simply lost.
         builder = ms.builder.LocalBuilder(timeout_sec=120, initializer=skip_foreign_intrinsics)
