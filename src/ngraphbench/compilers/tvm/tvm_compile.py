@@ -204,7 +204,7 @@ def stopping_callback(patience, n_tasks, budget, stopped, deadline, cut):
     )
 
     @derived_object
-    class EarlyStop(PyMeasureCallback):
+    class Stopping(PyMeasureCallback):
         """Per task: its best mean run time and the trials since it last improved."""
 
         def __init__(self):
@@ -238,7 +238,7 @@ def stopping_callback(patience, n_tasks, budget, stopped, deadline, cut):
                     stopped.add(tid)
                     task_scheduler.terminate_task(tid)
 
-    return EarlyStop()
+    return Stopping()
 
 
 # The share of --tuning-timeout-s that the search gets by default; the rest is left for the
@@ -276,7 +276,8 @@ def tune_missing(args):
     """Tunes the model's tasks that have no record in the shared database yet."""
     from tvm.s_tir import meta_schedule as ms  # pylint: disable=import-outside-toplevel
 
-    deadline = time.monotonic() + search_seconds(args) if search_seconds(args) > 0 else math.inf
+    search_s = search_seconds(args)
+    deadline = time.monotonic() + search_s if search_s > 0 else math.inf
     target = resolve_target(args.target, args.threads)
     mod = import_onnx(args.onnx)
     tasks, todo = untuned_tasks(mod, target, args.tuning_db)
