@@ -87,12 +87,12 @@ class Concurrent : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root_); }
 
-  // Each run in `processes` worker processes (unset: the default, 5), each timing its share
-  // of the 5 timed runs.
+  // Each run in `processes` worker processes (unset: the default, 3), each timing its share
+  // of the 5 timed runs; a fixed count (stop fixed), as the tests count processes.
   void WriteExperiments(std::optional<int> processes) {
     std::ofstream(root_ / "configs" / "experiments.yaml")
         << "defaults:\n  batch_sizes: [1, 2, 4]\n  quick_batch_sizes: [1]\n  warmup: 2\n"
-        << "  repeats: 5\n  timeout_s: 20\n  min_time_s: 0\n"
+        << "  repeats: 5\n  timeout_s: 20\n  min_time_s: 0\n  stop: fixed\n"
         << (processes ? "  processes: " + std::to_string(*processes) + "\n" : "")
         << "experiments:\n  tiny:\n    family: linear\n    widths: [8, 16]\n"
         << "  many:\n    family: linear\n    widths: [4, 5, 6, 7, 8, 9, 10, 11]\n";
@@ -173,7 +173,7 @@ class Concurrent : public ::testing::Test {
 };
 
 TEST_F(Concurrent, TwoSchedulersStartedTogetherMeasureEachRunOnce) {
-  WriteExperiments(std::nullopt);  // 5 processes a run: 120 processes for two schedulers to share
+  WriteExperiments(5);  // 5 processes a run: 120 processes for two schedulers to share
   constexpr int kK = 5;
   SetSleepUs(2000);  // ~6 ms of work a process beyond its start: the two overlap on any machine
   int gate[2];

@@ -83,6 +83,10 @@ class Pipeline : public ::testing::Test {
         << "defaults:\n  batch_sizes: [1, 2, 4]\n  quick_batch_sizes: [1]\n  warmup: 2\n"
         << "  repeats: " << repeats << "\n  timeout_s: " << timeout_s << "\n"
         << "  min_time_s: " << min_time_s_ << "\n"
+        // The pipeline's tests measure a fixed count of processes (5 unless a test says);
+        // the adaptive rule (stop auto) has tests of its own.
+        << (extra_defaults_.find("  processes:") == std::string::npos ? "  processes: 5\n" : "")
+        << (extra_defaults_.find("  stop:") == std::string::npos ? "  stop: fixed\n" : "")
         << extra_defaults_ << "experiments:\n  tiny:\n    family: linear\n    widths: [8, 16]\n"
         << "  many:\n    family: linear\n    widths: [4, 5, 6, 7, 8, 9, 10, 11]\n";
   }

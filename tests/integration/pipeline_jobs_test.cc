@@ -117,9 +117,10 @@ TEST_F(Pipeline, CrashAndHangWithJobsEachLeaveARowAndTheSweepCompletes) {
   EXPECT_TRUE(fs::is_empty(root_ / "results" / ".tmp"));
 }
 
-// threads unset means every core: with --jobs 2 an equal share, which the workers resolve to
-// the same number as the scheduler, so resume keeps their rows.
+// threads 0 means every core: with --jobs 2 an equal share, which the workers resolve to the
+// same number as the scheduler, so resume keeps their rows.
 TEST_F(Pipeline, ResumeWithJobsKeepsTheRowsOfJobs) {
+  std::ofstream(root_ / "configs" / "null.yaml") << "threads: 0\noptions:\n  sleep_us: 0\n";
   ASSERT_EQ(Ngb("run tiny null --jobs 2 " + Common()).code, 0);
   const size_t share = std::max<size_t>(1, AllowedCpus() / 2);
   EXPECT_EQ(Row("tiny_w8_b1").threads, static_cast<int64_t>(share));

@@ -493,7 +493,7 @@ TEST_F(Pipeline, TheCiStoppingRuleIsRecordedAndFingerprinted) {
   const Result replaced = Ngb("run tiny null --quick --stop ci --replace-changed " + Common());
   ASSERT_EQ(replaced.code, 0) << replaced.output;
   EXPECT_NE(replaced.output.find("3 worker process(es) per run (up to 8 until the interval is "
-                                 "within +-2%), 6 in all"),
+                                 "within +-5%), 6 in all"),
             std::string::npos)
       << replaced.output;
   const std::multiset<std::string> measured = MeasuredProcesses(replaced.output);
@@ -509,11 +509,14 @@ TEST_F(Pipeline, TheCiStoppingRuleIsRecordedAndFingerprinted) {
     const double rel = (*row.latency_p50_ci_high_ms - *row.latency_p50_ci_low_ms) / 2 /
                        *row.latency_p50_ms;
     if (row.processes_reason == "ci") {
-      EXPECT_LE(rel, 0.02) << id;
+      EXPECT_LE(rel, 0.05) << id;
+    } else if (row.processes_reason == "spread") {  // out of reach: stopped at 5 or more
+      EXPECT_GE(k, 5) << id;
+      EXPECT_GT(rel, 0.05) << id;
     } else {
       EXPECT_EQ(row.processes_reason, "max_processes") << id;
       EXPECT_EQ(k, 8) << id;
-      EXPECT_GT(rel, 0.02) << id;
+      EXPECT_GT(rel, 0.05) << id;
     }
     EXPECT_LE(*row.latency_p50_ci_low_ms, *row.latency_p50_ms);
     EXPECT_GE(*row.latency_p50_ci_high_ms, *row.latency_p50_ms);

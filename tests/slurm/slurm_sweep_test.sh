@@ -64,6 +64,7 @@ mkdir -p "$tmp/fast" "$tmp/slow"
 # One process a run: the drill is about shards, claims and cancels of whole runs (the claims of
 # a run's processes are the Concurrent tests' job).
 common='  processes: 1
+  stop: fixed
   warmup: 1
   repeats: 3
   min_time_s: 0

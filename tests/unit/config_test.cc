@@ -3,13 +3,16 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/tensor.h"
+#include "ngraphbench/experiments/resolve.h"
 
 namespace ngraphbench {
 namespace {
@@ -336,11 +339,56 @@ TEST_F(ConfigTest, AffinityIsReadValidatedAndSetsThreadsForACpuList) {
             std::string::npos);
 }
 
+TEST_F(ConfigTest, ThreadsAutoLeavesOneCoreAndZeroIsEveryCore) {
+  const CompilerInfo& info = FindCompiler("onnxruntime");
+  EXPECT_EQ(ParseCompilerConfig("threads: auto\n", "a.yaml", info, 4).threads, 3);
+  EXPECT_EQ(ParseCompilerConfig("precision: fp32\n", "a.yaml", info, 4).threads, 3);  // unset
+  EXPECT_EQ(ParseCompilerConfig("threads: auto\n", "a.yaml", info, 1).threads, 1);
+  EXPECT_EQ(ParseCompilerConfig("threads: auto\n", "a.yaml", info, 2).threads, 1);
+  EXPECT_EQ(ParseCompilerConfig("threads: 0\n", "a.yaml", info, 4).threads, 4);
+  EXPECT_EQ(ParseCompilerConfig("threads: 2\n", "a.yaml", info, 4).threads, 2);
+  EXPECT_EQ(ParseCompilerConfig("threads: 2\n", "a.yaml", info, 4, {"threads=auto"}).threads, 3);
+  EXPECT_EQ(DefaultCompilerConfig(info, 8).threads, 7);
+  EXPECT_EQ(AutoThreads(0), std::max(1, AvailableCores() - 1));
+}
+
+TEST_F(ConfigTest, StopAutoAddsProcessesForSingleStreamOnlyAndNotUnderProcesses) {
+  const std::string dir = ::testing::TempDir() + "/cfgdir_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/experiments.yaml") << kValid;
+  GridArgs args;
+  args.experiment = "blocks";
+  args.configs_dir = dir;
+  ExperimentConfig e = ResolveExperiment(args);
+  EXPECT_EQ(e.stop, "ci");
+  EXPECT_EQ(e.processes, 3);
+  EXPECT_EQ(e.max_processes, 10);
+  EXPECT_DOUBLE_EQ(e.ci_rel_target, 0.05);
+  // --processes K asks for exactly K.
+  args.processes = 5;
+  EXPECT_EQ(ResolveExperiment(args).stop, "fixed");
+  args.stop = "ci";
+  EXPECT_EQ(ResolveExperiment(args).stop, "ci");
+  // Offline quotes the whole window's samples per second: fixed.
+  args = GridArgs{};
+  args.experiment = "blocks";
+  args.configs_dir = dir;
+  args.scenario = "offline";
+  EXPECT_EQ(ResolveExperiment(args).stop, "fixed");
+  // An explicit fixed stays.
+  args.scenario.reset();
+  args.stop = "fixed";
+  EXPECT_EQ(ResolveExperiment(args).stop, "fixed");
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(ConfigTest, ThreadsAboveTheMaximumAreRefusedNotWrapped) {
   // 3000000000 wrapped to a negative int and 2^40 to 0 (every core) before the ceiling.
   for (const std::string v : {"3000000000", "1099511627776", "4097"}) {
     const std::string m = CompilerError("threads: " + v + "\n");
-    EXPECT_NE(m.find("'threads' must be <= 4096 (0 means every core), got " + v), std::string::npos)
+    EXPECT_NE(m.find("'threads' must be <= 4096 (or auto: every core but one; 0: every core), "
+                     "got " + v),
+              std::string::npos)
         << m;
   }
   EXPECT_EQ(LoadCompilerConfig(Write("threads: 4096\n"), FindCompiler("onnxruntime")).threads,

@@ -92,6 +92,7 @@ ResultRow SampleRow() {
   r.check_max_rel_err = 2.5e-7;
   r.valid = false;
   r.invalid_reason = "cv 0.3 > max_cv 0.25; timed window 0.1 s < min_time_s 0.5";
+  r.phases_s = {{"start", 0.25}, {"build", 1.5}, {"timed", 0}};
   return r;
 }
 
@@ -117,7 +118,8 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
   EXPECT_EQ(out.error, "worker killed: \"SIGABRT\", at a, b second line");
   EXPECT_EQ(out.schema_version, kSchemaVersion);
   EXPECT_EQ(RowColumns().front(), "schema_version");
-  EXPECT_EQ(RowColumns().size(), 99u);
+  EXPECT_EQ(RowColumns().size(), 100u);
+  EXPECT_EQ(out.phases_s, in.phases_s);
   EXPECT_EQ(out.quick, false);
   EXPECT_EQ(out.valid, false);
   EXPECT_EQ(out.invalid_reason, in.invalid_reason);
@@ -129,17 +131,17 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
 TEST(Csv, OtherSchemaVersionsAndBadBooleansAreRefusedByName) {
   std::string text = FormatRowCsv(SampleRow());
   std::string old = text;
-  old.replace(old.find("\n9,"), 3, "\n1,");
+  old.replace(old.find("\n10,"), 4, "\n1,");
   try {
     ParseRowCsv(old, "f.csv");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 9"),
+    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 10"),
               std::string::npos)
         << e.what();
   }
   std::string newer = text;
-  newer.replace(newer.find("\n9,"), 4, "\n10,");
+  newer.replace(newer.find("\n10,"), 4, "\n11,");
   try {
     ParseRowCsv(newer, "f.csv");
     FAIL();
@@ -349,6 +351,16 @@ TEST(Csv, MalformedRowsNameTheProblem) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("column 'params' holds 'many'"), std::string::npos);
+  }
+  for (const std::string phases : {"start=-1", "start", "=1", "Start=1", "start=1;;", "a=nan"}) {
+    std::string bad_phases = text;
+    bad_phases.replace(bad_phases.find("start=0.25;build=1.5;timed=0"), 28, phases);
+    try {
+      ParseRowCsv(bad_phases, "f.csv");
+      ADD_FAILURE() << phases;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("column 'phases_s'"), std::string::npos) << e.what();
+    }
   }
 }
 

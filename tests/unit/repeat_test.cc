@@ -152,5 +152,66 @@ TEST(CompareProcessMedians, NeedsTwoProcessesPerSide) {
   EXPECT_TRUE(CompareProcessMedians(10, {10, 11}, 20, {20, 21}));
 }
 
+// The fewest processes for a +-5% interval at a spread, as scipy.stats.t.ppf gives them:
+// the smallest K with t_{0.975, K-1} * sd * sqrt(2 / K) <= asinh(0.05).
+TEST(ProcessesForTarget, SmallestKWhoseIntervalMeetsTheTarget) {
+  EXPECT_EQ(ProcessesForTarget(0.01, 0.05), 3);
+  EXPECT_EQ(ProcessesForTarget(0.03, 0.05), 6);
+  EXPECT_EQ(ProcessesForTarget(0.075, 0.05), 20);
+  EXPECT_EQ(ProcessesForTarget(0.15, 0.05), 72);
+  EXPECT_EQ(ProcessesForTarget(1.0, 0.05), 0);  // more than 1000
+}
+
+TEST(NextRepetition, MetMoreCapAndAHopelessSpread) {
+  // Within the target: done, whatever the count.
+  EXPECT_EQ(NextRepetition({1.0, 1.01, 0.99}, 0.02, 0.05, 3, 10), Repetition::kMet);
+  EXPECT_EQ(NextRepetition({1.0, 1.01, 0.99}, 0.05, 0.05, 3, 10), Repetition::kMet);
+  // Wider: another process, until the cap.
+  EXPECT_EQ(NextRepetition({1.0, 1.1, 0.95}, 0.12, 0.05, 3, 10), Repetition::kMore);
+  EXPECT_EQ(NextRepetition(std::vector<double>(10, 1.0), 0.06, 0.05, 3, 10), Repetition::kCap);
+  // No interval yet (one process): more.
+  EXPECT_EQ(NextRepetition({1.0}, std::nullopt, 0.05, 1, 10), Repetition::kMore);
+  // A spread that would need 72 processes (sd 15%) stops at start + 2, not before.
+  const std::vector<double> wide = {1.0, std::exp(0.15), std::exp(-0.15), 1.0, std::exp(0.15)};
+  const double sd = LogSpreadOf(wide)->sd;
+  ASSERT_GT(ProcessesForTarget(sd, 0.05), 20);
+  EXPECT_EQ(NextRepetition({wide.begin(), wide.begin() + 4}, 0.3, 0.05, 3, 10), Repetition::kMore);
+  EXPECT_EQ(NextRepetition(wide, 0.3, 0.05, 3, 10), Repetition::kSpread);
+  // One that 20 processes would reach (sd 7.5%) goes on to the cap.
+  const std::vector<double> narrower = {1.0, std::exp(0.075), std::exp(-0.075), 1.0,
+                                        std::exp(0.075)};
+  ASSERT_LE(ProcessesForTarget(LogSpreadOf(narrower)->sd, 0.05), 20);
+  EXPECT_EQ(NextRepetition(narrower, 0.09, 0.05, 3, 10), Repetition::kMore);
+  EXPECT_STREQ(RepetitionReason(Repetition::kMet), "ci");
+  EXPECT_STREQ(RepetitionReason(Repetition::kCap), "max_processes");
+  EXPECT_STREQ(RepetitionReason(Repetition::kSpread), "spread");
+}
+
+TEST(DescribeProcessSpread, TwoGroupsAreNamedAsBimodal) {
+  // Five processes near 1.40 ms and three near 2.83 ms (ONNX Runtime at 2 threads on a 2-core VM).
+  const std::string text =
+      DescribeProcessSpread({1.38, 2.80, 1.41, 1.40, 2.83, 1.42, 2.86, 1.39}, 0.05);
+  EXPECT_NE(text.find("5 near 1.4 ms, 3 near 2.83 ms: bimodal on this machine"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.rfind("processes' medians spread 36% (sd of their logs)", 0), 0u) << text;
+}
+
+TEST(DescribeProcessSpread, OneGroupSaysHowManyProcessesItWouldNeed) {
+  // A spread of 7.5% without a gap: +-5% needs about 20 processes.
+  std::vector<double> medians;
+  for (double z : {-1.5, -1.0, -0.5, 0.0, 0.0, 0.5, 1.0, 1.5}) medians.push_back(std::exp(0.08 * z));
+  const std::string text = DescribeProcessSpread(medians, 0.05);
+  EXPECT_EQ(text.find("bimodal"), std::string::npos) << text;
+  const int64_t needed = ProcessesForTarget(LogSpreadOf(medians)->sd, 0.05);
+  EXPECT_NE(text.find("+-5% needs about " + std::to_string(needed) + " processes"),
+            std::string::npos)
+      << text;
+  // A lone outlier is no group of its own.
+  const std::string outlier = DescribeProcessSpread({1.0, 1.01, 0.99, 1.0, 2.0}, 0.05);
+  EXPECT_EQ(outlier.find("bimodal"), std::string::npos) << outlier;
+  EXPECT_EQ(DescribeProcessSpread({1.0, 2.0}, 0.05), "");
+}
+
 }  // namespace
 }  // namespace ngraphbench

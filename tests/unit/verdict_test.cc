@@ -122,6 +122,24 @@ TEST(Verdict, AllReasonsInAFixedOrder) {
   EXPECT_EQ(r[7], "degraded build: b");
 }
 
+TEST(Verdict, EachReasonHasItsRuleAndAdvice) {
+  VerdictInput in;
+  in.window_s = 0.01;
+  in.repeats = 3;
+  in.cv = 2;
+  in.processes = 1;
+  in.ci_rel = 0.5;
+  in.other_cpu_pct = 120;
+  in.degraded = {"a"};
+  using R = ValidityRule;
+  EXPECT_EQ(BrokenRules(in, Settings(), 0.5),
+            (std::vector<R>{R::kWindow, R::kRepeats, R::kProcesses, R::kInterval, R::kCv,
+                            R::kOtherCpu, R::kDegraded}));
+  EXPECT_TRUE(BrokenRules(Good(), Settings(), 0.5).empty());
+  for (R rule : BrokenRules(in, Settings(), 0.5)) EXPECT_FALSE(ValidityAdvice(rule).empty());
+  EXPECT_NE(ValidityAdvice(R::kInterval).find("threads"), std::string::npos);
+}
+
 TEST(Verdict, ProcStatBusyTimeCountsStealButNotIdleOrIowait) {
   // user nice system idle iowait irq softirq steal guest guest_nice
   const std::string stat = "cpu  100 20 30 5000 70 1 2 7 50 0\ncpu0 50 10 15 2500 35 0 1 3 25 0\n";

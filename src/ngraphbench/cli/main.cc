@@ -29,9 +29,10 @@ void AddGridOptions(CLI::App* cmd, ngraphbench::GridArgs& grid) {
   cmd->add_option("--warmup", grid.warmup, "override the warmup runs")->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeats", grid.repeats, "override the timed runs")->check(CLI::PositiveNumber);
   cmd->add_option("--stop", grid.stop,
-                  "when measuring ends: fixed (the experiment's processes and repeats) or ci "
+                  "when a run has enough processes: fixed (the experiment's processes), ci "
                   "(processes are added until the median's 95% interval is within "
-                  "ci_rel_target); overrides the experiment's `stop`");
+                  "ci_rel_target, up to max_processes) or auto (ci for single_stream unless "
+                  "--processes is given; fixed otherwise); overrides the experiment's `stop`");
   cmd->add_option("--scenario", grid.scenario,
                   "the load: single_stream (one request at a time), offline (`streams` "
                   "requests in flight, --set streams=N|auto; samples/s) or server (Poisson "
@@ -39,8 +40,8 @@ void AddGridOptions(CLI::App* cmd, ngraphbench::GridArgs& grid) {
                   "--set latency_bound_ms=MS; --set find_peak=true searches the highest Q); "
                   "overrides the experiment's `scenario`");
   cmd->add_option("--processes", grid.processes,
-                  "worker processes that share each run's timed runs (overrides the "
-                  "experiment's `processes`)");
+                  "worker processes that share each run's timed runs, exactly that many "
+                  "unless --stop ci (overrides the experiment's `processes`)");
   cmd->add_flag("--profile", grid.profile,
                 "after each run's timed runs, profile it with the compiler's own profiler: "
                 "<run_id>.profile.csv and the row's profile_* columns (the experiment's "

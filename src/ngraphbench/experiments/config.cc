@@ -188,7 +188,7 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
   if (map["max_repeats"]) {
     e.max_repeats = ToInt(map["max_repeats"], where / "max_repeats", 1, kMaxRepeats);
   }
-  if (map["stop"]) e.stop = ToString(map["stop"], where / "stop", {"fixed", "ci"});
+  if (map["stop"]) e.stop = ToString(map["stop"], where / "stop", {"auto", "fixed", "ci"});
   if (map["ci_rel_target"]) {
     e.ci_rel_target = ToDouble(map["ci_rel_target"], where / "ci_rel_target", 0);
   }
@@ -575,12 +575,16 @@ ExperimentsFile ParseExperiments(const std::string& text, const std::string& pat
   return file;
 }
 
+int AutoThreads(int all_cores) {
+  return std::max(1, (all_cores > 0 ? all_cores : AvailableCores()) - 1);
+}
+
 CompilerConfig DefaultCompilerConfig(const CompilerInfo& info, int all_cores) {
   CompilerConfig c;
   c.compiler = info.name;
   c.device = info.devices.front();
   c.precision = info.precisions.front();
-  c.threads = all_cores > 0 ? all_cores : AvailableCores();
+  c.threads = AutoThreads(all_cores);
   c.opt_level = info.opt_levels.front();
   std::map<std::string, std::string> values;
   for (const auto& spec : info.options) values[spec.key] = spec.default_value;
@@ -630,9 +634,12 @@ CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& p
   if (root["precision"]) {
     c.precision = ToString(root["precision"], at("precision"), info.precisions);
   }
-  if (root["threads"]) {
-    const int64_t threads =
-        ToInt(root["threads"], at("threads"), 0, kMaxThreads, " (0 means every core)");
+  // auto (or unset): AutoThreads; 0: every core; else the number.
+  const bool auto_threads = root["threads"] && root["threads"].IsScalar() &&
+                            root["threads"].Scalar() == "auto";
+  if (root["threads"] && !auto_threads) {
+    const int64_t threads = ToInt(root["threads"], at("threads"), 0, kMaxThreads,
+                                  " (or auto: every core but one; 0: every core)");
     c.threads = threads == 0 ? (all_cores > 0 ? all_cores : AvailableCores())
                              : static_cast<int>(threads);
   }
@@ -644,9 +651,9 @@ CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& p
     } catch (const InputError& e) {
       throw InputError(top_of("affinity").file + ": " + e.what());
     }
-    // threads 0 (or unset) means every CPU the process may use: with a CPU list, those listed.
-    const bool every_core =
-        !root["threads"] || ToInt(root["threads"], at("threads"), 0, kMaxThreads) == 0;
+    // threads auto, 0 or unset: with a CPU list, one thread per listed CPU.
+    const bool every_core = !root["threads"] || auto_threads ||
+                            ToInt(root["threads"], at("threads"), 0, kMaxThreads) == 0;
     if (c.affinity != "compact" && !cpus.empty() && every_core) {
       c.threads = static_cast<int>(cpus.size());
     }

@@ -51,16 +51,18 @@ struct ExperimentConfig {
   // runs hold enough sampler periods; a shorter window makes the row invalid.
   double min_time_s = 0.5;
   int64_t max_repeats = 100000;  // ceiling on the timed runs that min_time_s may add
-  // When timing ends: "fixed" (the paper's protocol: warmup, then `repeats` timed runs) or
-  // "ci" (until the median's 95% interval is within ci_rel_target of the median).
-  std::string stop = "fixed";
-  double ci_rel_target = 0.02;
+  // When a run has enough processes: "fixed" (`processes` processes, the paper's protocol in
+  // each: warmup, then its share of `repeats` timed runs), "ci" (processes are added, up to
+  // max_processes, until the median's 95% interval is within ci_rel_target of the median) or
+  // "auto" (ci in single_stream unless --processes fixes the count, fixed otherwise; resolved
+  // by ResolveExperiment).
+  std::string stop = "auto";
+  double ci_rel_target = 0.05;
   int64_t ci_min_repeats = 30;
   // Repetition across processes (measure/repeat.h): the run's timed runs are shared among
-  // `processes` fresh worker processes; with stop `ci`, processes are added (up to
-  // max_processes) until the between-process interval is within ci_rel_target of the median.
-  int64_t processes = 5;
-  int64_t max_processes = 20;
+  // `processes` fresh worker processes (the first ones, with stop ci).
+  int64_t processes = 3;
+  int64_t max_processes = 10;
   CheckSettings check;
   ValiditySettings validity;
   // A profiling pass after the timed runs (docs/profiles.md): the compiler's kernels in
@@ -128,10 +130,15 @@ std::vector<std::string> SettingsFor(const std::vector<std::string>& settings,
 // The experiment's keys of `settings` applied to `e`.
 void ApplyExperimentSettings(const std::vector<std::string>& settings, ExperimentConfig& e);
 
+// `threads: auto` (and unset): every core but one, at least one, of `all_cores` (AvailableCores()
+// when 0), so that the OS, the harness's sampler thread and neighbours have a core of their own
+// and the SDK's threads are not descheduled mid-run (docs/measurement.md, Threads).
+int AutoThreads(int all_cores);
+
 // Validates `path` against the compiler's schema, with the compiler keys of `settings` over it;
-// threads 0 (or unset) resolves to `all_cores`, or to AvailableCores() when `all_cores` is 0. A
-// scheduler running several workers at once gives each a slice of the cores: there "every core"
-// means the slice's size.
+// threads auto (or unset) resolves to AutoThreads(all_cores), threads 0 to `all_cores`, or to
+// AvailableCores() when `all_cores` is 0. A scheduler running several workers at once gives each
+// a slice of the cores: there "every core" means the slice's size.
 CompilerConfig LoadCompilerConfig(const std::string& path, const CompilerInfo& info,
                                   int all_cores = 0, const std::vector<std::string>& settings = {});
 CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& path,

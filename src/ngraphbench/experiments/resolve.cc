@@ -60,8 +60,8 @@ ExperimentConfig ResolveExperiment(const GridArgs& args) {
     e.repeats = *args.repeats;
   }
   if (args.stop) {
-    if (*args.stop != "fixed" && *args.stop != "ci") {
-      throw InputError("--stop is '" + *args.stop + "'; allowed: fixed, ci");
+    if (*args.stop != "auto" && *args.stop != "fixed" && *args.stop != "ci") {
+      throw InputError("--stop is '" + *args.stop + "'; allowed: auto, fixed, ci");
     }
     e.stop = *args.stop;
   }
@@ -91,6 +91,12 @@ ExperimentConfig ResolveExperiment(const GridArgs& args) {
     }
     e.processes = e.max_processes = 1;
     e.validity.min_processes = 1;
+  }
+  // auto: processes are added while the interval is wider than the target where the run quotes
+  // a median latency (single_stream); offline and server quote what the whole window served.
+  // --processes K asks for exactly K processes: auto then adds none.
+  if (e.stop == "auto") {
+    e.stop = e.scenario == kScenarioSingleStream && !args.processes ? "ci" : "fixed";
   }
   CheckScenarioSettings(e, "experiment '" + e.name + "'");
   if (args.timeout_s) {

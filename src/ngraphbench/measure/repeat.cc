@@ -1,6 +1,9 @@
 #include "ngraphbench/measure/repeat.h"
 
 #include <boost/math/distributions/students_t.hpp>
+#include <fmt/core.h>
+
+#include <algorithm>
 #include <cmath>
 
 namespace ngraphbench {
@@ -63,6 +66,93 @@ std::optional<RatioEstimate> CompareProcessMedians(double a_center, const std::v
   r.high = r.ratio * std::exp(h);
   r.p_value = StudentTTwoSidedP(diff / se, r.df);
   return r;
+}
+
+Repetition NextRepetition(const std::vector<double>& medians, std::optional<double> interval_rel,
+                          double target_rel, int64_t start, int64_t cap) {
+  if (interval_rel && *interval_rel <= target_rel) return Repetition::kMet;
+  const int64_t k = static_cast<int64_t>(medians.size());
+  if (k >= cap) return Repetition::kCap;
+  if (k >= std::max<int64_t>(start + 2, 3)) {
+    if (const std::optional<LogSpread> spread = LogSpreadOf(medians)) {
+      const int64_t needed = ProcessesForTarget(spread->sd, target_rel);
+      if (needed == 0 || needed > 2 * cap) return Repetition::kSpread;
+    }
+  }
+  return Repetition::kMore;
+}
+
+const char* RepetitionReason(Repetition decision) {
+  switch (decision) {
+    case Repetition::kMet: return "ci";
+    case Repetition::kCap: return "max_processes";
+    case Repetition::kSpread: return "spread";
+    case Repetition::kMore: break;
+  }
+  return "";
+}
+
+int64_t ProcessesForTarget(double sd, double target_rel) {
+  // The interval is median * exp(+-h); its half-width relative to the median is sinh(h).
+  const double h = std::asinh(target_rel);
+  for (int64_t k = 2; k <= 1000; ++k) {
+    const double kd = static_cast<double>(k);
+    if (StudentTQuantile(0.975, kd - 1) * sd * std::sqrt(2.0 / kd) <= h) return k;
+  }
+  return 0;
+}
+
+namespace {
+
+// The sum of squared deviations of values[from, to) from their mean.
+double SumOfSquares(const std::vector<double>& values, size_t from, size_t to) {
+  double mean = 0;
+  for (size_t i = from; i < to; ++i) mean += values[i];
+  mean /= static_cast<double>(to - from);
+  double sq = 0;
+  for (size_t i = from; i < to; ++i) sq += (values[i] - mean) * (values[i] - mean);
+  return sq;
+}
+
+// The median of values[from, to) (sorted).
+double MedianOf(const std::vector<double>& sorted, size_t from, size_t to) {
+  const size_t n = to - from, mid = from + n / 2;
+  return n % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+}  // namespace
+
+std::string DescribeProcessSpread(const std::vector<double>& medians_ms, double target_rel) {
+  const std::optional<LogSpread> spread = LogSpreadOf(medians_ms);
+  if (!spread || spread->k < 3) return "";
+  std::vector<double> logs;
+  for (double m : medians_ms) logs.push_back(std::log(m));
+  std::sort(logs.begin(), logs.end());
+  std::string out = fmt::format("processes' medians spread {:.2g}% (sd of their logs)",
+                                spread->sd * 100);
+  // The widest gap between neighbours splits the medians in two; it is a second mode, not the
+  // tail of one, when it is wide against the spread within the two groups.
+  size_t split = 1;
+  for (size_t i = 1; i < logs.size(); ++i) {
+    if (logs[i] - logs[i - 1] > logs[split] - logs[split - 1]) split = i;
+  }
+  const double gap = logs[split] - logs[split - 1];
+  const size_t n = logs.size();
+  const double within =
+      n > 2 ? std::sqrt((SumOfSquares(logs, 0, split) + SumOfSquares(logs, split, n)) /
+                        static_cast<double>(n - 2))
+            : 0.0;
+  if (split >= 2 && n - split >= 2 && gap > std::log(1.15) && gap > 4 * within) {
+    return out + fmt::format("; {} near {:.3g} ms, {} near {:.3g} ms: bimodal on this machine",
+                             split, std::exp(MedianOf(logs, 0, split)), n - split,
+                             std::exp(MedianOf(logs, split, n)));
+  }
+  const int64_t needed = ProcessesForTarget(spread->sd, target_rel);
+  return out + (needed > 0 ? fmt::format("; +-{:.3g}% needs about {} processes at that spread",
+                                         target_rel * 100, needed)
+                           : fmt::format("; more than 1000 processes would not narrow it to "
+                                         "+-{:.3g}%",
+                                         target_rel * 100));
 }
 
 }  // namespace ngraphbench

@@ -39,9 +39,18 @@ struct VerdictInput {
   std::vector<std::string> degraded;    // what the compiler did less of than asked
 };
 
+// The rules of the verdict, in the order the reasons are given.
+enum class ValidityRule { kWindow, kRepeats, kProcesses, kInterval, kCv, kOtherCpu, kDegraded };
+
 // The reasons the run is invalid, in a fixed order, each naming the value and the threshold;
 // empty when it is valid.
 std::vector<std::string> InvalidReasons(const VerdictInput& input, const ValiditySettings& settings,
                                         double min_time_s);
+// The rules behind InvalidReasons, one per reason, in the same order.
+std::vector<ValidityRule> BrokenRules(const VerdictInput& input, const ValiditySettings& settings,
+                                      double min_time_s);
+
+// What a user can change so that rows breaking `rule` become valid: a sweep's closing lines.
+std::string ValidityAdvice(ValidityRule rule);
 
 }  // namespace ngraphbench

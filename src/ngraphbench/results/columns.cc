@@ -103,6 +103,39 @@ Column Doubles(const std::string& name, std::vector<double> ResultRow::*member,
           }, 2, meaning};
 }
 
+// `name=seconds` items joined by ';' (each phase's wall time), empty for none.
+Column Phases(const std::string& name,
+              std::vector<std::pair<std::string, double>> ResultRow::*member,
+              const char* meaning) {
+  return {name,
+          [member](const ResultRow& r) {
+            std::string out;
+            for (const auto& [phase, s] : r.*member) {
+              out += (out.empty() ? "" : ";") + phase + "=" + FormatDouble(s);
+            }
+            return out;
+          },
+          [member](ResultRow& r, const std::string& s) {
+            std::vector<std::pair<std::string, double>> phases;
+            size_t start = 0;
+            while (!s.empty() && start <= s.size()) {
+              const size_t end = std::min(s.find(';', start), s.size());
+              const std::string item = s.substr(start, end - start);
+              const size_t eq = item.find('=');
+              if (eq == 0 || eq == std::string::npos ||
+                  item.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") < eq) {
+                throw std::invalid_argument("not name=seconds: '" + item.substr(0, 40) + "'");
+              }
+              std::optional<double> v;
+              ParseOpt(v, item.substr(eq + 1));
+              if (!v || !(*v >= 0) || !std::isfinite(*v)) throw std::invalid_argument("not >= 0");
+              phases.emplace_back(item.substr(0, eq), *v);
+              start = end + 1;
+            }
+            r.*member = std::move(phases);
+          }, 2, meaning};
+}
+
 }  // namespace
 
 const std::vector<Column>& Columns() {
@@ -213,7 +246,12 @@ const std::vector<Column>& Columns() {
            "each process's median, ms, `;`-joined in the order they ran")),
       Since(5, Text("processes_reason", &R::processes_reason,
            "why no more processes ran: `fixed` (the configured count), `ci` (the interval met "
-           "`ci_rel_target`), `max_processes`")),
+           "`ci_rel_target`), `max_processes` (the cap), `spread` (the processes' spread would "
+           "need more than twice the cap)")),
+      Since(10, Phases("phases_s", &R::phases_s,
+           "where the processes' wall time went: `start`, `build`, `reference`, `load`, "
+           "`compile`, `warmup`, `timed`, `check`, seconds summed over the processes, "
+           "`name=s;`-joined")),
       Opt("throughput_median_sps", &R::throughput_median_sps,
            "samples per second at the median latency: batch_size / latency_p50"),
       Opt("throughput_mean_sps", &R::throughput_mean_sps,

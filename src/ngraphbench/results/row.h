@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ngraphbench {
@@ -27,7 +28,9 @@ namespace ngraphbench {
 // 9: target_qps, latency_bound_ms, latency_percentile, latency_at_percentile_ms, bound_met,
 //    queries_issued, queries_completed, achieved_qps, issue_delay_p99_ms, peak_qps, peak_steps
 //    (the server scenario). Rows of older versions read them empty.
-constexpr int kSchemaVersion = 9;
+// 10: phases_s (each phase's wall time, summed over the processes). Rows of older versions read
+//    it empty.
+constexpr int kSchemaVersion = 10;
 // The oldest version ParseRowCsv reads.
 constexpr int kOldestReadableSchemaVersion = 2;
 
@@ -96,6 +99,9 @@ struct ResultRow {
   std::optional<int64_t> processes;
   std::vector<double> process_p50s_ms;
   std::string processes_reason;
+  // Where the processes' wall time went, phase by phase (the worker's phases: start, build,
+  // reference, load, compile, warmup, timed, check), seconds summed over the processes.
+  std::vector<std::pair<std::string, double>> phases_s;
   // Throughput in samples per second
   std::optional<double> throughput_median_sps, throughput_mean_sps;
   // Output check of the first inference against an independent reference (measure/check.h)

@@ -7,6 +7,7 @@
 
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/shell.h"
+#include "ngraphbench/measure/repeat.h"
 #include "ngraphbench/results/csv.h"
 #include "ngraphbench/runner/claim.h"
 #include "ngraphbench/runner/parts.h"
@@ -43,7 +44,8 @@ void Collector::WriteRunRow(RunState& st, const std::string& reason) {
   if (!claim || VersionOf(path) != st.seen) return TakenByOthers(st);
   const PartsOnDisk on_disk = ReadParts(st);
   if (on_disk.parts.empty()) return;  // nothing of it measured here or elsewhere
-  const ResultRow row = MergeParts(run, on_disk.parts, reason);
+  std::vector<ValidityRule> broken;
+  const ResultRow row = MergeParts(run, on_disk.parts, reason, &broken);
   std::vector<std::vector<int64_t>> traces;
   for (const Part& p : on_disk.parts) {
     if (!p.latencies_ns.empty()) traces.push_back(p.latencies_ns);
@@ -64,6 +66,7 @@ void Collector::WriteRunRow(RunState& st, const std::string& reason) {
     ++tally_.failed;
   } else if (row.valid == false) {
     ++tally_.invalid;
+    for (ValidityRule rule : broken) ++tally_.invalid_by_rule[rule];
   }
   std::string detail = row.error.substr(0, 160);
   if (row.status == kStatusOk) {
@@ -130,9 +133,9 @@ void Collector::Decide(RunState& st) {
   if (on_disk.ok < run.processes) return;  // the rest are another scheduler's, or stopped
   if (run.stop != "ci") return WriteRunRow(st, "fixed");
   const ResultRow merged = MergeParts(run, on_disk.parts, "ci");
-  const std::optional<double> rel = IntervalRelHalfWidth(merged);
-  if (rel && *rel <= run.ci_rel_target) return WriteRunRow(st, "ci");
-  if (on_disk.ok >= run.max_processes) return WriteRunRow(st, "max_processes");
+  const Repetition next = NextRepetition(merged.process_p50s_ms, IntervalRelHalfWidth(merged),
+                                         run.ci_rel_target, run.processes, run.max_processes);
+  if (next != Repetition::kMore) return WriteRunRow(st, RepetitionReason(next));
   queue_.push_back({&st, st.next_process++});
   st.queued++;
   total_tasks_++;
@@ -151,6 +154,7 @@ void Collector::Finish(RunningProcess& p, const WorkerOutcome& outcome) {
                                 VersionOf(RowPath(plan.dir, run.run_id)) != st.seen;
   if (wrote_part) {
     row = ParseRowCsv(ReadFileCapped(path, kMaxRowBytes, "result file"), path);
+    AddPhases(row.phases_s, phase_totals_);
   } else if (merged_elsewhere) {
     row.status = kStatusOk;
   } else {
@@ -199,6 +203,19 @@ void Collector::Finish(RunningProcess& p, const WorkerOutcome& outcome) {
     std::cerr << "  reproduce: " << ShellCommandLine(reproduce) << "\n";
   }
   Settle(st);
+}
+
+std::string Collector::TimeSummary() const {
+  if (workers_ran_ == 0 || !(worker_s_ > 0)) return "";
+  std::string out = fmt::format("workers ran {} in {} process{}:", FormatDuration(worker_s_),
+                                workers_ran_, workers_ran_ == 1 ? "" : "es");
+  double phases = 0;
+  for (const auto& [phase, seconds] : phase_totals_) {
+    out += fmt::format(" {} {:.0f}%,", phase, 100 * seconds / worker_s_);
+    phases += seconds;
+  }
+  return out + fmt::format(" outside the phases {:.0f}%",
+                           100 * std::max(0.0, worker_s_ - phases) / worker_s_);
 }
 
 }  // namespace ngraphbench

@@ -7,10 +7,12 @@
 #include <chrono>
 #include <cstddef>
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ngraphbench/measure/verdict.h"
 #include "ngraphbench/results/claim.h"
 #include "ngraphbench/runner/launch.h"
 #include "ngraphbench/runner/plan.h"
@@ -33,6 +35,8 @@ struct Tally {
   size_t done = 0;  // runs whose row this sweep wrote
   int done_by_others = 0;  // runs another scheduler sharing the tree measured since the scan
   std::string unavailable_reasons;  // why runs were skipped (the first reason seen)
+  // The invalid runs measured now, by the rule they broke (a run may break several).
+  std::map<ValidityRule, int> invalid_by_rule;
 };
 
 // Collects the processes of one sweep. Not thread-safe: the scheduler's loop calls it.
@@ -63,6 +67,10 @@ class Collector {
   std::string Counter();
 
   Tally& tally() { return tally_; }
+  // Where the workers' time went: their wall time in all, and each phase's share of it (the
+  // parts' phases_s), e.g. "workers ran 512 s in 30 processes: start 12%, build 3%, ...,
+  // outside the phases 9%"; empty when no worker ran.
+  std::string TimeSummary() const;
 
  private:
   // What Settle decides for the run, its spec file aside.
@@ -80,6 +88,7 @@ class Collector {
   // For the ETA: the workers' wall time so far, and how many ran.
   double worker_s_ = 0;
   size_t workers_ran_ = 0;
+  std::vector<std::pair<std::string, double>> phase_totals_;  // the parts' phases_s, summed
   Tally tally_;
 };
 

@@ -136,6 +136,19 @@ void RemoveParts(const std::string& dir, const std::string& run_id) {
   for (int process : PartIndices(dir, run_id)) RemovePart(dir, run_id, process);
 }
 
+void AddPhases(const std::vector<std::pair<std::string, double>>& phases,
+               std::vector<std::pair<std::string, double>>& totals) {
+  for (const auto& [phase, seconds] : phases) {
+    auto it = std::find_if(totals.begin(), totals.end(),
+                           [&](const auto& total) { return total.first == phase; });
+    if (it == totals.end()) {
+      totals.emplace_back(phase, seconds);
+    } else {
+      it->second += seconds;
+    }
+  }
+}
+
 void FillLatencyColumns(ResultRow& row, const std::vector<int64_t>& latencies_ns,
                         int64_t batch_size) {
   const LatencyStats s = Summarize(latencies_ns, batch_size);
@@ -172,7 +185,7 @@ std::optional<double> IntervalRelHalfWidth(const ResultRow& row) {
 }
 
 ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
-                     const std::string& reason) {
+                     const std::string& reason, std::vector<ValidityRule>* broken) {
   if (parts.empty()) throw std::invalid_argument("no parts to merge");
   ResultRow row = parts.front().row;
   row.processes = static_cast<int64_t>(parts.size());
@@ -243,6 +256,8 @@ ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
   row.check_max_rel_err = Max(parts, [](const ResultRow& r) { return r.check_max_rel_err; });
   row.notes = Union(parts, [](const ResultRow& r) { return r.notes; }, "; ");
   row.stop_reason = Union(measured, [](const ResultRow& r) { return r.stop_reason; }, "+");
+  row.phases_s.clear();
+  for (const Part& p : parts) AddPhases(p.row.phases_s, row.phases_s);
 
   // The verdict on the pooled run; what a part's build did less of than asked carries over.
   VerdictInput verdict;
@@ -266,6 +281,7 @@ ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
     }
   }
   std::vector<std::string> reasons = InvalidReasons(verdict, run.validity, run.min_time_s);
+  if (broken) *broken = BrokenRules(verdict, run.validity, run.min_time_s);
   // The server scenario's own reasons (too few queries, too short, a generator behind, no
   // peak: measure/server.h) are the part's, as judged where it measured.
   for (const Part& p : measured) {
@@ -277,6 +293,11 @@ ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
         reasons.push_back(item);
       }
     }
+  }
+  // An interval wider than the verdict allows: why, in the processes' own figures.
+  if (verdict.ci_rel && *verdict.ci_rel > run.validity.max_ci_rel) {
+    const std::string spread = DescribeProcessSpread(row.process_p50s_ms, run.validity.max_ci_rel);
+    if (!spread.empty()) row.notes += (row.notes.empty() ? "" : "; ") + spread;
   }
   row.valid = reasons.empty();
   row.invalid_reason.clear();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ngraphbench/experiments/grid.h"
+#include "ngraphbench/measure/verdict.h"
 #include "ngraphbench/results/row.h"
 
 namespace ngraphbench {
@@ -45,16 +46,20 @@ void RemoveParts(const std::string& dir, const std::string& run_id);
 void FillLatencyColumns(ResultRow& row, const std::vector<int64_t>& latencies_ns,
                         int64_t batch_size);
 
+// Adds each phase's seconds (a row's phases_s) to `totals`, phases new to it at its end.
+void AddPhases(const std::vector<std::pair<std::string, double>>& phases,
+               std::vector<std::pair<std::string, double>>& totals);
+
 // The run's row from its parts (in process order; at least one). Identity, build, compile and
 // first-run columns come from the first part (the one that compiled, or loaded the compile
 // cache, first); the latency statistics from every part's timed runs pooled; `processes`, each
 // process's median and the between-process reproduction interval from the parts; the system
 // columns as totals or window-weighted means over the parts (peaks as maxima); the output check
 // as its worst part. The status is the first part's that is not ok, with its error, else ok;
-// the validity verdict is judged anew on the pooled run (measure/verdict.h). `reason` is
+// the validity verdict is judged anew on the pooled run (measure/verdict.h), its rules into `broken` where given. `reason` is
 // processes_reason.
 ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
-                     const std::string& reason);
+                     const std::string& reason, std::vector<ValidityRule>* broken = nullptr);
 
 // The relative half-width of the row's reproduction interval, (high - low) / 2 / median.
 std::optional<double> IntervalRelHalfWidth(const ResultRow& row);

@@ -26,6 +26,7 @@
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/shell.h"
 #include "ngraphbench/measure/machine.h"
+#include "ngraphbench/measure/verdict.h"
 #include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/csv.h"
 #include "ngraphbench/runner/claim.h"
@@ -455,6 +456,18 @@ int RunSweep(const RunArgs& given) {
                                                           : tally.unavailable_reasons)
           : "",
       others, dirs);
+  if (const std::string time = collect.TimeSummary(); !time.empty()) {
+    std::cerr << "  time: " << time << "\n";
+  }
+  // What would make the invalid rows valid, most frequent first.
+  std::vector<std::pair<int, ValidityRule>> broken;
+  for (const auto& [rule, count] : tally.invalid_by_rule) broken.emplace_back(count, rule);
+  std::stable_sort(broken.begin(), broken.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [count, rule] : broken) {
+    std::cerr << fmt::format("  invalid: {} run{}: {}\n", count, count == 1 ? "" : "s",
+                             ValidityAdvice(rule));
+  }
   return tally.failed ? kExitRunsFailed : kExitOk;
 }
 

@@ -65,6 +65,59 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// Seconds since this process started: its start in /proc/self/stat (field 22, clock ticks
+// since boot) against CLOCK_BOOTTIME. Covers exec, loading the binary and reading the spec;
+// 0 when unreadable.
+double SecondsSinceProcessStart() {
+  std::ifstream in("/proc/self/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(close + 1));
+  std::string skipped;
+  for (int field = 3; field < 22 && fields >> skipped; ++field) {
+  }
+  unsigned long long start_ticks = 0;
+  timespec now{};
+  const long ticks_per_s = ::sysconf(_SC_CLK_TCK);
+  if (!(fields >> start_ticks) || ticks_per_s <= 0 || ::clock_gettime(CLOCK_BOOTTIME, &now) != 0) {
+    return 0;
+  }
+  const double since = static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9 -
+                       static_cast<double>(start_ticks) / static_cast<double>(ticks_per_s);
+  return std::max(0.0, since);
+}
+
+// The row's phases_s, phase by phase: Mark(phase) books the time since the last lap to it.
+class PhaseTimes {
+ public:
+  explicit PhaseTimes(ResultRow& row) : row_(row), last_(Clock::now()) {
+    Add("start", SecondsSinceProcessStart());
+  }
+  // The seconds since the last lap (or the start), to be booked by the caller.
+  double Lap() {
+    const auto now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return seconds;
+  }
+  void Mark(const std::string& phase) { Add(phase, Lap()); }
+  void Add(const std::string& phase, double seconds) {
+    for (auto& [name, s] : row_.phases_s) {
+      if (name == phase) {
+        s += seconds;
+        return;
+      }
+    }
+    row_.phases_s.emplace_back(phase, seconds);
+  }
+
+ private:
+  ResultRow& row_;
+  Clock::time_point last_;
+};
+
 std::string Hostname() {
   char buf[256] = {};
   ::gethostname(buf, sizeof(buf) - 1);
@@ -837,13 +890,21 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
   // Before anything is allocated for the run: every run's heap behaves the same (heap.h).
   const std::string heap = PinHeapThresholds();
   std::vector<int64_t> latencies;
+  PhaseTimes phases(row);
   try {
     const std::vector<int> pinned = Pin(spec.config, row);
     const BuiltModel model = Build(spec, row);
+    phases.Mark("build");
     const std::optional<std::vector<HostTensor>> reference =
         Reference(spec, spec_path, info, model, row);
+    phases.Mark("reference");
     const OnnxForCompiler onnx = ExportForCompiler(spec, info, model, row);
+    phases.Mark("build");
     const Compiled compiled = LoadAndCompile(spec, info, model, onnx, row);
+    // Loading the module and asking it about this machine, then its compile call.
+    const double load_and_compile = phases.Lap();
+    phases.Add("load", std::max(0.0, load_and_compile - row.compile_s.value_or(0)));
+    phases.Add("compile", row.compile_s.value_or(0));
     const Measured m =
         spec.run.scenario == kScenarioServer
             ? MeasureServerProcess(spec, process, *compiled.executable, model,
@@ -853,6 +914,10 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
                                     reference.has_value(), latencies, row)
             : MeasureProcess(spec, process, *compiled.executable, model, reference.has_value(),
                              latencies, row);
+    // The first run and the warmup, then the timed window (the server's drain counts with it).
+    const double measured_s = phases.Lap();
+    phases.Add("warmup", std::max(0.0, measured_s - m.window_s));
+    phases.Add("timed", m.window_s);
     row.status = kStatusOk;
     if (reference) Check(m.first_outputs, *reference, spec.config.precision, row);
     Verdict(spec.run, spec.config, m, *compiled.executable, heap, pinned, row);
@@ -865,6 +930,7 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
       ProfilePass(*compiled.executable, model.graph, spec.config.compiler, dir,
                   spec.run.run_id, row);
     }
+    phases.Mark("check");
   } catch (const UnavailableError& e) {
     row.status = kStatusSkipped;
     row.error = e.what();
