@@ -134,21 +134,24 @@ TEST(Estimate, PriorWithoutRowsAndFailedRowsEndEarly) {
   EXPECT_EQ(EstimateRun(Spec("m", 1), in).seconds, 600.0);
 }
 
-// A compiler that tunes (tvm): a run not --quick adds the config's tuning estimate to the prior's
-// compile time and to that of a --quick row it is scaled from; a row that tuned, or the run's
-// own row, already holds what its compile took.
-TEST(Estimate, TuningAddsToCompilesThatDidNotTune) {
+// A compiler that tunes (tvm): the first run of a workload adds the config's tuning estimate,
+// to the prior and to a row it is scaled from alike, once the tuning that row's own compile held
+// is taken out of it.
+TEST(Estimate, TuningAddsToTheFirstCompileOfAWorkload) {
   EstimateInputs in;
   in.compiler = "tvm";
   in.threads = 2;
   in.macs = {{"m", 40e9}, {"n", 40e9}};
   in.tuning_s = 300;
+  in.tuning_trials = 60;
   const RunCost untuned_prior = [&] {
     RunSpec quick = Spec("m", 1);
     quick.quick = true;
     return EstimateRun(quick, in);
   }();
   EXPECT_EQ(untuned_prior.source, "prior");
+  EXPECT_EQ(untuned_prior.tuning_s, 0.0);
+  EXPECT_EQ(EstimateRun(Spec("m", 1), in).tuning_s, 300.0);
   EXPECT_NEAR(EstimateRun(Spec("m", 1), in).seconds - untuned_prior.seconds, 300.0, 1e-9);
 
   ResultRow quick_row = Row("n", 1, 1000.0, 40e9);
@@ -156,10 +159,194 @@ TEST(Estimate, TuningAddsToCompilesThatDidNotTune) {
   in.measured[quick_row.run_id] = quick_row;
   const RunCost scaled = EstimateRun(Spec("m", 1), in);
   EXPECT_EQ(scaled.source, "scaled from n_b1");
+  EXPECT_EQ(scaled.tuning_s, 300.0);
+  // A row whose first compile tuned for 250 s: its compile without them is what m's compiles.
   ResultRow tuned_row = quick_row;
   tuned_row.quick = false;
+  tuned_row.compile_s = 250.4;
+  tuned_row.compiler_settings = "cache_hit=false;trials_requested=60;tuning=ok;tuning_s=250";
   in.measured[quick_row.run_id] = tuned_row;
-  EXPECT_NEAR(scaled.seconds - EstimateRun(Spec("m", 1), in).seconds, 300.0, 1e-9);
+  EXPECT_NEAR(EstimateRun(Spec("m", 1), in).seconds, scaled.seconds, 1e-9);
+  // On a cache hit its tuning_s is the original compile's, not in this compile_s.
+  tuned_row.compile_s = 0.4;
+  tuned_row.compiler_settings = "cache_hit=true;trials_requested=60;tuning=ok;tuning_s=250";
+  in.measured[quick_row.run_id] = tuned_row;
+  EXPECT_NEAR(EstimateRun(Spec("m", 1), in).seconds, scaled.seconds, 1e-9);
+}
+
+// The grid of a tuning sweep: conv_blocks at 2 widths x 3 depths x 2 batch sizes, as tvm runs it
+// (not --quick, 3 processes, stop ci).
+std::vector<RunSpec> ConvBlocksGrid() {
+  ExperimentConfig e;
+  e.name = "conv_blocks";
+  e.family = "conv_block";
+  e.widths = {16, 32};
+  e.depths = {1, 2, 4};
+  e.batch_sizes = {1, 8};
+  e.processes = 3;
+  e.max_processes = 10;
+  e.stop = "ci";
+  e.timeout_s = 900;
+  return ExpandGrid(e, /*quick=*/false);
+}
+
+EstimateInputs TvmInputs() {
+  EstimateInputs in;
+  in.compiler = "tvm";
+  in.threads = 2;
+  in.tuning_trials = 200;
+  in.tuning_s = 1000;
+  return in;
+}
+
+double TuningOf(const std::vector<RunCost>& costs) {
+  double sum = 0;
+  for (const RunCost& cost : costs) sum += cost.tuning_s;
+  return sum;
+}
+
+// A block of depth d stacks identical layers whose tuning tasks are those of depth 1: the 12
+// runs are 4 workloads (width x batch size), each tuned by its first run, depth 1.
+TEST(Estimate, ConvBlocksTuneOncePerWidthAndBatchSize) {
+  const std::vector<RunSpec> runs = ConvBlocksGrid();
+  ASSERT_EQ(runs.size(), 12u);
+  const EstimateInputs in = TvmInputs();
+  std::set<std::string> workloads;
+  for (const RunSpec& run : runs) workloads.insert(TuningWorkload(run, "fp32", 2));
+  EXPECT_EQ(workloads.size(), 4u);
+  EXPECT_EQ(TuningWorkload(runs[0], "fp32", 2), "conv_blocks_w16 b1 fp32 threads=2");
+
+  const std::vector<RunCost> costs = EstimateRuns(runs, in);
+  std::vector<std::string> tuning_runs;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (costs[i].tuning_s > 0) tuning_runs.push_back(runs[i].run_id);
+  }
+  EXPECT_EQ(tuning_runs, (std::vector<std::string>{"conv_blocks_w16_d1_b1", "conv_blocks_w16_d1_b8",
+                                                  "conv_blocks_w32_d1_b1",
+                                                  "conv_blocks_w32_d1_b8"}));
+  EXPECT_NEAR(TuningOf(costs), 4 * 1000.0, 1e-9);
+
+  // Whatever the order, each workload tunes once, in its first run.
+  std::vector<RunSpec> deepest_first(runs.rbegin(), runs.rend());
+  const std::vector<RunCost> reversed = EstimateRuns(deepest_first, in);
+  EXPECT_NEAR(TuningOf(reversed), 4 * 1000.0, 1e-9);
+  EXPECT_GT(reversed[0].tuning_s, 0.0);  // conv_blocks_w32_d4_b8
+  // Another batch size, precision or pool is another workload.
+  EXPECT_NE(TuningWorkload(runs[0], "fp32", 2), TuningWorkload(runs[0], "fp32", 1));
+  EXPECT_NE(TuningWorkload(runs[0], "fp32", 2), TuningWorkload(runs[0], "fp16", 2));
+  RunSpec offline = runs[0];
+  offline.scenario = kScenarioOffline;
+  offline.streams = 2;
+  EXPECT_EQ(PoolThreads(offline, 2), 1);
+  // Models without stacked identical layers keep their depth-free name whole.
+  RunSpec other = runs[0];
+  other.model.family = "conv2d";
+  other.model.name = "conv2d_w16_d1";
+  EXPECT_EQ(TuningWorkload(other, "fp32", 2), "conv2d_w16_d1 b1 fp32 threads=2");
+}
+
+// The tuning is the first process's: later processes load the compiled library (and find the
+// records), so a run of K processes adds the tuning once, not K times.
+TEST(Estimate, TuningOncePerRunNotPerProcess) {
+  EstimateInputs in = TvmInputs();
+  RunSpec run = ConvBlocksGrid().front();
+  run.timeout_s = 1e6;  // no process capped by it
+  for (int64_t k : {1, 3, 5}) {
+    run.processes = k;
+    in.tuning_s = 1000;
+    const double tuned = EstimateRun(run, in).seconds;
+    in.tuning_s = 0;
+    const double untuned = EstimateRun(run, in).seconds;
+    EXPECT_NEAR(tuned - untuned, 1000.0, 1e-9) << k;
+  }
+  // Nor is the tuning under the run's timeout: the worker's deadline grows by the tuning's own.
+  run.timeout_s = 900;
+  in.tuning_s = 1000;
+  EXPECT_GT(EstimateRun(run, in).seconds, 1000.0);
+}
+
+// tvm caches its compile by the model: the first process compiles, the later ones load it (the
+// prior's kPriorCacheLoadS), where torchscript compiles in every process.
+TEST(Estimate, LaterProcessesLoadTheCompileCache) {
+  RunSpec run = Spec("m", 1);
+  run.processes = 3;
+  EstimateInputs in;
+  in.compiler = "tvm";
+  // latency 0.01 s (no MACs): warmup 0.1 s, timed 1 s in all
+  const double rest = 0.5 + 0.01 + 0.1 + 1.0 / 3;
+  EXPECT_NEAR(EstimateRun(run, in).seconds, (10.0 + rest) + 2 * (1.0 + rest), 1e-9);
+  in.compiler = "torchscript";
+  EXPECT_NEAR(EstimateRun(run, in).seconds, 3 * (2.0 + rest), 1e-9);
+
+  // A measured row with its phases: the later processes' builds and compiles from them.
+  in.compiler = "tvm";
+  ResultRow row = Row("m", 1, 10.0, 1e9);  // build 0.1, compile 0.4, first run 0.01
+  row.timed_window_s = 3.0;
+  row.processes = 3;
+  row.phases_s = {{"build", 0.3}, {"compile", 0.6}};  // the later two: 0.1 + 0.1 each
+  in.measured[row.run_id] = row;
+  EXPECT_NEAR(EstimateRun(run, in).seconds,
+              (0.5 + 0.5 + 0.01 + 0.01 + 0.1 + 1.0) + 2 * (0.5 + 0.2 + 0.01 + 0.01 + 0.1 + 1.0),
+              1e-9);
+}
+
+// A row on disk whose compile tuned this config's database: its workload is tuned, by whichever
+// run of it the row is; a failed tuning, or one with another trial budget, is not.
+TEST(Estimate, ARowThatTunedItsWorkloadMeansNoTuningForIt) {
+  const std::vector<RunSpec> runs = ConvBlocksGrid();
+  EstimateInputs in = TvmInputs();
+  ResultRow row = Row("conv_blocks_w16_d2", 1, 10.0, 1e9);
+  row.family = "conv_block";
+  row.depth = 2;
+  row.precision = "fp32";
+  row.threads = 2;
+  row.quick = false;
+  row.compiler_settings = "cache_hit=false;trials_requested=200;tuning=ok;tuning_s=900";
+  in.measured[row.run_id] = row;
+  std::vector<RunCost> costs = EstimateRuns(runs, in);
+  EXPECT_NEAR(TuningOf(costs), 3 * 1000.0, 1e-9);
+  EXPECT_EQ(costs[0].tuning_s, 0.0);  // conv_blocks_w16_d1_b1: w16 b1 is tuned
+  EXPECT_EQ(costs[2].source, "measured");  // the row's own run: what it took, its tuning in it
+  EXPECT_EQ(costs[2].tuning_s, 0.0);
+
+  for (const std::string settings :
+       {"cache_hit=false;trials_requested=200;tuning=failed:timeout after 3600s;tuning_s=3600",
+        "cache_hit=false;trials_requested=64;tuning=ok;tuning_s=300"}) {
+    row.compiler_settings = settings;
+    in.measured[row.run_id] = row;
+    costs = EstimateRuns(runs, in);
+    EXPECT_NEAR(TuningOf(costs), 4 * 1000.0, 1e-9) << settings;
+    EXPECT_EQ(costs[0].tuning_s, 1000.0) << settings;
+  }
+  // A --quick row never tuned.
+  row.compiler_settings = "cache_hit=false;trials_requested=200;tuning=ok;tuning_s=900";
+  row.quick = true;
+  in.measured[row.run_id] = row;
+  EXPECT_EQ(EstimateRuns(runs, in)[0].tuning_s, 1000.0);
+}
+
+// With stop ci a run may take more processes than it starts with: the count of its own row, or
+// of the row it is scaled from, within processes .. max_processes; stop fixed keeps its own.
+TEST(Estimate, StopCiEstimatesTheProcessesARowTook) {
+  EstimateInputs in;
+  in.compiler = "onnxruntime";
+  in.measured["n_b1"] = Row("n", 1, 10.0, 1e9);
+  in.macs = {{"n", 1e9}, {"m", 1e9}};
+  RunSpec run = Spec("m", 1);
+  run.processes = 3;
+  run.max_processes = 10;
+  run.stop = "ci";
+  const double three = EstimateRun(run, in).seconds;
+  // build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 + warmup 0.1 per process; the timed
+  // runs (1 s in all) shared
+  const double per_process = 0.5 + 0.5 + 0.01 + 0.01 + 0.1;
+  EXPECT_NEAR(three, 3 * per_process + 1.0, 1e-9);
+  in.measured["n_b1"].processes = 7;
+  EXPECT_NEAR(EstimateRun(run, in).seconds, 7 * per_process + 1.0, 1e-9);
+  in.measured["n_b1"].processes = 25;
+  EXPECT_NEAR(EstimateRun(run, in).seconds, 10 * per_process + 1.0, 1e-9);
+  run.stop = "fixed";
+  EXPECT_NEAR(EstimateRun(run, in).seconds, three, 1e-9);
 }
 
 TEST(Shard, ParseNamesTheForm) {
@@ -203,6 +390,40 @@ TEST(Shard, UnionIsTheGridWithoutOverlapAndTotalsAreBalanced) {
     // largest single cost.
     EXPECT_LE(hi - lo, 101.0) << n;
   }
+}
+
+// The tuning weighs on the shard that holds a workload's first run; the shards are still the
+// grid without overlap, and their totals the grid's, tuned once per workload.
+TEST(Shard, TuningWorkloadsKeepThePartition) {
+  const std::vector<RunSpec> runs = ConvBlocksGrid();
+  const EstimateInputs in = TvmInputs();
+  const std::vector<RunCost> costs = EstimateRuns(runs, in);
+  double grid_s = 0;
+  for (const RunCost& cost : costs) grid_s += cost.seconds;
+  for (int n : {1, 2, 3, 5}) {
+    std::multiset<std::string> all;
+    double sum = 0;
+    for (int i = 1; i <= n; ++i) {
+      double shard_s = 0, total_s = 0;
+      const std::vector<RunSpec> part = SelectShard(runs, {i, n}, in, &shard_s, &total_s);
+      EXPECT_NEAR(total_s, grid_s, 1e-6) << n;
+      double expected = 0;
+      for (const RunSpec& run : part) {
+        all.insert(run.run_id);
+        const size_t at = static_cast<size_t>(
+            std::find_if(runs.begin(), runs.end(),
+                         [&](const RunSpec& r) { return r.run_id == run.run_id; }) -
+            runs.begin());
+        expected += costs[at].seconds;
+      }
+      EXPECT_NEAR(shard_s, expected, 1e-6) << i << "/" << n;
+      sum += shard_s;
+    }
+    EXPECT_EQ(all.size(), runs.size()) << n;
+    EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), runs.size()) << n;
+    EXPECT_NEAR(sum, grid_s, 1e-6) << n;
+  }
+  EXPECT_NEAR(TuningOf(costs), 4 * 1000.0, 1e-9);
 }
 
 }  // namespace

@@ -30,21 +30,28 @@ int CmdExpandPlan(const RunArgs& args, bool estimate) {
     return kExitOk;
   }
   const EstimateInputs inputs = LoadEstimateInputs(runs, args, config, /*use_measured=*/true);
+  // Together, in grid order: the order the sweep starts the runs, so each tuning workload's
+  // tuning goes to its first run.
+  const std::vector<RunCost> costs = EstimateRuns(runs, inputs);
   double total = 0;
-  int measured = 0, scaled = 0, prior = 0;
+  int measured = 0, scaled = 0, prior = 0, tune = 0;
   std::cout << fmt::format("{:<36} {:>10}  {}\n", "run_id", "estimate_s", "from");
-  for (const RunSpec& run : runs) {
-    const RunCost cost = EstimateRun(run, inputs);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const RunCost& cost = costs[i];
     total += cost.seconds;
     (cost.source.rfind("measured", 0) == 0 ? measured
      : cost.source.rfind("scaled", 0) == 0 ? scaled
                                             : prior)++;
-    std::cout << fmt::format("{:<36} {:>10.1f}  {}\n", run.run_id, cost.seconds, cost.source);
+    if (cost.tuning_s > 0) ++tune;
+    std::cout << fmt::format(
+        "{:<36} {:>10.1f}  {}{}\n", runs[i].run_id, cost.seconds, cost.source,
+        cost.tuning_s > 0 ? fmt::format(", tunes its workload ({:.0f} s)", cost.tuning_s) : "");
   }
   std::cout << fmt::format(
       "total: {} runs, {:.0f} s = {} h:m:s ({} measured, {} scaled from rows of {} on {}, {} "
-      "prior)\n",
-      runs.size(), total, FormatHours(total), measured, scaled, args.compiler, args.device, prior);
+      "prior{})\n",
+      runs.size(), total, FormatHours(total), measured, scaled, args.compiler, args.device, prior,
+      tune > 0 ? fmt::format("; {} tune their workload", tune) : "");
   return kExitOk;
 }
 

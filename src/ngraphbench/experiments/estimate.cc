@@ -1,10 +1,14 @@
 #include "ngraphbench/experiments/estimate.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
 #include <optional>
+#include <set>
+#include <tuple>
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
@@ -14,10 +18,26 @@ namespace {
 
 // What a run's time is made of, before the harness's rules turn it into seconds.
 struct Parts {
-  double fixed_s = 0;     // build + compile + first run
-  double latency_s = 0;   // one batch
+  double first_fixed_s = 0;  // build + compile + first run of the run's first process
+  double later_fixed_s = 0;  // the same of each later process (a cache load for CachesCompile)
+  double latency_s = 0;      // one batch
   std::optional<double> timed_s;  // the timed window, where the run's own row gives it
+  int64_t processes = 1;
 };
+
+// A later process's build + cache load + first run where no row says it: a cached inductor
+// package loads in about 0.04 s plus about 1 s for its vector-ISA probes, an executorch program
+// in 0.002-0.6 s, a tvm library without any compile (docs/compilers.md).
+constexpr double kPriorCacheLoadS = 1.0;
+
+// The compilers that cache their compiled model by the model's content (in results/.cache/
+// <name>/), so that only a run's first process compiles: tvm (the library), inductor (the
+// AOTInductor package), executorch (the program), tensorrt (the engine, with engine_cache on, its
+// default). openvino caches only with an explicit cache_dir, off by default.
+bool CachesCompile(const std::string& compiler) {
+  return compiler == "tvm" || compiler == "inductor" || compiler == "executorch" ||
+         compiler == "tensorrt";
+}
 
 // Each compiler's description says it (prior_compile_s in its compiler.yaml): TVM compiles
 // through Python and LLVM (seconds per model, untuned), most others in under a second.
@@ -35,8 +55,67 @@ bool Measured(const ResultRow& row) {
          *row.latency_mean_ms > 0;
 }
 
+// One entry of a row's compiler_settings ("k=v;k=v", keys sorted), or empty.
+std::string Setting(const ResultRow& row, const std::string& key) {
+  const std::string& all = row.compiler_settings;
+  const std::string prefix = key + "=";
+  for (size_t at = 0; at < all.size();) {
+    const size_t end = std::min(all.find(';', at), all.size());
+    if (all.compare(at, prefix.size(), prefix) == 0) {
+      return all.substr(at + prefix.size(), end - at - prefix.size());
+    }
+    at = end + 1;
+  }
+  return "";
+}
+
+// The seconds of the row's first compile that went to tuning (tvm's tuning_s, which on a cache
+// hit is the original compile's, not this one's).
+double TuningInCompileS(const ResultRow& row) {
+  if (Setting(row, "cache_hit") == "true") return 0;
+  const std::string tuning_s = Setting(row, "tuning_s");
+  return tuning_s.empty() ? 0.0 : std::max(0.0, std::atof(tuning_s.c_str()));
+}
+
+// Build + compile + first run of the row's first process (a row's phase columns are its first
+// process's).
 double FixedOf(const ResultRow& row) {
   return row.build_s.value_or(0) + row.compile_s.value_or(0) + row.first_run_ms.value_or(0) / 1e3;
+}
+
+// The same less the tuning in that compile: what another run's first process compiles.
+double UntunedFixedOf(const ResultRow& row) {
+  return std::max(0.0, FixedOf(row) - TuningInCompileS(row));
+}
+
+double Phase(const ResultRow& row, const std::string& name) {
+  for (const auto& [phase, seconds] : row.phases_s) {
+    if (phase == name) return seconds;
+  }
+  return 0;
+}
+
+// Build + compile (or cache load) + first run of one of the row's later processes: from its
+// phases, which sum every process's, where it has them and more than one process; else the
+// first process's, or for a compiler that caches its compile, its build and a cache load.
+double LaterFixedOf(const ResultRow& row, const std::string& compiler) {
+  const int64_t k = row.processes.value_or(1);
+  const double first_run_s = row.first_run_ms.value_or(0) / 1e3;
+  if (k > 1 && Phase(row, "compile") > 0) {
+    const double later = Phase(row, "build") + Phase(row, "compile") - row.build_s.value_or(0) -
+                         row.compile_s.value_or(0);
+    return std::max(0.0, later) / static_cast<double>(k - 1) + first_run_s;
+  }
+  if (CachesCompile(compiler)) return row.build_s.value_or(0) + kPriorCacheLoadS + first_run_s;
+  return UntunedFixedOf(row);
+}
+
+// With stop ci the processes a row took (at least the run's, at most its max_processes); with
+// fixed, the run's own count.
+int64_t ProcessesOf(const RunSpec& run, const ResultRow* row) {
+  const int64_t asked = std::max<int64_t>(1, run.processes);
+  if (run.stop != "ci" || !row || !row->processes) return asked;
+  return std::clamp(*row->processes, asked, std::max(asked, run.max_processes));
 }
 
 // The measured row to scale from: the same model at the nearest batch size, else the same
@@ -68,47 +147,86 @@ const ResultRow* Nearest(const RunSpec& run, const EstimateInputs& in) {
   return best;
 }
 
-}  // namespace
+// The row's tuning workload, where its compile tuned this config's database to the end
+// (tuning=ok: its records merged, or every task found tuned already); empty otherwise.
+std::string TunedWorkloadOf(const ResultRow& row, const EstimateInputs& in) {
+  if (row.quick.value_or(false) || Setting(row, "tuning") != "ok" ||
+      Setting(row, "trials_requested") != std::to_string(in.tuning_trials)) {
+    return "";
+  }
+  RunSpec run;  // the row's run, as far as its workload goes
+  run.model.family = row.family;
+  run.model.name = row.model;
+  run.model.depth = row.depth.value_or(0);
+  run.batch_size = row.batch_size;
+  run.scenario = row.scenario;
+  const int64_t pool_threads = row.scenario == kScenarioSingleStream
+                                   ? row.threads.value_or(0)
+                                   : row.threads_per_stream.value_or(0);
+  return TuningWorkload(run, row.precision, pool_threads);
+}
 
-RunCost EstimateRun(const RunSpec& run, const EstimateInputs& in) {
+std::set<std::string> TunedWorkloads(const EstimateInputs& in) {
+  std::set<std::string> tuned;
+  for (const auto& [id, row] : in.measured) {
+    std::string workload = TunedWorkloadOf(row, in);
+    if (!workload.empty()) tuned.insert(std::move(workload));
+  }
+  return tuned;
+}
+
+// Whether the run has a row that resume keeps: it then does not run again (a skipped row is
+// tried again).
+bool HasRow(const RunSpec& run, const EstimateInputs& in) {
+  const auto own = in.measured.find(run.run_id);
+  return own != in.measured.end() && own->second.status != kStatusSkipped;
+}
+
+// The run's cost; `tunes`: its first compile tunes its workload (never for a run with a row:
+// the row says what its compile took).
+RunCost Estimate(const RunSpec& run, const EstimateInputs& in, bool tunes) {
   const double b = static_cast<double>(run.batch_size);
   Parts parts;
   RunCost cost;
   auto own = in.measured.find(run.run_id);
   if (own != in.measured.end() && own->second.status == kStatusTimeout) {
-    return {run.timeout_s, "measured (timeout)"};
+    return {run.timeout_s, 0, "measured (timeout)"};
   }
   if (own != in.measured.end() && Measured(own->second)) {
+    // What the run took, its tuning included.
     const ResultRow& row = own->second;
-    parts.fixed_s = FixedOf(row);
+    parts.first_fixed_s = FixedOf(row);
+    parts.later_fixed_s = LaterFixedOf(row, in.compiler);
     parts.latency_s = *row.latency_mean_ms / 1e3;
     parts.timed_s = row.timed_window_s;
+    parts.processes = row.processes.value_or(std::max<int64_t>(1, run.processes));
     cost.source = "measured";
-  } else if (own != in.measured.end() && own->second.status != kStatusSkipped) {
+  } else if (HasRow(run, in)) {
     // error or crashed: it ends early, after building (and perhaps compiling).
-    return {kRunOverheadS + FixedOf(own->second), "measured (" + own->second.status + ")"};
+    return {kRunOverheadS + FixedOf(own->second), 0, "measured (" + own->second.status + ")"};
   } else if (const ResultRow* ref = Nearest(run, in)) {
     const double ref_b = static_cast<double>(ref->batch_size);
     double scale = b / ref_b;
     if (ref->model != run.model.name) {
       scale = Macs(in, run.model.name) * b / (ref->macs.value_or(1) * ref_b);
     }
-    parts.fixed_s = FixedOf(*ref);
-    // A --quick row never tuned; a row that was not may have tuned, and its compile says so.
-    if (!run.quick && ref->quick.value_or(false)) parts.fixed_s += in.tuning_s;
+    parts.first_fixed_s = UntunedFixedOf(*ref);
+    parts.later_fixed_s = LaterFixedOf(*ref, in.compiler);
     parts.latency_s = *ref->latency_mean_ms / 1e3 * scale;
+    parts.processes = ProcessesOf(run, ref);
     cost.source = "scaled from " + ref->run_id;
   } else {
     const double macs = Macs(in, run.model.name);
-    parts.fixed_s = PriorCompileS(in.compiler) + (run.quick ? 0.0 : in.tuning_s);
+    parts.first_fixed_s = PriorCompileS(in.compiler);
+    parts.later_fixed_s = CachesCompile(in.compiler) ? kPriorCacheLoadS : parts.first_fixed_s;
     parts.latency_s = macs > 0 ? macs * b / (kPriorMacsPerSecond * std::max(1, in.threads))
                                : 0.01;
+    parts.processes = ProcessesOf(run, nullptr);
     cost.source = "prior";
   }
-  // The run's processes each start, build, compile (or load the compile cache: counted as a
-  // compile here, an upper bound), run once and warm up within their share of the cap; their
-  // timed runs add up to about one process's (stop ci is estimated at its first `processes`).
-  const double k = static_cast<double>(std::max<int64_t>(1, run.processes));
+  // The run's processes each start, build, compile (or load the compile cache), run once and
+  // warm up within their share of the cap; their timed runs add up to about one process's.
+  const double k = static_cast<double>(parts.processes);
   const double cap = run.max_time_s > 0 ? run.max_time_s : 1e30;
   const double warmup_s = std::min(static_cast<double>(run.warmup) * parts.latency_s, cap / k);
   double timed_s;
@@ -123,10 +241,55 @@ RunCost EstimateRun(const RunSpec& run, const EstimateInputs& in) {
         std::max(3.0, std::ceil(static_cast<double>(floor_runs) / k)) * parts.latency_s;
     timed_s = std::max(timed_s, k * per_process_floor);
   }
-  const double process_s = std::min(
-      kRunOverheadS + parts.fixed_s + parts.latency_s + warmup_s + timed_s / k, run.timeout_s);
-  cost.seconds = k * process_s;
+  const auto process_s = [&](double fixed_s) {
+    return std::min(kRunOverheadS + fixed_s + parts.latency_s + warmup_s + timed_s / k,
+                    run.timeout_s);
+  };
+  // The tuning, in the first process's compile, has a timeout of its own on top of the run's
+  // (MakePlan): it is not under run.timeout_s.
+  cost.tuning_s = tunes ? in.tuning_s : 0.0;
+  cost.seconds =
+      process_s(parts.first_fixed_s) + (k - 1) * process_s(parts.later_fixed_s) + cost.tuning_s;
   return cost;
+}
+
+}  // namespace
+
+int64_t PoolThreads(const RunSpec& run, int64_t threads) {
+  if (run.scenario == kScenarioSingleStream) return threads;
+  return run.streams > 0 ? std::max<int64_t>(1, threads / run.streams) : 1;
+}
+
+std::string TuningWorkload(const RunSpec& run, const std::string& precision,
+                           int64_t pool_threads) {
+  std::string model = run.model.name;
+  if ((run.model.family == "conv_block" || run.model.family == "mha_block") &&
+      run.model.depth > 0) {
+    const std::string depth = "_d" + std::to_string(run.model.depth);
+    if (model.size() > depth.size() &&
+        model.compare(model.size() - depth.size(), depth.size(), depth) == 0) {
+      model.resize(model.size() - depth.size());
+    }
+  }
+  return fmt::format("{} b{} {} threads={}", model, run.batch_size, precision, pool_threads);
+}
+
+std::vector<RunCost> EstimateRuns(const std::vector<RunSpec>& runs, const EstimateInputs& in) {
+  std::set<std::string> tuned = in.tuning_s > 0 ? TunedWorkloads(in) : std::set<std::string>{};
+  std::vector<RunCost> costs;
+  costs.reserve(runs.size());
+  for (const RunSpec& run : runs) {
+    // The first run to compile a workload tunes it: runs with a row do not run again.
+    const bool tunes =
+        in.tuning_s > 0 && !run.quick && !HasRow(run, in) &&
+        tuned.insert(TuningWorkload(run, in.precision, PoolThreads(run, in.threads))).second;
+    costs.push_back(Estimate(run, in, tunes));
+  }
+  return costs;
+}
+
+RunCost EstimateRun(const RunSpec& run, const EstimateInputs& in) {
+  return EstimateRuns({run}, in).front();
 }
 
 ShardSpec ParseShard(const std::string& text) {
@@ -173,10 +336,8 @@ std::vector<RunSpec> SelectShard(const std::vector<RunSpec>& runs, const ShardSp
                                  const EstimateInputs& inputs, double* shard_s, double* total_s) {
   std::vector<double> costs;
   std::vector<std::string> ids;
-  for (const RunSpec& run : runs) {
-    costs.push_back(EstimateRun(run, inputs).seconds);
-    ids.push_back(run.run_id);
-  }
+  for (const RunCost& cost : EstimateRuns(runs, inputs)) costs.push_back(cost.seconds);
+  for (const RunSpec& run : runs) ids.push_back(run.run_id);
   std::vector<RunSpec> mine;
   double sum = 0;
   for (size_t i : ShardIndices(costs, ids, shard)) {

@@ -1,19 +1,28 @@
 // How long runs will take, before they run: `ngraphbench expand --estimate` (what a sweep costs)
 // and `run --shard i/N` (parts of a grid of about equal cost).
 //
-// A run's wall time is modelled as
-//   overhead (worker start, reference check) + build + compile + warmup + timed runs
+// A run's wall time is modelled as its processes, each
+//   overhead (worker start, reference check) + build + compile + warmup + a share of the timed runs
 // where warmup and the timed runs follow the harness's rules (warmup runs, then `repeats` timed
-// runs or at least min_time_s, each phase capped at max_time_s). The parts come from, in order:
-//   measured  the run's own row on this device (its timed window, compile time, latency);
+// runs or at least min_time_s, each phase capped at max_time_s), plus at most once per run a
+// tuning (below). A compiler that caches its compile by the model (tvm, inductor, executorch, in
+// results/.cache/<name>/) compiles in a run's first process only: the later ones load that. The
+// parts come from, in order:
+//   measured  the run's own row on this device (its timed window, compile time, latency, and
+//             the processes it took);
 //   scaled    the nearest measured row of the same compiler on this device (same model at another
 //             batch size first, then the same experiment, then any), its latency scaled by
 //             multiply-accumulates x batch size;
 //   prior     no row to go by: latency from MACs at kPriorMacsPerSecond per thread, and a fixed
 //             compile time per compiler.
-// A compiler that auto-tunes (TVM) tunes in the compile of a run that is not --quick: such a run
-// not measured itself adds its config's tuning estimate (EstimateInputs::tuning_s) to the prior's
-// compile time, or to that of a --quick row it is scaled from.
+// With stop ci a run may take more processes than `processes` (up to max_processes): the count
+// of the row it is measured or scaled from is used where that row has one.
+// A compiler that auto-tunes (TVM) tunes in the first compile of a run that is not --quick, into
+// a tuning database shared by every run with the same TuningWorkload: so the tuning estimate
+// (EstimateInputs::tuning_s) is charged once per workload, to the first of the runs estimated
+// together (EstimateRuns, in the order the sweep starts them: grid order), and not at all where a
+// row on disk already tuned the workload. A row's own compile time has its tuning taken out
+// before it is scaled to another run.
 #pragma once
 
 #include <map>
@@ -39,17 +48,46 @@ struct EstimateInputs {
   std::map<std::string, ResultRow> measured;
   // Multiply-accumulates of one sample, by model name (RunSpec::model.name); missing = unknown.
   std::map<std::string, double> macs;
+  std::string precision = "fp32";  // the compiler config's
   // A cold auto-tuning's seconds for this compiler config (its description's prior_tuning:
-  // trial budget x seconds per trial; 0 for a compiler that does not tune). A run not --quick
-  // adds it to a compile time taken from a --quick row or from the prior.
+  // trial budget x seconds per trial, at most the tuning's timeout; 0 for a compiler that does
+  // not tune), charged once per tuning workload (EstimateRuns).
   double tuning_s = 0;
+  // The config's trial budget: a row tuned with another budget tuned into another database
+  // (its compiler_settings' trials_requested).
+  int64_t tuning_trials = 0;
 };
 
 struct RunCost {
-  double seconds = 0;
-  std::string source;  // "measured", "scaled from <run_id>" or "prior"
+  double seconds = 0;   // the tuning included
+  double tuning_s = 0;  // what of it is the tuning of the run's workload
+  std::string source;   // "measured", "scaled from <run_id>" or "prior"
 };
 
+// The workload a run tunes, for a compiler that auto-tunes into a database shared between runs
+// (TVM: tvm_compile.py keeps MetaSchedule's records in results/.cache/tvm/tuning/<key>/, each
+// task found by the structural hash of its fused layer, and tunes only the tasks without one).
+// Runs of one workload tune once between them: the first finds no records and tunes, the
+// others find every task tuned. The key is made of
+//   - the model, less its depth for the stacked-block families (conv_block, mha_block): a block
+//     of depth d stacks d identical layers, whose tasks are those of depth 1, so the 175 runs of
+//     conv_blocks are 35 workloads (width x batch size);
+//   - the batch size and the precision: they are in every task's shapes and types;
+//   - `pool_threads`, the threads of one stream's pool (PoolThreads): the database's own key has
+//     them, since tuning times candidates on that pool.
+// The rest of the database's key (target, SDK version, trial budget, patience) is the compiler
+// config's, the same for every run estimated together.
+std::string TuningWorkload(const RunSpec& run, const std::string& precision,
+                           int64_t pool_threads);
+// The threads of one stream's pool under `threads` for the whole run: all of them for
+// single_stream, an equal share per stream for offline and server (one each for streams auto),
+// as the tvm module splits them.
+int64_t PoolThreads(const RunSpec& run, int64_t threads);
+
+// The runs' costs, in the order given (the order the sweep starts them), each tuning workload's
+// tuning charged to its first run only, unless a row in `inputs.measured` already tuned it.
+std::vector<RunCost> EstimateRuns(const std::vector<RunSpec>& runs, const EstimateInputs& inputs);
+// One run's cost estimated alone: it tunes unless a row already tuned its workload.
 RunCost EstimateRun(const RunSpec& run, const EstimateInputs& inputs);
 
 // "i/N" with 1 <= i <= N. Throws InputError naming the form.
@@ -66,6 +104,8 @@ ShardSpec ParseShard(const std::string& text);
 std::vector<size_t> ShardIndices(const std::vector<double>& costs,
                                  const std::vector<std::string>& run_ids, const ShardSpec& shard);
 // The runs of `shard` (in grid order); the estimated seconds of the shard and of the whole grid.
+// The runs are estimated together (EstimateRuns), so a workload's tuning weighs on the shard that
+// holds its first run.
 std::vector<RunSpec> SelectShard(const std::vector<RunSpec>& runs, const ShardSpec& shard,
                                  const EstimateInputs& inputs, double* shard_s, double* total_s);
 

@@ -460,10 +460,16 @@ EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArg
   EstimateInputs in;
   in.compiler = args.compiler;
   in.threads = config.threads;
+  in.precision = config.precision;
   in.macs = ModelMacs(runs, args.results_dir);
   if (const CompilerInfo& info = FindCompiler(args.compiler); !info.tuning_trials_option.empty()) {
-    in.tuning_s = static_cast<double>(config.options.Int(info.tuning_trials_option)) *
-                  info.prior_tuning_s_per_trial;
+    in.tuning_trials = config.options.Int(info.tuning_trials_option);
+    in.tuning_s = static_cast<double>(in.tuning_trials) * info.prior_tuning_s_per_trial;
+    // No tuning outlives its own timeout: past it the untuned build is used.
+    if (!info.tuning_timeout_option.empty()) {
+      in.tuning_s = std::min(
+          in.tuning_s, static_cast<double>(config.options.Int(info.tuning_timeout_option)));
+    }
   }
   if (!use_measured) return in;
   std::error_code error;
