@@ -16,6 +16,9 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/experiments/config.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/models/builder.h"
+#include "ngraphbench/models/weights_cache.h"
+#include "ngraphbench/models/zoo.h"
 
 namespace ngraphbench {
 namespace {
@@ -145,6 +148,62 @@ INSTANTIATE_TEST_SUITE_P(TableIv, ArchitectureTest, ::testing::ValuesIn(Architec
                          [](const ::testing::TestParamInfo<std::string>& param_info) {
                            return param_info.param;
                          });
+
+// The weights a run's first process stores fill the structure its later processes build
+// without drawing: bit for bit what drawing gives, at another batch size too (the weights do
+// not depend on it); bytes of another model, or cut short, are refused and leave it untouched.
+TEST(WeightsCache, TheStructureFilledFromTheCacheIsTheDrawnGraph) {
+  ModelSpec spec;
+  spec.family = "architecture";
+  spec.name = spec.variant = "deit_tiny_patch16_224";
+  ASSERT_TRUE(DrawsWeights(spec));
+  const Graph drawn = BuildModel(spec, 1);
+  const std::string bytes = FormatWeights(drawn);
+  EXPECT_EQ(bytes.size(), WeightsBytes(drawn));
+  for (int64_t batch : {1, 4}) {
+    Graph structure;
+    {
+      const SkipWeightDraws skip;
+      structure = BuildModel(spec, batch);
+    }
+    const Initializer* w = structure.FindInitializer(drawn.initializers.front().name);
+    ASSERT_NE(w, nullptr);
+    bool all_zero = true;
+    for (const auto& init : structure.initializers) {
+      if (!init.is_parameter) continue;
+      for (float v : init.tensor.data) all_zero = all_zero && v == 0.0f;
+    }
+    EXPECT_TRUE(all_zero) << "SkipWeightDraws drew parameters";
+    ASSERT_TRUE(FillWeights(bytes, structure)) << batch;
+    const Graph reference = BuildModel(spec, batch);
+    ASSERT_EQ(structure.initializers.size(), reference.initializers.size());
+    for (size_t i = 0; i < reference.initializers.size(); ++i) {
+      EXPECT_EQ(structure.initializers[i].name, reference.initializers[i].name);
+      EXPECT_EQ(structure.initializers[i].tensor.data, reference.initializers[i].tensor.data)
+          << reference.initializers[i].name;
+    }
+  }
+  // Another model's weights, a cut file and a damaged name are refused; nothing is copied.
+  const ModelSpec other = SyntheticSpec("conv_block", "conv_blocks", 8, 2);
+  Graph structure;
+  {
+    const SkipWeightDraws skip;
+    structure = BuildModel(spec, 1);
+  }
+  EXPECT_FALSE(FillWeights(FormatWeights(BuildModel(other, 1)), structure));
+  EXPECT_FALSE(FillWeights(bytes.substr(0, bytes.size() - 4), structure));
+  std::string renamed = bytes;
+  renamed[renamed.find(drawn.initializers.front().name)] ^= 1;
+  EXPECT_FALSE(FillWeights(renamed, structure));
+  EXPECT_FALSE(FillWeights("", structure));
+  for (const auto& init : structure.initializers) {
+    if (!init.is_parameter) continue;
+    for (float v : init.tensor.data) ASSERT_EQ(v, 0.0f) << init.name;
+  }
+  ModelSpec onnx;
+  onnx.family = "onnx";
+  EXPECT_FALSE(DrawsWeights(onnx));
+}
 
 }  // namespace
 }  // namespace ngraphbench

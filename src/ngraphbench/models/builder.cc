@@ -21,6 +21,13 @@ Shape BroadcastShapes(const Shape& a, const Shape& b) {
   return out;
 }
 
+namespace {
+thread_local bool skip_weight_draws = false;
+}  // namespace
+
+SkipWeightDraws::SkipWeightDraws() : previous_(skip_weight_draws) { skip_weight_draws = true; }
+SkipWeightDraws::~SkipWeightDraws() { skip_weight_draws = previous_; }
+
 GraphBuilder::GraphBuilder(std::string model_name)
     : rng_(Fnv1a64(model_name) ^ 0x6e67726170686265ULL) {
   graph_.name = std::move(model_name);
@@ -51,7 +58,9 @@ std::string GraphBuilder::Buffer(const std::string& hint, HostTensor tensor) {
 
 std::string GraphBuilder::ParamNormal(const std::string& hint, const Shape& shape, float stddev) {
   HostTensor t{shape, std::vector<float>(static_cast<size_t>(NumElements(shape)))};
-  for (float& v : t.data) v = static_cast<float>(rng_.Normal() * stddev);
+  if (!skip_weight_draws) {
+    for (float& v : t.data) v = static_cast<float>(rng_.Normal() * stddev);
+  }
   std::string name = Buffer(hint, std::move(t));
   graph_.initializers.back().is_parameter = true;
   return name;
@@ -67,7 +76,9 @@ std::string GraphBuilder::ParamFilled(const std::string& hint, const Shape& shap
 std::string GraphBuilder::ParamUniform(const std::string& hint, const Shape& shape, float lo,
                                        float hi) {
   HostTensor t{shape, std::vector<float>(static_cast<size_t>(NumElements(shape)))};
-  for (float& v : t.data) v = static_cast<float>(lo + (hi - lo) * rng_.Uniform());
+  if (!skip_weight_draws) {
+    for (float& v : t.data) v = static_cast<float>(lo + (hi - lo) * rng_.Uniform());
+  }
   std::string name = Buffer(hint, std::move(t));
   graph_.initializers.back().is_parameter = true;
   return name;

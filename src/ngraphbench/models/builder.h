@@ -65,6 +65,20 @@ class GraphBuilder {
   std::map<std::string, int> counters_;
 };
 
+// While one is alive on this thread, GraphBuilder's Param* methods leave their tensors zero
+// instead of drawing them from the generator: the graph's structure without the time its weights
+// take to draw (most of a build), for a caller that fills them in (models/weights_cache.h).
+class SkipWeightDraws {
+ public:
+  SkipWeightDraws();
+  ~SkipWeightDraws();
+  SkipWeightDraws(const SkipWeightDraws&) = delete;
+  SkipWeightDraws& operator=(const SkipWeightDraws&) = delete;
+
+ private:
+  bool previous_;
+};
+
 // NumPy-style broadcast of two shapes; throws std::invalid_argument if incompatible.
 Shape BroadcastShapes(const Shape& a, const Shape& b);
 

@@ -43,7 +43,9 @@
 #include "ngraphbench/measure/sampler.h"
 #include "ngraphbench/measure/stats.h"
 #include "ngraphbench/measure/verdict.h"
+#include "ngraphbench/models/builder.h"
 #include "ngraphbench/models/torch_export.h"
+#include "ngraphbench/models/weights_cache.h"
 #include "ngraphbench/models/zoo.h"
 #include "ngraphbench/profile/pass.h"
 #include "ngraphbench/results/csv.h"
@@ -368,14 +370,58 @@ struct BuiltModel {
   std::vector<HostTensor> inputs;
 };
 
+// The cache file of a model's drawn weights (models/weights_cache.h), keyed by the model and this
+// build (which fixes the builders and the generator); the batch size is not in the key, since
+// the weights do not depend on it (FillWeights refuses a file that does not fit the graph).
+std::string WeightsPath(const std::string& results_dir, const ModelSpec& model) {
+  const std::string key = std::string("weights=1\n") + NGB_VERSION + "\n" + model.family + "\n" +
+                          model.name + "\n" + model.variant + "\n" +
+                          std::to_string(model.width) + "x" + std::to_string(model.depth) + "\n";
+  return results_dir + "/.cache/weights/" + SafeName(model.name) + "." + Fnv1a64Hex(key) + ".bin";
+}
+
+// The model's graph: the run's first process (and a worker started by hand) draws its weights,
+// the later processes (and the reference child, `process` 1) build the structure only and load
+// them from the file the first stored (StoreWeights). A cache file that does not fit the graph
+// (another build, a damaged file) is drawn anew.
+Graph BuildGraph(const ResolvedRun& spec, const ModelSpec& model, int process) {
+  if (!DrawsWeights(model)) return BuildModel(model, spec.run.batch_size);
+  const std::string path = WeightsPath(spec.results_dir, model);
+  if (process > 0 && FileExists(path)) {
+    Graph graph;
+    {
+      const SkipWeightDraws skip;
+      graph = BuildModel(model, spec.run.batch_size);
+    }
+    try {
+      if (FillWeights(ReadFileCapped(path, WeightsBytes(graph), "weights cache"), graph)) {
+        return graph;
+      }
+    } catch (const InputError&) {
+      // Not a regular file, or larger than the graph's weights: drawn below.
+    }
+  }
+  return BuildModel(model, spec.run.batch_size);
+}
+
+// The run's first process stores the weights it drew for the later ones, once per model.
+void StoreWeights(const ResolvedRun& spec, const ModelSpec& model, int process,
+                  const Graph& graph) {
+  if (process != 0 || !DrawsWeights(model)) return;
+  const std::string path = WeightsPath(spec.results_dir, model);
+  if (!FileExists(path)) WriteFileAtomic(path, FormatWeights(graph));
+}
+
 // Build the model. A model given as PyTorch code is exported first (cached per batch size), as
-// part of building it; its rows carry the exact parameter count of the module.
-BuiltModel Build(const ResolvedRun& spec, ResultRow& row) {
+// part of building it; its rows carry the exact parameter count of the module. `build_s` is the
+// first process's, which always draws the weights.
+BuiltModel Build(const ResolvedRun& spec, int process, ResultRow& row) {
   const auto start = Clock::now();
   BuiltModel model{spec.run, {}, {}};
   PrepareModel(model.run.model, model.run.batch_size, spec.results_dir + "/.cache");
-  model.graph = BuildModel(model.run.model, model.run.batch_size);
+  model.graph = BuildGraph(spec, model.run.model, process);
   row.build_s = SecondsSince(start);
+  StoreWeights(spec, model.run.model, process, model.graph);
   const Graph& graph = model.graph;
   row.params =
       model.run.model.exact_params > 0 ? model.run.model.exact_params : graph.ParameterCount();
@@ -432,7 +478,8 @@ struct Compiled {
 // the compiler's column of the operator table is refused before its SDK sees it, every such
 // operator named at once (the SDK would name the first, or crash on it).
 Compiled LoadAndCompile(const ResolvedRun& spec, const CompilerInfo& info,
-                        const BuiltModel& model, const OnnxForCompiler& onnx, ResultRow& row) {
+                        const BuiltModel& model, const OnnxForCompiler& onnx, int process,
+                        ResultRow& row) {
   Compiled compiled;
   compiled.compiler = LoadCompiler(info.name);
   row.compiler_version = compiled.compiler->Version();
@@ -445,6 +492,9 @@ Compiled LoadAndCompile(const ResolvedRun& spec, const CompilerInfo& info,
       onnx.Request(model.graph, spec.config, spec.results_dir + "/.cache", spec.run.quick);
   request.torch_program = model.run.model.torch_program;
   request.torch_program_error = model.run.model.torch_program_error;
+  // The run's first process (and a worker started by hand) compiles cold, so that the row's
+  // compile_s is a compile; the later ones may load what it left in the cache.
+  request.cold = process <= 0;
   // Server serves its queries on the offline scenario's contexts.
   request.offline = spec.run.scenario != kScenarioSingleStream;
   request.streams = request.offline ? spec.run.streams : 1;
@@ -893,14 +943,14 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
   PhaseTimes phases(row);
   try {
     const std::vector<int> pinned = Pin(spec.config, row);
-    const BuiltModel model = Build(spec, row);
+    const BuiltModel model = Build(spec, process, row);
     phases.Mark("build");
     const std::optional<std::vector<HostTensor>> reference =
         Reference(spec, spec_path, info, model, row);
     phases.Mark("reference");
     const OnnxForCompiler onnx = ExportForCompiler(spec, info, model, row);
     phases.Mark("build");
-    const Compiled compiled = LoadAndCompile(spec, info, model, onnx, row);
+    const Compiled compiled = LoadAndCompile(spec, info, model, onnx, process, row);
     // Loading the module and asking it about this machine, then its compile call.
     const double load_and_compile = phases.Lap();
     phases.Add("load", std::max(0.0, load_and_compile - row.compile_s.value_or(0)));
@@ -964,7 +1014,8 @@ int RunReference(const ResolvedRun& spec, const std::string& reference, const st
   const CompilerInfo& info = FindCompiler(reference);
   RunSpec run = spec.run;
   PrepareModel(run.model, run.batch_size, spec.results_dir + "/.cache");  // cached by now
-  const Graph graph = BuildModel(run.model, run.batch_size);
+  // The weights the worker that started it drew and stored, where it did (BuildGraph).
+  const Graph graph = BuildGraph(spec, run.model, /*process=*/1);
   const OnnxForCompiler onnx(graph, info, spec.results_dir);
   const CompilerConfig config = ReferenceConfig(info);
   std::unique_ptr<Compiler> compiler = LoadCompiler(info.name);
