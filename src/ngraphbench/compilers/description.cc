@@ -113,7 +113,7 @@ std::vector<std::string> ToNonEmptyNameList(const YAML::Node& node, const Where&
 
 const std::vector<std::string> kTopKeys = {
     "name",       "order",      "role",    "sdk",         "consumes_onnx",  "devices",
-    "precisions", "opt_levels", "options", "enable_hint", "prior_compile_s", "operators", "prior_tuning",
+    "precisions", "opt_levels", "options", "enable_hint", "prior_compile_s", "caches_compile", "operators", "prior_tuning",
     "scenarios"};
 // `operators:` of a description: its column of the operator table, or why it has none.
 //   operators:
@@ -341,6 +341,12 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
              "'");
     }
     info.prior_compile_s = v;
+  }
+  if (const YAML::Node caches = root["caches_compile"]) {
+    if (!caches.IsScalar() || (caches.Scalar() != "true" && caches.Scalar() != "false")) {
+      (top / "caches_compile").Fail("must be true or false, got '" + YAML::Dump(caches) + "'");
+    }
+    info.caches_compile = caches.Scalar() == "true";
   }
   ParseOperators(Required(root, "operators", top), top / "operators", info);
   if (const YAML::Node tuning = root["prior_tuning"]) {

@@ -30,6 +30,9 @@ struct CompilerInfo {
   // The sweep estimate's guess at build + compile + first run of one synthetic model, used
   // until the compiler has measured rows of its own (experiments/estimate.h).
   double prior_compile_s = 0.5;
+  // Whether only a run's first process compiles, the later ones loading what it compiled from
+  // the results tree's cache (`caches_compile: true`): the estimate then charges them a load.
+  bool caches_compile = false;
   // For a compiler that auto-tunes: the estimate's guess at a cold tuning's seconds per trial,
   // and the int option that gives the trial budget (`prior_tuning:` in compiler.yaml); a run
   // not --quick adds budget x seconds to its compile until rows of its own say better. Empty

@@ -30,14 +30,9 @@ struct Parts {
 // in 0.002-0.6 s, a tvm library without any compile (docs/compilers.md).
 constexpr double kPriorCacheLoadS = 1.0;
 
-// The compilers that cache their compiled model by the model's content (in results/.cache/
-// <name>/), so that only a run's first process compiles: tvm (the library), inductor (the
-// AOTInductor package), executorch (the program), tensorrt (the engine, with engine_cache on, its
-// default). openvino caches only with an explicit cache_dir, off by default.
-bool CachesCompile(const std::string& compiler) {
-  return compiler == "tvm" || compiler == "inductor" || compiler == "executorch" ||
-         compiler == "tensorrt";
-}
+// The compilers whose description says that only a run's first process compiles, the later
+// ones loading its result from the results tree's cache (`caches_compile` in compiler.yaml).
+bool CachesCompile(const std::string& compiler) { return FindCompiler(compiler).caches_compile; }
 
 // Each compiler's description says it (prior_compile_s in its compiler.yaml): TVM compiles
 // through Python and LLVM (seconds per model, untuned), most others in under a second.
