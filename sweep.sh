@@ -8,14 +8,27 @@
 # ./sweep.sh --dry-run [--estimate] <device> <compiler>... [-- options]: runs nothing; lists the
 # runs (with --estimate: each run's expected wall time, from rows measured on <device>, and the
 # totals per experiment, per compiler and for the sweep).
+# ./sweep.sh [--dry-run] --budget DURATION <device> <compiler>... [-- options] (12h, 90m, 1h30m):
+# only the runs without a row whose estimates fit DURATION, every experiment x compiler taking
+# turns, measured in 4 waves so that each has rows after the first; --dry-run prints what fits.
 set -uo pipefail
 cd "$(dirname "$0")"
-if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 [ "${1:-}" = --slurm ] && { shift; exec scripts/slurm_sweep.sh "$@"; }
-dry_run=0 estimate=0
-while [ "${1:-}" = --dry-run ] || [ "${1:-}" = --estimate ]; do
-  [ "$1" = --dry-run ] && dry_run=1
-  [ "$1" = --estimate ] && estimate=1
+usage="usage: ./sweep.sh [--dry-run [--estimate]] [--budget DURATION] <device> <compiler>... [-- ngraphbench run options]"
+dry_run=0 estimate=0 budget=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --dry-run) dry_run=1 ;;
+    --estimate) estimate=1 ;;
+    --budget) [ $# -ge 2 ] || { echo "sweep.sh: --budget needs a duration, e.g. --budget 12h" >&2; exit 2; }
+              budget=$2; shift ;;
+    --budget=*) budget=${1#*=} ;;
+    --slurm) echo "sweep.sh: --slurm goes first (./sweep.sh --slurm ...)" >&2; exit 2 ;;
+    -*) echo "sweep.sh: unknown option '$1'; sweep.sh takes --dry-run, --estimate and --budget DURATION before <device>, and ngraphbench run options after --" >&2
+        echo "$usage" >&2; exit 2 ;;
+    *) break ;;
+  esac
   shift
 done
 if [ "$estimate" -eq 1 ] && [ "$dry_run" -eq 0 ]; then
@@ -23,14 +36,36 @@ if [ "$estimate" -eq 1 ] && [ "$dry_run" -eq 0 ]; then
   exit 2
 fi
 if [ $# -lt 2 ]; then
-  echo "usage: ./sweep.sh [--dry-run [--estimate]] <device> <compiler>... [-- ngraphbench run options]" >&2
+  echo "$usage" >&2
   exit 2
 fi
 device=$1; shift
 compilers=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do compilers+=("$1"); shift; done
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+  case $1 in
+    -*) echo "sweep.sh: unknown option '$1' after <device>; sweep.sh's options go before <device>, ngraphbench run options after --" >&2
+        echo "$usage" >&2; exit 2 ;;
+  esac
+  compilers+=("$1"); shift
+done
 [ "${1:-}" = "--" ] && shift
+for option in "$@"; do
+  case $option in
+    --budget|--budget=*|--runs|--runs=*)
+      echo "sweep.sh: ${option%%=*} is not a run option here: give --budget DURATION before <device> (the sweep chooses each experiment's --runs)" >&2
+      exit 2 ;;
+  esac
+done
 [ -x build/ngraphbench ] || ./setup.sh || exit 1
+# Every compiler named must be one `run` knows (build/compilers/ holds the descriptions of all,
+# built or not), checked before any experiment runs.
+for compiler in "${compilers[@]}"; do
+  if [ ! -f "build/compilers/$compiler.yaml" ]; then
+    known=$(cd build/compilers && ls -- *.yaml | sed 's/\.yaml$//' | paste -sd, | sed 's/,/, /g')
+    echo "sweep.sh: unknown compiler '$compiler'; known compilers: $known" >&2
+    exit 2
+  fi
+done
 # ./setup.sh --gpu lists the CUDA wheels' library folders (onnxruntime-gpu's providers dlopen
 # libcudnn, libnvinfer ... by name).
 if [ -f .deps/gpu-libs.txt ]; then
@@ -46,20 +81,45 @@ for ((i = 1; i <= $#; i++)); do
   esac
 done
 experiments=$(build/ngraphbench list --experiments --names "${configs[@]}") || exit 2
-if [ "$dry_run" -eq 1 ]; then
-  # The options that select runs (expand takes them); the others only change how they run.
-  plan=() jobs=1
-  for ((i = 1; i <= $#; i++)); do
-    j=$((i + 1))
-    case ${!i} in
-      --quick) plan+=(--quick) ;;
-      --configs|--results|--warmup|--repeats|--stop|--scenario|--shard) plan+=("${!i}" "${!j:-}"); i=$j ;;
-      --jobs) jobs=${!j:-1}; i=$j ;;
-      --configs=*|--results=*|--warmup=*|--repeats=*|--stop=*|--scenario=*|--shard=*) plan+=("${!i}") ;;
-      --jobs=*) jobs=${!i#*=} ;;
-      --timeout|--sample-ms) i=$j ;;
+# The options that select runs or change their estimates (expand and plan-budget take them); the
+# others only change how they run.
+plan=() jobs=1 retry=()
+for ((i = 1; i <= $#; i++)); do
+  j=$((i + 1))
+  case ${!i} in
+    --quick|--profile) plan+=("${!i}") ;;
+    --configs|--results|--warmup|--repeats|--stop|--scenario|--shard|--processes|--set) plan+=("${!i}" "${!j:-}"); i=$j ;;
+    --jobs) jobs=${!j:-1}; i=$j ;;
+    --configs=*|--results=*|--warmup=*|--repeats=*|--stop=*|--scenario=*|--shard=*|--processes=*|--set=*) plan+=("${!i}") ;;
+    --jobs=*) jobs=${!i#*=} ;;
+    --retry-failed) retry=(--retry-failed) ;;
+    --timeout|--sample-ms) i=$j ;;
+  esac
+done
+if [ -n "$budget" ]; then
+  # plan-budget: a table of what fits on stderr; on stdout the waves, one line per wave and
+  # experiment x compiler, "<wave> <experiment> <compiler> <id>,<id>,...".
+  # shellcheck disable=SC2086  # the experiments' names are words
+  waves=$(build/ngraphbench plan-budget $experiments --compiler "$(IFS=,; echo "${compilers[*]}")" \
+    --device "$device" --budget "$budget" --jobs "$jobs" --waves 4 "${retry[@]}" "${plan[@]}")
+  rc=$?
+  [ "$rc" -eq 0 ] || exit "$rc"
+  [ "$dry_run" -eq 1 ] && exit 0
+  status=0
+  while read -r wave experiment compiler ids <&3; do
+    [ -n "$ids" ] || continue           # nothing left to measure
+    echo "sweep.sh: wave $wave of 4: $experiment $compiler, $(echo "$ids" | tr ',' '\n' | wc -l) run(s)" >&2
+    build/ngraphbench run "$experiment" "$compiler" --device "$device" --runs "$ids" "$@"
+    rc=$?
+    case $rc in
+      0) ;;
+      1) status=1 ;;
+      *) exit $rc ;;                   # bad input, a failed environment, interrupted: stop here
     esac
-  done
+  done 3<<<"$waves"
+  exit $status
+fi
+if [ "$dry_run" -eq 1 ]; then
   grand=0
   for compiler in "${compilers[@]}"; do
     sum=0

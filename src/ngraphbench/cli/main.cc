@@ -12,6 +12,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/ops.h"
 #include "ngraphbench/results/row.h"
+#include "ngraphbench/runner/budget.h"
 #include "ngraphbench/runner/run.h"
 
 namespace {
@@ -81,6 +82,13 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--shard", run.shard,
                       "i/N: only part i of N of the grid, balanced by estimated time (the union "
                       "of parts 1..N is the grid)");
+  run_cmd->add_option("--runs", run.runs,
+                      "ID[,ID...] or @FILE (one id a line): only these runs of the grid "
+                      "(`ngraphbench expand` lists them)");
+  run_cmd->add_option("--budget", run.budget,
+                      "a duration (12h, 90m, 3600s, 1h30m): only the runs left to measure whose "
+                      "estimates fit it, the compilers taking turns and each curve's batch sizes "
+                      "1 and the largest first; a larger budget later measures the next ones");
   run_cmd->add_flag("--replace-changed", run.replace_changed,
                     "move rows that cannot be resumed (measured with other settings, or "
                     "unreadable) to <dir>/.replaced/<time>/ and measure those runs again");
@@ -144,6 +152,36 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   expand_cmd->add_option("--shard", expand_run.shard,
                          "i/N: only the runs of part i of N, as `run --shard` (needs --compiler)");
+
+  // What sweep.sh --budget measures, and in which waves (runner/budget.h).
+  RunArgs plan_budget;
+  std::vector<std::string> plan_budget_experiments, plan_budget_compilers;
+  int plan_budget_waves = 4;
+  CLI::App* plan_budget_cmd = app.add_subcommand(
+      "plan-budget", "dry run: the runs of a sweep (experiments x compilers) without a row that "
+                     "fit a time budget, printed as waves of `run --runs` (for sweep.sh)");
+  AddGridOptions(plan_budget_cmd, plan_budget.grid);
+  plan_budget_cmd->remove_option(plan_budget_cmd->get_option("experiment"));
+  plan_budget_cmd->add_option("experiments", plan_budget_experiments, "the sweep's experiments")
+      ->required();
+  plan_budget_cmd->add_option("--compiler", plan_budget_compilers, "the sweep's compilers: a,b,c")
+      ->required()
+      ->delimiter(',');
+  plan_budget_cmd->add_option("--budget", plan_budget.budget, "a duration: 12h, 90m, 1h30m")
+      ->required();
+  plan_budget_cmd->add_option("--device", plan_budget.device, "device label of the results")
+      ->capture_default_str();
+  plan_budget_cmd->add_option("--results", plan_budget.results_dir, "results root")
+      ->capture_default_str();
+  plan_budget_cmd->add_option("--shard", plan_budget.shard, "i/N: only part i of N, as `run`");
+  plan_budget_cmd->add_option("--jobs", plan_budget.jobs,
+                              "runs at once: the budget holds this many times its time")
+      ->capture_default_str();
+  plan_budget_cmd->add_flag("--retry-failed", plan_budget.retry_failed,
+                            "count runs whose row is not ok as left to measure");
+  plan_budget_cmd->add_option("--waves", plan_budget_waves,
+                              "slices of every group's runs that fit, measured one after another")
+      ->capture_default_str();
 
   bool list_experiments = false, list_models = false, list_compilers = false;
   std::string list_configs = "configs";
@@ -265,6 +303,10 @@ int main(int argc, char** argv) {
     if (*expand_cmd) {
       if (!expand_estimate && expand_run.shard.empty()) return CmdExpand(expand);
       return CmdExpandPlan(expand_run, expand_estimate);
+    }
+    if (*plan_budget_cmd) {
+      return CmdPlanBudget(plan_budget, plan_budget_experiments, plan_budget_compilers,
+                           plan_budget_waves, std::cout, std::cerr);
     }
     if (*list_cmd && list_names) return CmdListExperimentNames(list_configs);
     if (*list_cmd && list_columns) {

@@ -14,6 +14,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
+#include "ngraphbench/experiments/budget.h"
 #include "ngraphbench/experiments/fingerprint.h"
 #include "ngraphbench/experiments/resolve.h"
 #include "ngraphbench/measure/machine.h"
@@ -21,6 +22,7 @@
 #include "ngraphbench/profile/profile.h"
 #include "ngraphbench/results/csv.h"
 #include "ngraphbench/results/server_steps.h"
+#include "ngraphbench/runner/budget.h"
 #include "ngraphbench/runner/launch.h"
 
 namespace ngraphbench {
@@ -274,6 +276,10 @@ Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vect
         info.name, plan.runs.front().scenario, plan.runs.front().scenario,
         names.empty() ? "none" : names, info.name));
   }
+  // --runs names runs of the whole grid, of which a shard keeps those in its part; --budget is
+  // checked before anything is written and applied once resume knows what is left to measure.
+  const std::set<std::string> named = NamedRuns(plan.runs, args);
+  if (!args.budget.empty()) ParseDuration(args.budget);
   if (!args.shard.empty()) {
     const ShardSpec shard = ParseShard(args.shard);
     const size_t grid_size = plan.runs.size();
@@ -286,6 +292,7 @@ Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vect
         fmt::format(" (shard {}: {} of the grid's {} runs, about {} of {})", args.shard,
                     plan.runs.size(), grid_size, FormatHours(shard_s), FormatHours(total_s));
   }
+  KeepNamedRuns(plan.runs, named);
   plan.dir = RunDirectory(args);
   return plan;
 }

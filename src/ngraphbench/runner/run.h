@@ -21,6 +21,11 @@ struct RunArgs {
   int sample_ms = 10;  // sampler period; 0 = no sampler thread
   // "i/N": only part i of N of the grid (ShardIndices), balanced by the static estimate.
   std::string shard;
+  // "ID[,ID...]" or "@FILE": only these runs of the grid (runner/budget.h).
+  std::string runs;
+  // A duration ("12h", "1h30m"): only the runs left to measure that fit it, in the order that
+  // gives every compiler and curve results first (experiments/budget.h).
+  std::string budget;
   // Workers running at once, each pinned to its own slice of the CPUs (launch.h).
   int jobs = 1;
   // With jobs > 1: allow slices that together need more CPUs than the process may use (they

@@ -29,6 +29,7 @@
 #include "ngraphbench/measure/verdict.h"
 #include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/csv.h"
+#include "ngraphbench/runner/budget.h"
 #include "ngraphbench/runner/claim.h"
 #include "ngraphbench/runner/collect.h"
 #include "ngraphbench/runner/launch.h"
@@ -180,6 +181,7 @@ int RunSweep(const RunArgs& given) {
 
   std::deque<RunState> states;  // stable addresses: tasks point into it
   Resume(plans, args.replace_changed, states);
+  FitToBudget(plans, states, std::cerr);  // --budget: the runs left to measure that fit it
   size_t grid_runs = 0;
   for (const Plan& plan : plans) grid_runs += plan.runs.size();
   Resumed resumed;
