@@ -44,8 +44,9 @@ void CheckDeviceLabel(const std::string& label) {
   }
 }
 
-// What `threads: 0` (every core) resolves to: with --jobs N the workers share the CPUs this
-// process may use, so an equal share of them; 0 (every available core) otherwise.
+// What `threads: 0` (every core) and `auto` (every core but one) resolve from: with --jobs N
+// the workers share the CPUs this process may use, so an equal share of them; 0 (every
+// available core) otherwise.
 int SliceCores(int jobs, const std::vector<int>& allowed) {
   return jobs > 1 ? std::max(1, static_cast<int>(allowed.size()) / jobs) : 0;
 }
@@ -360,8 +361,10 @@ void Resume(std::deque<Plan>& plans, bool replace_changed, std::deque<RunState>&
         runs_changed.size(), grid_runs, where, Kinds(changed), list,
         list.find(": threads ") == std::string::npos
             ? ""
-            : "\n`threads: 0` (or unset) means every core the run may use, and with --jobs N an "
-              "equal share of them: rows measured with another --jobs resume with that --jobs."));
+            : "\n`threads: auto` (or unset) means every core the run may use but one, `threads: "
+              "0` every core, and with --jobs N of an equal share of them: rows measured with "
+              "another --jobs, or on a machine with another core count, resume with that "
+              "--jobs or on such a machine."));
   }
   for (Plan& plan : plans) {
     const std::vector<Changed>& mine = changed_by_plan[&plan];
