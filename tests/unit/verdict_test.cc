@@ -101,7 +101,8 @@ TEST(Verdict, ThresholdsAreInclusiveAndUnmeasuredFiguresAreNoVerdict) {
   EXPECT_EQ(InvalidReasons(in, Settings(), 0.5).size(), 1u);
 }
 
-TEST(Verdict, AllReasonsInAFixedOrder) {
+// A run that breaks every rule, with two degraded builds.
+VerdictInput BreaksEveryRule() {
   VerdictInput in;
   in.window_s = 0.01;
   in.repeats = 3;
@@ -110,7 +111,11 @@ TEST(Verdict, AllReasonsInAFixedOrder) {
   in.ci_rel = 0.5;
   in.other_cpu_pct = 120;
   in.degraded = {"a", "b"};
-  const auto r = InvalidReasons(in, Settings(), 0.5);
+  return in;
+}
+
+TEST(Verdict, AllReasonsInAFixedOrder) {
+  const auto r = InvalidReasons(BreaksEveryRule(), Settings(), 0.5);
   ASSERT_EQ(r.size(), 8u);
   EXPECT_EQ(r[0].rfind("timed window", 0), 0u);
   EXPECT_EQ(r[1].rfind("3 timed runs", 0), 0u);
@@ -123,18 +128,12 @@ TEST(Verdict, AllReasonsInAFixedOrder) {
 }
 
 TEST(Verdict, EachReasonHasItsRuleAndAdvice) {
-  VerdictInput in;
-  in.window_s = 0.01;
-  in.repeats = 3;
-  in.cv = 2;
-  in.processes = 1;
-  in.ci_rel = 0.5;
-  in.other_cpu_pct = 120;
-  in.degraded = {"a"};
+  const VerdictInput in = BreaksEveryRule();
   using R = ValidityRule;
   EXPECT_EQ(BrokenRules(in, Settings(), 0.5),
             (std::vector<R>{R::kWindow, R::kRepeats, R::kProcesses, R::kInterval, R::kCv,
-                            R::kOtherCpu, R::kDegraded}));
+                            R::kOtherCpu, R::kDegraded, R::kDegraded}));
+  EXPECT_EQ(BrokenRules(in, Settings(), 0.5).size(), InvalidReasons(in, Settings(), 0.5).size());
   EXPECT_TRUE(BrokenRules(Good(), Settings(), 0.5).empty());
   for (R rule : BrokenRules(in, Settings(), 0.5)) EXPECT_FALSE(ValidityAdvice(rule).empty());
   EXPECT_NE(ValidityAdvice(R::kInterval).find("threads"), std::string::npos);
