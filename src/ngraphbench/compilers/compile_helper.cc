@@ -13,6 +13,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "ngraphbench/measure/machine.h"
+
 namespace ngraphbench {
 
 namespace fs = std::filesystem;
@@ -37,6 +39,10 @@ std::string HostCpuIdentity() {
     if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
   }
   return model + "\n" + flags;
+}
+
+std::string MachineIdentity() {
+  return "machine_id=" + EnvOr(kMachineIdEnv, "") + "\n" + HostCpuIdentity();
 }
 
 std::string LastLine(const std::string& text) {
@@ -178,14 +184,11 @@ void RunCompileScript(const std::vector<std::string>& argv, const fs::path& entr
                      (why.empty() ? "exit status " + std::to_string(rc) : why) + ")");
 }
 
-void AddOnnxModel(Fnv128& key, const std::string& onnx_path, const std::string& onnx_bytes,
-                  const std::string& who) {
-  if (onnx_path.empty()) {
-    key.Add(onnx_bytes);
-    return;
-  }
-  const fs::path model(onnx_path);
-  key.Add(ReadFile(model.string()));
+namespace {
+
+// The files of a model given by path other than the model itself (its external data), in name
+// order.
+std::vector<fs::path> OnnxDataFiles(const fs::path& model) {
   std::vector<fs::path> data_files;
   for (const auto& f : fs::directory_iterator(model.parent_path().empty() ? fs::path(".")
                                                                           : model.parent_path())) {
@@ -194,7 +197,98 @@ void AddOnnxModel(Fnv128& key, const std::string& onnx_path, const std::string& 
     }
   }
   std::sort(data_files.begin(), data_files.end());
-  for (const auto& f : data_files) key.Add(f.filename().string()).AddFile(f, who);
+  return data_files;
+}
+
+// murmur3's finalizer: every input bit reaches every output bit.
+uint64_t Avalanche(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  return h ^ (h >> 33);
+}
+
+}  // namespace
+
+void AddOnnxModel(Fnv128& key, const std::string& onnx_path, const std::string& onnx_bytes,
+                  const std::string& who) {
+  if (onnx_path.empty()) {
+    key.Add(onnx_bytes);
+    return;
+  }
+  const fs::path model(onnx_path);
+  key.Add(ReadFile(model.string()));
+  for (const auto& f : OnnxDataFiles(model)) key.Add(f.filename().string()).AddFile(f, who);
+}
+
+void ContentDigest::Stripe(const char* data) {
+  for (int lane = 0; lane < 4; ++lane) {
+    uint64_t word;
+    std::memcpy(&word, data + 8 * lane, sizeof word);
+    // Both steps are bijections of the lane for a given word: one word's change always reaches
+    // the lane's final state.
+    lanes_[lane] = (lanes_[lane] ^ word) * 0x9e3779b97f4a7c15ULL;
+    lanes_[lane] ^= lanes_[lane] >> 31;
+  }
+}
+
+ContentDigest& ContentDigest::Add(const char* data, size_t size) {
+  total_ += size;
+  if (pending_size_ > 0) {
+    const size_t take = std::min(kStripe - pending_size_, size);
+    std::memcpy(pending_ + pending_size_, data, take);
+    pending_size_ += take;
+    data += take;
+    size -= take;
+    if (pending_size_ < kStripe) return *this;
+    Stripe(pending_);
+    pending_size_ = 0;
+  }
+  for (; size >= kStripe; data += kStripe, size -= kStripe) Stripe(data);
+  std::memcpy(pending_, data, size);
+  pending_size_ = size;
+  return *this;
+}
+
+std::string ContentDigest::Hex() const {
+  ContentDigest last = *this;
+  // The tail as a stripe padded with zeros; the total length tells it from real zeros.
+  std::memset(last.pending_ + pending_size_, 0, kStripe - pending_size_);
+  if (pending_size_ > 0) last.Stripe(last.pending_);
+  const uint64_t* l = last.lanes_;
+  const uint64_t high = Avalanche(l[0] ^ Avalanche(l[1] ^ total_));
+  const uint64_t low = Avalanche(l[2] ^ Avalanche(l[3] ^ (total_ * 0x9e3779b97f4a7c15ULL)));
+  char buf[33];
+  std::snprintf(buf, sizeof(buf), "%016llx%016llx", static_cast<unsigned long long>(high),
+                static_cast<unsigned long long>(low));
+  return buf;
+}
+
+std::string OnnxModelDigest(const std::string& onnx_path, const std::string& onnx_bytes,
+                            const std::string& who) {
+  ContentDigest digest;
+  if (onnx_path.empty()) return digest.Add(onnx_bytes).Hex();
+  const fs::path model(onnx_path);
+  std::vector<fs::path> files = {model};
+  for (const fs::path& f : OnnxDataFiles(model)) files.push_back(f);
+  std::vector<char> chunk(size_t{16} << 20);
+  for (const fs::path& f : files) {
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(f, ec);
+    std::ifstream in(f, std::ios::binary);
+    if (ec || !in) throw CompileError(who + ": cannot read " + f.string() + " to hash it");
+    // Name and size first: the pieces cannot run into each other.
+    digest.Add(f.filename().string() + '\0' + std::to_string(size) + '\0');
+    uintmax_t done = 0;
+    while (in) {
+      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      digest.Add(chunk.data(), static_cast<size_t>(in.gcount()));
+      done += static_cast<uintmax_t>(in.gcount());
+    }
+    if (done != size) throw CompileError(who + ": " + f.string() + " changed while hashed");
+  }
+  return digest.Hex();
 }
 
 }  // namespace ngraphbench

@@ -29,6 +29,10 @@ struct CompileRequest {
   const CompilerConfig& config;
   std::string cache_dir;       // a directory the compiler may use for caches (may be shared)
   bool quick = false;          // a --quick run: skip expensive optional work (e.g. auto-tuning)
+  // Whether this compile must be cold: the run's first process, or a worker started by hand.
+  // false: a later process of the run, which may load what an earlier one compiled and left in
+  // `cache_dir` instead of compiling again (EffectiveSettings' "cache_hit" says which it did).
+  bool cold = true;
   // Set instead of `onnx` for a model too large for one protobuf (weights over
   // kOnnxInlineLimitBytes, graph/onnx_io.h): the same model as an .onnx file whose large weights
   // are ONNX external data in files beside it, resolved relative to its folder. The folder holds

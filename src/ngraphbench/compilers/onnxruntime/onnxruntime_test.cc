@@ -5,10 +5,13 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/experiments/config.h"
@@ -202,6 +205,103 @@ TEST_F(OnnxRuntime, ModelFileWithExternalDataComputesTheSameAsBytes) {
   ASSERT_EQ(outputs.size(), 1u);
   EXPECT_EQ(outputs[0].data, RunModel(g, x).data);
   fs::remove_all(dir);
+}
+
+// A run's later processes load the model its first process optimized (ONNX Runtime's offline
+// mode): a cold compile saves it, a compile that is not cold loads it (cache_hit) and computes
+// what the cold one computed, a cold compile never loads it, and a damaged entry is compiled
+// again and replaced. conv_block at level `all` takes ORT's fusions and its CPU layout (NCHWc),
+// mha_block its attention and normalization fusions; each also as a model given by path, whose
+// saved initializers are external data beside it.
+TEST_F(OnnxRuntime, LaterProcessesLoadTheOptimizedModelAndComputeTheSame) {
+  const fs::path cache =
+      fs::temp_directory_path() / ("ngb_ort_cache_" + std::to_string(::getpid()));
+  fs::remove_all(cache);
+  config_.threads = 2;
+  const auto entries = [&] {
+    std::vector<fs::path> found;
+    for (const auto& e : fs::directory_iterator(cache / "onnxruntime")) found.push_back(e.path());
+    return found;
+  };
+  struct Case {
+    const char* family;
+    int width;
+    bool by_path;
+  };
+  for (const Case& c : {Case{"conv_block", 16, false}, Case{"mha_block", 64, false},
+                        Case{"conv_block", 16, true}}) {
+    const bool by_path = c.by_path;
+    SCOPED_TRACE(std::string(c.family) + (by_path ? " by path" : ""));
+    fs::remove_all(cache);
+    const Graph g = BuildModel(SyntheticSpec(c.family, c.family, c.width, 2), 2);
+    const std::string bytes = by_path ? "" : ExportOnnx(g);
+    const fs::path model_dir = cache.string() + "_model";
+    fs::remove_all(model_dir);
+    if (by_path) {
+      fs::create_directories(model_dir);
+      ASSERT_FALSE(ExportOnnxFile(g, (model_dir / "model.onnx").string(),
+                                  /*force_external_data=*/true)
+                       .empty());
+    }
+    const HostTensor x = RandomNormal(g.inputs[0].shape, 9);
+    const auto compile = [&](bool cold) {
+      CompileRequest request{g, bytes, config_, cache.string()};
+      if (by_path) request.onnx_path = (model_dir / "model.onnx").string();
+      request.cold = cold;
+      auto exe = compiler_->Compile(request);
+      exe->SetInputs({x});
+      exe->Run();
+      return std::make_pair(exe->EffectiveSettings().at("cache_hit"), exe->GetOutputs().at(0));
+    };
+
+    const auto [first_hit, first] = compile(/*cold=*/true);
+    EXPECT_EQ(first_hit, "false");
+    ASSERT_EQ(entries().size(), 1u);
+    const fs::path saved = entries()[0] / "model.onnx";
+    ASSERT_TRUE(fs::exists(saved));
+    EXPECT_EQ(fs::exists(entries()[0] / "model.onnx.data"), by_path);
+
+    const auto [later_hit, later] = compile(/*cold=*/false);
+    EXPECT_EQ(later_hit, "true");
+    ASSERT_EQ(later.shape, first.shape);
+    EXPECT_LE(test_support::MaxAbsDiff(later, first), 1e-6f);
+
+    EXPECT_EQ(compile(/*cold=*/true).first, "false");  // a cold compile does not load it
+
+    std::ofstream(saved, std::ios::trunc) << "not an onnx model";
+    const auto [damaged_hit, recompiled] = compile(/*cold=*/false);
+    EXPECT_EQ(damaged_hit, "false");
+    EXPECT_LE(test_support::MaxAbsDiff(recompiled, first), 1e-6f);
+    EXPECT_EQ(compile(/*cold=*/false).first, "true");  // the entry was replaced
+    EXPECT_EQ(entries().size(), 1u);
+    fs::remove_all(model_dir);
+  }
+  // Without a cache folder (the tests above, a compile outside a run) nothing is saved.
+  const Graph g = BuildModel(SyntheticSpec("linear", "linear", 8, 0), 1);
+  EXPECT_EQ(Settings(g).at("cache_hit"), "false");
+  fs::remove_all(cache);
+}
+
+// The model's part of the key above (compile_helper.h): pieces digest as the whole they make,
+// and one changed byte, or one more zero, changes it.
+TEST(ContentDigest, PiecesDigestAsTheWholeAndEveryByteCounts) {
+  std::string bytes(100, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 37 + 11);
+  const std::string whole = ContentDigest().Add(bytes).Hex();
+  EXPECT_EQ(whole.size(), 32u);
+  for (size_t piece : {1, 7, 31, 32, 33, 64}) {
+    ContentDigest digest;
+    for (size_t at = 0; at < bytes.size(); at += piece) digest.Add(bytes.substr(at, piece));
+    EXPECT_EQ(digest.Hex(), whole) << piece;
+  }
+  std::set<std::string> seen = {whole};
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string changed = bytes;
+    changed[i] ^= 1;
+    EXPECT_TRUE(seen.insert(ContentDigest().Add(changed).Hex()).second) << i;
+  }
+  EXPECT_TRUE(seen.insert(ContentDigest().Add(bytes + '\0').Hex()).second);
+  EXPECT_NE(ContentDigest().Hex(), ContentDigest().Add(std::string(1, '\0')).Hex());
 }
 
 // The placement of nodes on execution providers comes from ORT's own session log (the same

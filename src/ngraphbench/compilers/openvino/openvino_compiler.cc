@@ -13,7 +13,20 @@
 // inference_num_threads the run's threads split between the streams by the plugin; one infer
 // request per stream (NewContext), as many as the run's streams or, under auto,
 // ov::optimal_number_of_infer_requests.
-//   cache_dir            -> ov::cache_dir (empty = no model cache)
+//   cache_dir            -> ov::cache_dir (empty: the run's own blob cache, below)
+//
+// A run's later processes (CompileRequest::cold false) import the model its first process
+// compiled: the cold process compiles as always and exports the compiled model
+// (CompiledModel::export_model) to <cache_dir>/openvino/<key>/model.blob, and a later process
+// imports it (Core::import_model, cache_hit=true in the settings) with the same properties,
+// without reading the ONNX model at all. This is what OpenVINO's own model cache (ov::cache_dir)
+// does, but the cold process never imports a blob (a row's compile_s stays a compile), the
+// blob appears only once complete (CacheEntryBuild), and the key is ours: the model's bytes,
+// the device, every property set below, the OpenVINO version and this machine
+// (MachineIdentity), so that a results tree shared between machines never gives one machine a
+// blob compiled for another CPU's instruction set. Not for AUTO, which picks its device while
+// compiling and has no import of its own; nor with the cache_dir option, where OpenVINO's own
+// cache decides (loaded_from_cache gives cache_hit).
 //
 // Profile() compiles the model a second time with OpenVINO's per-layer counters
 // (ov::enable_profiling) and reads InferRequest::get_profiling_info(): its kernels are the
@@ -24,6 +37,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <openvino/openvino.hpp>
@@ -34,11 +50,16 @@
 #include <utility>
 #include <vector>
 
+#include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/core/error.h"
 
 namespace ngraphbench {
 namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kBlob[] = "model.blob";
 
 std::string OvDevice(const std::string& device) {
   if (device == "cpu") return "CPU";
@@ -200,12 +221,15 @@ struct ProfileRecipe {
 
 class OpenVinoExecutable final : public Executable {
  public:
-  // Binds the graph's inputs and outputs to the compiled model's ports by name.
-  OpenVinoExecutable(ov::CompiledModel compiled, const Graph& graph, ProfileRecipe recipe)
+  // Binds the graph's inputs and outputs to the compiled model's ports by name. `cache_hit`:
+  // the compiled model was imported from a cache rather than compiled here.
+  OpenVinoExecutable(ov::CompiledModel compiled, const Graph& graph, ProfileRecipe recipe,
+                     bool cache_hit)
       : recipe_(std::move(recipe)),
         compiled_(std::move(compiled)),
         request_(compiled_.create_infer_request()),
         settings_(ReadBack(compiled_)) {
+    settings_["cache_hit"] = cache_hit ? "true" : "false";
     const std::vector<ov::Output<const ov::Node>> in_ports = compiled_.inputs();
     for (size_t i = 0; i < graph.inputs.size(); ++i) {
       // OpenVINO's ONNX reader drops a pass-through op (Dropout) by giving its output's name to
@@ -516,18 +540,27 @@ class OpenVinoCompiler final : public Compiler {
     const ov::element::Type precision = OvPrecision(config.precision);
     try {
       CheckDevice(device, config.precision);
-      const std::shared_ptr<ov::Model> model = ReadOnnx(core_, request.onnx, request.onnx_path);
       if (request.offline && config.options.Int("num_streams") != 0) {
         throw CompileError("openvino: with scenario offline the run's streams set num_streams; "
                            "leave the num_streams option at 0");
       }
       const int64_t streams = request.offline ? request.streams : -1;
-      ov::CompiledModel compiled = core_.compile_model(
-          model, device, Properties(config, device, /*profiled=*/false, streams));
+      const ov::AnyMap properties = Properties(config, device, /*profiled=*/false, streams);
+      bool cache_hit = false;
+      ov::CompiledModel compiled;
+      if (!request.cache_dir.empty() && device != "AUTO" &&
+          config.options.String("cache_dir").empty()) {
+        compiled = CompileOrImport(request, device, properties, cache_hit);
+      } else {
+        compiled = core_.compile_model(ReadOnnx(core_, request.onnx, request.onnx_path), device,
+                                       properties);
+        cache_hit = LoadedFromCache(compiled);
+      }
       auto executable = std::make_unique<OpenVinoExecutable>(
           std::move(compiled), request.graph,
           ProfileRecipe{core_, &request.graph, &request.onnx, request.onnx_path, device,
-                        Properties(config, device, /*profiled=*/true, streams)});
+                        Properties(config, device, /*profiled=*/true, streams)},
+          cache_hit);
       CheckPrecision(executable->EffectiveSettings(), precision);
       if (!request.offline) {
         CheckOneStream(executable->EffectiveSettings());
@@ -569,6 +602,64 @@ class OpenVinoCompiler final : public Compiler {
     if (std::find(capabilities.begin(), capabilities.end(), wanted) == capabilities.end()) {
       throw CompileError("openvino: precision " + precision + " is not supported by " + device +
                          " (capabilities: " + Join(capabilities) + ")");
+    }
+  }
+
+  // The run's blob cache (the file's comment): a later process imports the blob of its entry
+  // (`cache_hit`); a cold one, or one that finds no blob it can import, compiles the model and
+  // exports the blob there.
+  ov::CompiledModel CompileOrImport(const CompileRequest& request, const std::string& device,
+                                    const ov::AnyMap& properties, bool& cache_hit) {
+    Fnv128 key;
+    key.Add("ngraphbench-openvino-v1").Add(Version()).Add(MachineIdentity()).Add(device);
+    key.Add(OnnxModelDigest(request.onnx_path, request.onnx, "openvino"));
+    for (const auto& [name, value] : properties) key.Add(name).Add(value.as<std::string>());
+    const fs::path entry = fs::path(request.cache_dir) / "openvino" / key.Hex();
+    bool damaged = false;  // a blob that did not import, which this compile replaces
+    if (!request.cold && fs::exists(entry / kBlob)) {
+      try {
+        std::ifstream blob(entry / kBlob, std::ios::binary);
+        ov::CompiledModel imported = core_.import_model(blob, device, properties);
+        cache_hit = true;
+        return imported;
+      } catch (const ov::Exception& e) {
+        damaged = true;
+        std::cerr << "openvino: cannot import " << (entry / kBlob).string() << " (" << e.what()
+                  << "); compiling the model\n";
+      }
+    }
+    ov::CompiledModel compiled = core_.compile_model(
+        ReadOnnx(core_, request.onnx, request.onnx_path), device, properties);
+    // Written beside the entry and renamed into place (compile_helper.h): a cold compile
+    // neither reads an entry nor leaves a partial one.
+    CacheEntryBuild build(entry);
+    try {
+      std::ofstream blob(build.dir() / kBlob, std::ios::binary);
+      compiled.export_model(blob);
+      blob.close();
+      if (!blob) {
+        std::cerr << "openvino: cannot write " << (build.dir() / kBlob).string()
+                  << "; the run's later processes compile the model again\n";
+        return compiled;
+      }
+    } catch (const ov::Exception& e) {
+      std::cerr << "openvino: cannot export the compiled model (" << e.what()
+                << "); the run's later processes compile it again\n";
+      return compiled;
+    }
+    // An entry another process of the run wrote meanwhile is as good as this one.
+    build.Commit([&](const fs::path& e) { return !damaged && fs::exists(e / kBlob); });
+    return compiled;
+  }
+
+  // Whether OpenVINO's own model cache (the cache_dir option) gave the compiled model. The core
+  // answers this for every compiled model without listing it in supported_properties; false
+  // where it does not answer.
+  static bool LoadedFromCache(const ov::CompiledModel& compiled) {
+    try {
+      return compiled.get_property(ov::loaded_from_cache);
+    } catch (const ov::Exception&) {
+      return false;
     }
   }
 

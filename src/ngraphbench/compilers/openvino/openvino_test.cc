@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -203,11 +204,91 @@ TEST_F(OpenVinoTest, CacheDirReceivesTheCompiledModel) {
                    ("ngb_openvino_cache_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   SetOption("cache_dir", dir.string());
-  EXPECT_LT(RunError(*Compile()), 1e-5f);
+  auto compiled = Compile();
+  EXPECT_LT(RunError(*compiled), 1e-5f);
+  EXPECT_EQ(compiled->EffectiveSettings().at("cache_hit"), "false");
   ASSERT_TRUE(std::filesystem::exists(dir));
   EXPECT_FALSE(std::filesystem::is_empty(dir));
-  EXPECT_LT(RunError(*Compile()), 1e-5f);  // now loaded from the cache
+  auto loaded = Compile();
+  EXPECT_LT(RunError(*loaded), 1e-5f);
+  EXPECT_EQ(loaded->EffectiveSettings().at("cache_hit"), "true");  // now loaded from the cache
   std::filesystem::remove_all(dir);
+}
+
+// A run's later processes import the model its first process compiled: a cold compile exports
+// the blob, a compile that is not cold imports it (cache_hit) and computes what the cold one
+// computed, a cold compile never imports it, and a blob that does not import is compiled again
+// and replaced. Also for a model given by path, and in the offline scenario's streams.
+TEST_F(OpenVinoTest, LaterProcessesImportTheCompiledModelAndComputeTheSame) {
+  namespace fs = std::filesystem;
+  const fs::path cache = fs::temp_directory_path() /
+                         ("ngb_openvino_blobs_" + std::to_string(::getpid()));
+  const fs::path model_dir = cache.string() + "_model";
+  fs::remove_all(cache);
+  fs::remove_all(model_dir);
+  fs::create_directories(model_dir);
+  const std::string path = (model_dir / "model.onnx").string();
+  ASSERT_FALSE(ExportOnnxFile(graph_, path, /*force_external_data=*/true).empty());
+  config_.threads = 2;
+  const auto entries = [&] {
+    std::vector<fs::path> found;
+    for (const auto& e : fs::directory_iterator(cache / "openvino")) found.push_back(e.path());
+    return found;
+  };
+  const std::string no_bytes;
+  for (const bool by_path : {false, true}) {
+    for (const bool offline : {false, true}) {
+      SCOPED_TRACE(std::string(by_path ? "by path" : "bytes") + (offline ? ", offline" : ""));
+      fs::remove_all(cache);
+      const auto compile = [&](bool cold) {
+        CompileRequest request{graph_, by_path ? no_bytes : onnx_, config_, cache.string()};
+        if (by_path) request.onnx_path = path;
+        request.offline = offline;
+        request.streams = offline ? 2 : 1;
+        request.cold = cold;
+        auto executable = compiler_->Compile(request);
+        std::unique_ptr<RunContext> context = executable->NewContext();
+        RunContext& run = offline ? *context : *executable;
+        run.SetInputs({x_});
+        run.Run();
+        return std::make_pair(executable->EffectiveSettings().at("cache_hit"),
+                              run.GetOutputs().at(0));
+      };
+
+      const auto [first_hit, first] = compile(/*cold=*/true);
+      EXPECT_EQ(first_hit, "false");
+      EXPECT_LT(MaxAbsDiff(first, Reference(graph_, x_)), 1e-5f);
+      ASSERT_EQ(entries().size(), 1u);
+      const fs::path blob = entries()[0] / "model.blob";
+      ASSERT_TRUE(fs::exists(blob));
+
+      const auto [later_hit, later] = compile(/*cold=*/false);
+      EXPECT_EQ(later_hit, "true");
+      ASSERT_EQ(later.shape, first.shape);
+      EXPECT_LE(MaxAbsDiff(later, first), 1e-6f);
+
+      EXPECT_EQ(compile(/*cold=*/true).first, "false");  // a cold compile does not import it
+
+      std::ofstream(blob, std::ios::trunc) << "not a compiled model";
+      const auto [damaged_hit, recompiled] = compile(/*cold=*/false);
+      EXPECT_EQ(damaged_hit, "false");
+      EXPECT_LE(MaxAbsDiff(recompiled, first), 1e-6f);
+      EXPECT_EQ(compile(/*cold=*/false).first, "true");  // the blob was replaced
+      EXPECT_EQ(entries().size(), 1u);
+    }
+  }
+  // Another thread count is another entry: the blob carries the compiled model's properties.
+  config_.threads = 1;
+  CompileRequest one_thread{graph_, onnx_, config_, cache.string()};
+  one_thread.cold = false;
+  auto executable = compiler_->Compile(one_thread);
+  EXPECT_EQ(executable->EffectiveSettings().at("cache_hit"), "false");
+  EXPECT_EQ(executable->EffectiveSettings().at("threads"), "1");
+  EXPECT_EQ(entries().size(), 2u);
+  // Without a cache folder (a compile outside a run) nothing is cached.
+  EXPECT_EQ(Compile()->EffectiveSettings().at("cache_hit"), "false");
+  fs::remove_all(cache);
+  fs::remove_all(model_dir);
 }
 
 TEST_F(OpenVinoTest, UnreadableOnnxIsACompileError) {
