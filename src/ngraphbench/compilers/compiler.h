@@ -133,6 +133,9 @@ class Executable : public RunContext {
   // build or to unscheduled loops, ...). Each entry makes the run's row invalid. The worker
   // itself compares `threads` in EffectiveSettings() with the configured count.
   virtual std::vector<std::string> Degraded() const { return {}; }
+  // Seconds of its Compile() spent storing what it compiled for a run's later processes (a
+  // cache write): the worker leaves them out of `compile_s`, which is a compile's.
+  virtual double CacheStoreSeconds() const { return 0; }
 };
 
 class Compiler {

@@ -13,8 +13,6 @@
 #include <optional>
 #include <set>
 
-#include <onnxruntime_session_options_config_keys.h>
-
 #include "ngraphbench/compilers/onnxruntime/ort_profile.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
@@ -282,18 +280,6 @@ OrtExecutable::OrtExecutable(const CompileRequest& request, const SessionSetup& 
   for (const Node& node : request.graph.nodes) graph_nodes_.insert(node.name);
   Ort::SessionOptions options;
   setup.configure(options);
-  const SessionSetup::OptimizedModel& optimized = setup.optimized;
-  if (!optimized.save_to.empty()) {
-    options.SetOptimizedModelFilePath(optimized.save_to.c_str());
-    if (optimized.external_data) {
-      const std::string data = fs::path(optimized.save_to).filename().string() + ".data";
-      options.AddConfigEntry(kOrtSessionOptionsOptimizedModelExternalInitializersFileName,
-                             data.c_str());
-    }
-  }
-  // The saved model is what the configured level made of the model: optimizing it again would
-  // redo the work it saves (ONNX Runtime's offline mode loads it with optimizations disabled).
-  if (!optimized.load_from.empty()) options.SetGraphOptimizationLevel(ORT_DISABLE_ALL);
   if (setup.log_placement) options.SetLogSeverityLevel(ORT_LOGGING_LEVEL_VERBOSE);
   // The runs log warnings only, whatever the session's level (a verbose log in the timed path
   // would be measured).
@@ -315,9 +301,7 @@ OrtExecutable::OrtExecutable(const CompileRequest& request, const SessionSetup& 
         g_placement = nullptr;
       }
     } reset;
-    session_ = optimized.load_from.empty()
-                   ? CreateSession(options)
-                   : std::make_unique<Ort::Session>(Env(), optimized.load_from.c_str(), options);
+    session_ = CreateSession(options);
     std::lock_guard<std::mutex> lock(g_log_mutex);
     placement_ = placement;
   }

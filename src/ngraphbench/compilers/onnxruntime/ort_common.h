@@ -63,14 +63,6 @@ struct SessionSetup {
   // An inter-op pool is started too: its threads cannot be told from the intra-op pool's, so
   // the settings get no "threads" (the row keeps the configured count).
   bool inter_op_pool = false;
-  // ONNX Runtime's offline mode: a session saves the model as its graph optimizations left it,
-  // and a later session loads that with graph optimizations off. At most one of the two is set;
-  // only the executable's own session uses them (Profile() configures its session as before).
-  struct OptimizedModel {
-    std::string save_to;         // the session writes its optimized model to this .onnx file,
-    bool external_data = false;  // with the initializers in <save_to>.data beside it
-    std::string load_from;       // the session is made from this saved model instead
-  } optimized;
 };
 
 class OrtExecutable : public Executable {

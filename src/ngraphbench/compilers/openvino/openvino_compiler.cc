@@ -34,6 +34,7 @@
 // originalLayersNames (see Attribution below).
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -280,6 +281,8 @@ class OpenVinoExecutable final : public Executable {
   }
 
   std::map<std::string, std::string> EffectiveSettings() const override { return settings_; }
+  double CacheStoreSeconds() const override { return cache_store_s_; }
+  void set_cache_store_s(double seconds) { cache_store_s_ = seconds; }
 
  private:
   class Context final : public RunContext {
@@ -520,6 +523,7 @@ class OpenVinoExecutable final : public Executable {
   ov::CompiledModel compiled_;
   ov::InferRequest request_;
   std::map<std::string, std::string> settings_;
+  double cache_store_s_ = 0;  // CacheStoreSeconds()
   std::vector<ov::Output<const ov::Node>> inputs_;
   std::vector<ov::Output<const ov::Node>> outputs_;
 };
@@ -547,10 +551,11 @@ class OpenVinoCompiler final : public Compiler {
       const int64_t streams = request.offline ? request.streams : -1;
       const ov::AnyMap properties = Properties(config, device, /*profiled=*/false, streams);
       bool cache_hit = false;
+      double store_s = 0;
       ov::CompiledModel compiled;
       if (!request.cache_dir.empty() && device != "AUTO" &&
           config.options.String("cache_dir").empty()) {
-        compiled = CompileOrImport(request, device, properties, cache_hit);
+        compiled = CompileOrImport(request, device, properties, cache_hit, store_s);
       } else {
         compiled = core_.compile_model(ReadOnnx(core_, request.onnx, request.onnx_path), device,
                                        properties);
@@ -561,6 +566,7 @@ class OpenVinoCompiler final : public Compiler {
           ProfileRecipe{core_, &request.graph, &request.onnx, request.onnx_path, device,
                         Properties(config, device, /*profiled=*/true, streams)},
           cache_hit);
+      executable->set_cache_store_s(store_s);
       CheckPrecision(executable->EffectiveSettings(), precision);
       if (!request.offline) {
         CheckOneStream(executable->EffectiveSettings());
@@ -609,7 +615,8 @@ class OpenVinoCompiler final : public Compiler {
   // (`cache_hit`); a cold one, or one that finds no blob it can import, compiles the model and
   // exports the blob there.
   ov::CompiledModel CompileOrImport(const CompileRequest& request, const std::string& device,
-                                    const ov::AnyMap& properties, bool& cache_hit) {
+                                    const ov::AnyMap& properties, bool& cache_hit,
+                                    double& store_s) {
     Fnv128 key;
     key.Add("ngraphbench-openvino-v1").Add(Version()).Add(MachineIdentity()).Add(device);
     key.Add(OnnxModelDigest(request.onnx_path, request.onnx, "openvino"));
@@ -632,6 +639,14 @@ class OpenVinoCompiler final : public Compiler {
         ReadOnnx(core_, request.onnx, request.onnx_path), device, properties);
     // Written beside the entry and renamed into place (compile_helper.h): a cold compile
     // neither reads an entry nor leaves a partial one.
+    const auto store_start = std::chrono::steady_clock::now();
+    struct StoreTime {
+      std::chrono::steady_clock::time_point start;
+      double& seconds;
+      ~StoreTime() {
+        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
+    } store_time{store_start, store_s};
     CacheEntryBuild build(entry);
     try {
       std::ofstream blob(build.dir() / kBlob, std::ios::binary);

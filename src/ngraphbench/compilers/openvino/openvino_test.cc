@@ -240,6 +240,7 @@ TEST_F(OpenVinoTest, LaterProcessesImportTheCompiledModelAndComputeTheSame) {
     for (const bool offline : {false, true}) {
       SCOPED_TRACE(std::string(by_path ? "by path" : "bytes") + (offline ? ", offline" : ""));
       fs::remove_all(cache);
+      double store_s = -1;  // the last compile's CacheStoreSeconds()
       const auto compile = [&](bool cold) {
         CompileRequest request{graph_, by_path ? no_bytes : onnx_, config_, cache.string()};
         if (by_path) request.onnx_path = path;
@@ -251,12 +252,14 @@ TEST_F(OpenVinoTest, LaterProcessesImportTheCompiledModelAndComputeTheSame) {
         RunContext& run = offline ? *context : *executable;
         run.SetInputs({x_});
         run.Run();
+        store_s = executable->CacheStoreSeconds();
         return std::make_pair(executable->EffectiveSettings().at("cache_hit"),
                               run.GetOutputs().at(0));
       };
 
       const auto [first_hit, first] = compile(/*cold=*/true);
       EXPECT_EQ(first_hit, "false");
+      EXPECT_GT(store_s, 0.0);  // the export, which compile_s leaves out
       EXPECT_LT(MaxAbsDiff(first, Reference(graph_, x_)), 1e-5f);
       ASSERT_EQ(entries().size(), 1u);
       const fs::path blob = entries()[0] / "model.blob";
@@ -264,6 +267,7 @@ TEST_F(OpenVinoTest, LaterProcessesImportTheCompiledModelAndComputeTheSame) {
 
       const auto [later_hit, later] = compile(/*cold=*/false);
       EXPECT_EQ(later_hit, "true");
+      EXPECT_EQ(store_s, 0.0);  // imported: nothing stored
       ASSERT_EQ(later.shape, first.shape);
       EXPECT_LE(MaxAbsDiff(later, first), 1e-6f);
 
