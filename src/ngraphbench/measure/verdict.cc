@@ -4,16 +4,9 @@
 
 namespace ngraphbench {
 
-namespace {
-
-struct Broken {
-  ValidityRule rule;
-  std::string reason;
-};
-
-std::vector<Broken> Judge(const VerdictInput& in, const ValiditySettings& settings,
-                          double min_time_s) {
-  std::vector<Broken> reasons;
+std::vector<BrokenRule> JudgeValidity(const VerdictInput& in, const ValiditySettings& settings,
+                                      double min_time_s) {
+  std::vector<BrokenRule> reasons;
   using R = ValidityRule;
   if (in.window_s < min_time_s && !in.reached_max_repeats) {
     reasons.push_back({R::kWindow,
@@ -43,19 +36,17 @@ std::vector<Broken> Judge(const VerdictInput& in, const ValiditySettings& settin
   return reasons;
 }
 
-}  // namespace
-
 std::vector<std::string> InvalidReasons(const VerdictInput& in, const ValiditySettings& settings,
                                         double min_time_s) {
   std::vector<std::string> out;
-  for (Broken& b : Judge(in, settings, min_time_s)) out.push_back(std::move(b.reason));
+  for (BrokenRule& b : JudgeValidity(in, settings, min_time_s)) out.push_back(std::move(b.reason));
   return out;
 }
 
 std::vector<ValidityRule> BrokenRules(const VerdictInput& in, const ValiditySettings& settings,
                                       double min_time_s) {
   std::vector<ValidityRule> out;
-  for (const Broken& b : Judge(in, settings, min_time_s)) out.push_back(b.rule);
+  for (const BrokenRule& b : JudgeValidity(in, settings, min_time_s)) out.push_back(b.rule);
   return out;
 }
 

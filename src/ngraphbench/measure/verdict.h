@@ -42,6 +42,15 @@ struct VerdictInput {
 // The rules of the verdict, in the order the reasons are given.
 enum class ValidityRule { kWindow, kRepeats, kProcesses, kInterval, kCv, kOtherCpu, kDegraded };
 
+// Each rule the run breaks, in a fixed order, with its reason naming the value and the
+// threshold; empty when it is valid. InvalidReasons and BrokenRules are its two halves.
+struct BrokenRule {
+  ValidityRule rule;
+  std::string reason;
+};
+std::vector<BrokenRule> JudgeValidity(const VerdictInput& input, const ValiditySettings& settings,
+                                      double min_time_s);
+
 // The reasons the run is invalid, in a fixed order, each naming the value and the threshold;
 // empty when it is valid.
 std::vector<std::string> InvalidReasons(const VerdictInput& input, const ValiditySettings& settings,

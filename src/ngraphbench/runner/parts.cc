@@ -280,8 +280,12 @@ ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
       }
     }
   }
-  std::vector<std::string> reasons = InvalidReasons(verdict, run.validity, run.min_time_s);
-  if (broken) *broken = BrokenRules(verdict, run.validity, run.min_time_s);
+  std::vector<std::string> reasons;
+  if (broken) broken->clear();
+  for (BrokenRule& b : JudgeValidity(verdict, run.validity, run.min_time_s)) {
+    reasons.push_back(std::move(b.reason));
+    if (broken) broken->push_back(b.rule);
+  }
   // The server scenario's own reasons (too few queries, too short, a generator behind, no
   // peak: measure/server.h) are the part's, as judged where it measured.
   for (const Part& p : measured) {

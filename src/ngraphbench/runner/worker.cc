@@ -106,13 +106,7 @@ class PhaseTimes {
   }
   void Mark(const std::string& phase) { Add(phase, Lap()); }
   void Add(const std::string& phase, double seconds) {
-    for (auto& [name, s] : row_.phases_s) {
-      if (name == phase) {
-        s += seconds;
-        return;
-      }
-    }
-    row_.phases_s.emplace_back(phase, seconds);
+    AddPhases({{phase, seconds}}, row_.phases_s);
   }
 
  private:
@@ -178,14 +172,20 @@ CompilerConfig ReferenceConfig(const CompilerInfo& info) {
   return c;
 }
 
+// The part of a cache key that names a model and this build (which fixes the model builders and
+// the generator): "<version>\n<family>\n<name>\n<variant>\n<width>x<depth>\n".
+std::string ModelKey(const ModelSpec& model) {
+  return std::string(NGB_VERSION) + "\n" + model.family + "\n" + model.name + "\n" +
+         model.variant + "\n" + std::to_string(model.width) + "x" + std::to_string(model.depth) +
+         "\n";
+}
+
 // The cache file of a run's reference outputs, named by its run id and keyed by the reference
 // compiler, the model, the batch size, the input seeds and this build (which fixes the model
 // builder and generator).
 std::string ReferencePath(const std::string& results_dir, const RunSpec& run, const Graph& graph,
                           const std::string& reference) {
-  std::string key = std::string("reference=1\n") + reference + "\n" + NGB_VERSION + "\n" +
-                    run.model.family + "\n" + run.model.name + "\n" + run.model.variant + "\n" +
-                    std::to_string(run.model.width) + "x" + std::to_string(run.model.depth) + "\n" +
+  std::string key = std::string("reference=1\n") + reference + "\n" + ModelKey(run.model) +
                     run.model.onnx_path + "\n" +
                     (run.model.onnx_path.empty() ? "" : FileDigest(run.model.onnx_path)) +
                     "\nb" + std::to_string(run.batch_size) + "\n";
@@ -374,9 +374,7 @@ struct BuiltModel {
 // build (which fixes the builders and the generator); the batch size is not in the key, since
 // the weights do not depend on it (FillWeights refuses a file that does not fit the graph).
 std::string WeightsPath(const std::string& results_dir, const ModelSpec& model) {
-  const std::string key = std::string("weights=1\n") + NGB_VERSION + "\n" + model.family + "\n" +
-                          model.name + "\n" + model.variant + "\n" +
-                          std::to_string(model.width) + "x" + std::to_string(model.depth) + "\n";
+  const std::string key = "weights=1\n" + ModelKey(model);
   return results_dir + "/.cache/weights/" + SafeName(model.name) + "." + Fnv1a64Hex(key) + ".bin";
 }
 
