@@ -376,13 +376,26 @@ def read_process_trace(path):
     return by
 
 
+# K * Var(median of K standard normal draws), as MedianVarianceFactor in measure/repeat.h.
+MEDIAN_VARIANCE_FACTOR = [1.0, 1.0, 1.0, 1.346, 1.1928, 1.4342, 1.2885, 1.4731, 1.3454, 1.4949,
+                          1.3833, 1.5088, 1.4102, 1.5184, 1.4303, 1.5254, 1.446, 1.5308, 1.4585,
+                          1.535, 1.4687]
+
+
+def median_variance_factor(k):
+    if k < len(MEDIAN_VARIANCE_FACTOR):
+        return MEDIAN_VARIANCE_FACTOR[k]
+    return math.pi / 2 - (0.68 if k % 2 else 2.04) / k
+
+
 def cut_interval(trace, k, t975):
     """(p50, low, high) in ms of the run cut to its first k processes: the pooled median, and
-    p50 * exp(+-t * s * sqrt(2 / k)), s the sd of the k processes' log-medians (as the rows)."""
+    p50 * exp(+-t * s * sqrt(2 * c_k / k)), s the sd of the k processes' log-medians, c_k the
+    median's variance factor (as the rows)."""
     procs = sorted(trace)[:k]
     pooled = ratios.percentile([v for p in procs for v in trace[p]], 50) / 1e6
     logs = [math.log(ratios.percentile(trace[p], 50)) for p in procs]
-    half = t975(k) * statistics.stdev(logs) * math.sqrt(2 / k)
+    half = t975(k) * statistics.stdev(logs) * math.sqrt(2 * median_variance_factor(k) / k)
     return pooled, pooled * math.exp(-half), pooled * math.exp(half)
 
 

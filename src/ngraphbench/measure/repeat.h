@@ -32,16 +32,24 @@ std::optional<LogSpread> LogSpreadOf(const std::vector<double>& values);
 
 // The 95% reproduction interval of a row's median: where a repeat of the run (the same
 // settings, the same number of processes K, the same machine) puts its median, with
-// probability `confidence`. A prediction interval for the mean of K new log-medians:
-//   center * exp(+-h),  h = t_{(1+confidence)/2, K-1} * s * sqrt(1/K + 1/K)
-// with s the sample standard deviation of the K log-medians. Defined for K >= 2 (exact under
-// the model above; K = 2 gives t = 12.7, so the interval is wide until K is 4 or 5). Centered
-// on `center` (the row's quoted median, of the pooled runs). nullopt for K < 2 or a median <= 0.
+// probability `confidence`. A prediction interval for the median of K new log-medians:
+//   center * exp(+-h),  h = t_{(1+confidence)/2, K-1} * s * sqrt(2 * c_K / K)
+// with s the sample standard deviation of the K log-medians and c_K = MedianVarianceFactor(K).
+// The quoted median pools the processes' timed runs, so it moves like the median of the
+// processes' medians, not like their mean: the variance of a median of K normal draws is c_K
+// times that of their mean (1.35 at K = 3, up to pi/2), on both sides, this run's and the
+// repeat's. Defined for K >= 2 (K = 2 gives t = 12.7, so the interval is wide until K is 4 or 5).
+// Centered on `center` (the row's quoted median, of the pooled runs). nullopt for K < 2 or a
+// median <= 0.
 struct Interval {
   double low = 0, high = 0;
 };
 std::optional<Interval> ReproductionInterval(double center, const std::vector<double>& medians,
                                              double confidence = 0.95);
+
+// K times the variance of the median of K independent standard normal draws (1 for K <= 2,
+// where the median is the mean; 1.346 at K = 3, 1.193 at K = 4, towards pi/2 for large K).
+double MedianVarianceFactor(int64_t k);
 
 // The ratio of two setups' medians, a / b, with a confidence interval and a test of "no change"
 // from the process-level values of both sides: Welch's t on the log-medians (unequal variances,
