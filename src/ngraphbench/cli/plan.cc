@@ -16,15 +16,11 @@ int CmdExpandPlan(const RunArgs& args, bool estimate) {
                      (estimate ? "estimates come from that compiler's rows on --device"
                                : "shards are balanced by that compiler's estimates"));
   }
-  const CompilerInfo& info = FindCompiler(args.compiler);
-  const CompilerConfig config = ResolveCompilerConfig(args.grid.configs_dir, info, 0, args.grid.settings);
-  std::vector<RunSpec> runs = ResolveGrid(args.grid);
-  if (!args.shard.empty()) {
-    // The same partition as `run --shard` computes.
-    runs = SelectShard(runs, ParseShard(args.shard),
-                       LoadEstimateInputs(runs, args, config, /*use_measured=*/false), nullptr,
-                       nullptr);
-  }
+  SweepSettings settings = ResolveSweepSettings(args, args.compiler, ProcessCpus());
+  const CompilerConfig& config = settings.config;
+  std::vector<RunSpec> runs = std::move(settings.runs);
+  // The same partition as `run --shard` computes.
+  if (!args.shard.empty()) runs = ShardRuns(runs, args, config, nullptr, nullptr);
   if (!estimate) {
     for (const auto& run : runs) std::cout << run.run_id << "\n";
     return kExitOk;

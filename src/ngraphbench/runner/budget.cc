@@ -165,18 +165,14 @@ int CmdPlanBudget(const RunArgs& args, const std::vector<std::string>& experimen
   for (const std::string& experiment : experiments) {
     RunArgs group_args = args;
     group_args.grid.experiment = experiment;
-    const std::vector<RunSpec> grid = ResolveGrid(group_args.grid);
     for (const std::string& compiler : compilers) {
       group_args.compiler = compiler;
-      const CompilerInfo& info = FindCompiler(compiler);
-      const CompilerConfig config =
-          ResolveCompilerConfig(args.grid.configs_dir, info, 0, args.grid.settings);
+      const SweepSettings settings = ResolveSweepSettings(group_args, compiler, ProcessCpus());
+      const CompilerConfig& config = settings.config;
+      const std::vector<RunSpec>& grid = settings.runs;
       std::vector<RunSpec> runs = grid;
-      if (!args.shard.empty()) {
-        // The same part as `run --shard` measures.
-        runs = SelectShard(runs, ParseShard(args.shard),
-                           LoadEstimateInputs(grid, group_args, config, false), nullptr, nullptr);
-      }
+      // The same part as `run --shard` measures.
+      if (!args.shard.empty()) runs = ShardRuns(grid, group_args, config, nullptr, nullptr);
       const std::string dir = RunDirectory(group_args);
       runs.erase(std::remove_if(runs.begin(), runs.end(),
                                 [&](const RunSpec& run) {

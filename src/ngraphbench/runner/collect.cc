@@ -199,7 +199,11 @@ void Collector::Finish(RunningProcess& p, const WorkerOutcome& outcome) {
                            run.run_id, plan.info->name, p.task.process, row.status, run_s, detail,
                            FormatDuration(elapsed), FormatDuration(eta));
   if (row.status != kStatusOk && row.status != kStatusSkipped) {
-    const auto reproduce = ReproduceCommand(plan.args, run.run_id, p.task.process);
+    // With the threads the run had pinned: pasted on another machine, or outside --jobs, the
+    // worker resolves the same settings.
+    RunArgs pinned = plan.args;
+    pinned.grid.settings = PinnedSettings(plan.args.grid.settings, plan.config);
+    const auto reproduce = ReproduceCommand(pinned, run.run_id, p.task.process);
     std::cerr << "  reproduce: " << ShellCommandLine(reproduce) << "\n";
   }
   Settle(st);

@@ -44,11 +44,11 @@ void CheckDeviceLabel(const std::string& label) {
   }
 }
 
-// What `threads: 0` (every core) and `auto` (every core but one) resolve from: with --jobs N
-// the workers share the CPUs this process may use, so an equal share of them; 0 (every
-// available core) otherwise.
+// What `threads: 0` (every core) and `auto` (every core but one) resolve from: the CPUs this
+// process may use, with --jobs N an equal share of them (the workers share them).
 int SliceCores(int jobs, const std::vector<int>& allowed) {
-  return jobs > 1 ? std::max(1, static_cast<int>(allowed.size()) / jobs) : 0;
+  const int cores = static_cast<int>(allowed.size());
+  return jobs > 1 ? std::max(1, cores / jobs) : cores;
 }
 
 ResolvedRun Resolved(const RunArgs& args, const RunSpec& run, const CompilerConfig& config) {
@@ -207,15 +207,59 @@ std::string RunDirectory(const std::string& results_dir, const std::string& devi
   return results_dir + "/" + device + "/" + compiler;
 }
 
+SweepSettings ResolveSweepSettings(const RunArgs& args, const std::string& compiler,
+                                   const std::vector<int>& allowed) {
+  SweepSettings out;
+  out.info = &FindCompiler(compiler);
+  const CompilerInfo& info = *out.info;
+  out.config = ResolveCompilerConfig(args.grid.configs_dir, info, SliceCores(args.jobs, allowed),
+                                     args.grid.settings);
+  RunArgs grid_args = args;
+  grid_args.compiler = compiler;
+  out.runs = ResolveGrid(grid_args.grid);
+  // A run that tunes (not --quick, a trial budget) may spend up to the tuning's own cap before it
+  // compiles: its worker's timeout covers that too, so the experiment's timeout_s keeps meaning
+  // the build, compile and timed runs.
+  if (!info.tuning_timeout_option.empty() &&
+      out.config.options.Int(info.tuning_trials_option) > 0) {
+    const double tuning_cap_s =
+        static_cast<double>(out.config.options.Int(info.tuning_timeout_option));
+    for (RunSpec& run : out.runs) {
+      if (!run.quick) run.timeout_s += tuning_cap_s;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> PinnedSettings(const std::vector<std::string>& settings,
+                                        const CompilerConfig& config) {
+  std::vector<std::string> out;
+  for (const std::string& s : settings) {
+    const std::string key = s.substr(0, s.find('='));
+    if (key != "threads" && key != config.compiler + ".threads") out.push_back(s);
+  }
+  out.push_back(config.compiler + ".threads=" + std::to_string(config.threads));
+  return out;
+}
+
+std::vector<RunSpec> ShardRuns(const std::vector<RunSpec>& runs, const RunArgs& args,
+                               const CompilerConfig& config, double* shard_s, double* total_s) {
+  EstimateInputs in = LoadEstimateInputs(runs, args, config, /*use_measured=*/false);
+  // Weighed as at one thread: `threads: auto` resolves from the cores of the machine computing
+  // the partition, and shards computed on nodes of different sizes must partition the same grid.
+  in.threads = 1;
+  return SelectShard(runs, ParseShard(args.shard), in, shard_s, total_s);
+}
+
 Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vector<int>& allowed) {
   Plan plan;
   plan.args = given;
   plan.args.compiler = compiler;
   RunArgs& args = plan.args;
-  plan.info = &FindCompiler(compiler);
+  SweepSettings settings = ResolveSweepSettings(args, compiler, allowed);
+  plan.info = settings.info;
   const CompilerInfo& info = *plan.info;
-  plan.config = ResolveCompilerConfig(args.grid.configs_dir, info, SliceCores(args.jobs, allowed),
-                                      args.grid.settings);
+  plan.config = std::move(settings.config);
   const CompilerConfig& config = plan.config;
   if (!IsBuilt(info.name)) {
     throw InputError("compiler '" + info.name + "' is not built (no " + ModulePath(info.name) +
@@ -242,16 +286,7 @@ Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vect
     }
     plan.slices = CpuSlices(allowed, args.jobs, config.threads);
   }
-  plan.runs = ResolveGrid(args.grid);
-  // A run that tunes (not --quick, a trial budget) may spend up to the tuning's own cap before it
-  // compiles: its worker's timeout covers that too, so the experiment's timeout_s keeps meaning
-  // the build, compile and timed runs.
-  if (!info.tuning_timeout_option.empty() && config.options.Int(info.tuning_trials_option) > 0) {
-    const double tuning_cap_s = static_cast<double>(config.options.Int(info.tuning_timeout_option));
-    for (RunSpec& run : plan.runs) {
-      if (!run.quick) run.timeout_s += tuning_cap_s;
-    }
-  }
+  plan.runs = std::move(settings.runs);
   // Server serves its queries on the offline scenario's execution contexts: a compiler that
   // runs offline runs server.
   const auto contexts_scenario = [](const std::string& scenario) {
@@ -282,13 +317,9 @@ Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vect
   const std::set<std::string> named = NamedRuns(plan.runs, args);
   if (!args.budget.empty()) ParseDuration(args.budget);
   if (!args.shard.empty()) {
-    const ShardSpec shard = ParseShard(args.shard);
     const size_t grid_size = plan.runs.size();
     double shard_s = 0, total_s = 0;
-    // The static estimate only (no measured rows): every shard of a sweep computes the same
-    // partition, whenever it starts.
-    plan.runs = SelectShard(plan.runs, shard, LoadEstimateInputs(plan.runs, args, config, false),
-                            &shard_s, &total_s);
+    plan.runs = ShardRuns(plan.runs, args, config, &shard_s, &total_s);
     plan.shard_note =
         fmt::format(" (shard {}: {} of the grid's {} runs, about {} of {})", args.shard,
                     plan.runs.size(), grid_size, FormatHours(shard_s), FormatHours(total_s));
@@ -299,12 +330,9 @@ Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vect
 }
 
 ResolvedRun ResolveRunFromYaml(const RunArgs& args, const std::string& run_id) {
-  const CompilerInfo& info = FindCompiler(args.compiler);
-  const CompilerConfig config =
-      ResolveCompilerConfig(args.grid.configs_dir, info, SliceCores(args.jobs, ProcessCpus()),
-                            args.grid.settings);
-  for (const RunSpec& run : ResolveGrid(args.grid)) {
-    if (run.run_id == run_id) return Resolved(args, run, config);
+  const SweepSettings settings = ResolveSweepSettings(args, args.compiler, ProcessCpus());
+  for (const RunSpec& run : settings.runs) {
+    if (run.run_id == run_id) return Resolved(args, run, settings.config);
   }
   throw InputError("run '" + run_id + "' is not in experiment '" + args.grid.experiment + "'" +
                    (args.grid.quick ? " (--quick)" : ""));

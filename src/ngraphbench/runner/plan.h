@@ -62,6 +62,32 @@ struct Task {
   int process = 0;
 };
 
+// A compiler's settings for a sweep, resolved once: its config, `threads: auto` and `0` taken
+// from the CPUs one worker gets (an equal share of `allowed`, the CPUs this process may use,
+// under --jobs; every one of them otherwise), and the grid's runs with their worker timeouts (a
+// run that tunes gets the tuning's cap on top of timeout_s). The plan, a worker started by hand
+// (a reproduce: line), `expand`, `plan-budget` and `--budget` take their settings from here, and
+// a probe or reproduce: line gets the resolved threads pinned (PinnedSettings).
+struct SweepSettings {
+  const CompilerInfo* info = nullptr;
+  CompilerConfig config;
+  std::vector<RunSpec> runs;
+};
+SweepSettings ResolveSweepSettings(const RunArgs& args, const std::string& compiler,
+                                   const std::vector<int>& allowed);
+
+// `settings` (the --set list) with `config`'s resolved threads pinned for its compiler, so that
+// a child process started with them resolves the same threads whatever CPUs it may use.
+std::vector<std::string> PinnedSettings(const std::vector<std::string>& settings,
+                                        const CompilerConfig& config);
+
+// The runs of shard `args.shard` of `runs`, balanced by the static estimate of `config` (no
+// measured rows) counted at one thread: every shard of a sweep, started at any time on a node of
+// any size, computes the same partition. Its estimate and the grid's into *shard_s and *total_s
+// when given.
+std::vector<RunSpec> ShardRuns(const std::vector<RunSpec>& runs, const RunArgs& args,
+                               const CompilerConfig& config, double* shard_s, double* total_s);
+
 // Validates everything about one compiler of the sweep before anything runs; `allowed` are the
 // CPUs this process may use.
 Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vector<int>& allowed);

@@ -235,7 +235,8 @@ int RunSweep(const RunArgs& given) {
   // `skipped` rows without a worker each.
   for (Plan& plan : plans) {
     if (plan.todo == 0 || plan.config.device == "cpu") continue;
-    const ProbeResult probe = Probe(plan.info->name, args.grid.configs_dir, args.grid.settings);
+    const ProbeResult probe = Probe(plan.info->name, args.grid.configs_dir,
+                                    PinnedSettings(args.grid.settings, plan.config));
     plan.unavailable = probe.unavailable;
     plan.probed_version = probe.version;
     if (!plan.unavailable.empty()) {
