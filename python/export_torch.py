@@ -27,7 +27,6 @@ written because the storage failed (a full disk: the machine's failure, not the 
 nothing of it is recorded in meta.json).
 """
 import argparse
-import errno
 import importlib.util
 import json
 import os
@@ -35,17 +34,10 @@ import sys
 import traceback
 import warnings
 
+import script_exit  # beside this file: how the scripts a worker runs end
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPSET = 17
-# The storage's failures and the exit status that reports them: IsStorageFailure and
-# kExitStorageFailed in src/ngraphbench/core/error.h. The worker then writes no row and the sweep
-# stops, instead of caching an exporter's "error" that a full disk caused.
-STORAGE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO)
-EXIT_STORAGE_FAILED = 74
-# Below this much free space, an exporter's failure is taken for the disk's: torch's own writers
-# (torch.export.save) report a full disk as a RuntimeError without an errno. A real failure of the
-# model is then recorded on the resume, once there is room.
-NO_ROOM_BYTES = 1 << 20
 
 
 def fail(message):
@@ -53,33 +45,9 @@ def fail(message):
     sys.exit(1)
 
 
-def storage_failed(e, out_dir):
-    """Whether exception `e` (or one it came from) says the storage of out_dir failed."""
-    seen = set()
-    cause = e
-    while cause is not None and id(cause) not in seen:
-        seen.add(id(cause))
-        if isinstance(cause, OSError) and cause.errno in STORAGE_ERRNOS:
-            return True
-        cause = cause.__cause__ or cause.__context__
-    try:
-        st = os.statvfs(out_dir)
-        return st.f_bavail * st.f_frsize < NO_ROOM_BYTES
-    except OSError:
-        return False
-
-
-def exit_if_storage_failed(e, out_dir):
-    if storage_failed(e, out_dir):
-        print(f"export_torch: cannot write the export into {out_dir}: {type(e).__name__}: "
-              f"{first_line(e)}", file=sys.stderr, flush=True)
-        sys.exit(EXIT_STORAGE_FAILED)
-
-
 def first_line(text):
     """The exporter's message on one line, for the row's error column."""
-    lines = [line.strip() for line in str(text).strip().splitlines() if line.strip()]
-    return (lines[0] if lines else "").replace(";", ",")[:400]
+    return script_exit.first_line(text, 400)
 
 
 def build(source):
@@ -163,8 +131,10 @@ def main():
 
         export_timm.fold_constants(onnx_path)
     except Exception as e:
+        # A full disk is the machine's failure: not recorded as the exporter's (script_exit).
+        if script_exit.storage_failed(e, args.out_dir):
+            raise
         traceback.print_exc()
-        exit_if_storage_failed(e, args.out_dir)
         meta["onnx_error"] = f"torch.onnx.export failed: {type(e).__name__}: {first_line(e)}"
         if os.path.exists(onnx_path):
             os.remove(onnx_path)
@@ -173,19 +143,16 @@ def main():
             program = torch.export.export(model, (example,))
         torch.export.save(program, os.path.join(args.out_dir, "program.pt2"))
     except Exception as e:
+        if script_exit.storage_failed(e, args.out_dir):
+            raise
         traceback.print_exc()
-        exit_if_storage_failed(e, args.out_dir)
         meta["export_error"] = f"torch.export failed: {type(e).__name__}: {first_line(e)}"
 
     tmp = os.path.join(args.out_dir, "meta.json.tmp")
-    try:
-        with open(tmp, "w") as f:
-            json.dump(meta, f, indent=1)
-        os.replace(tmp, os.path.join(args.out_dir, "meta.json"))
-    except OSError as e:
-        exit_if_storage_failed(e, args.out_dir)
-        raise
+    with open(tmp, "w") as f:
+        json.dump(meta, f, indent=1)
+    os.replace(tmp, os.path.join(args.out_dir, "meta.json"))
 
 
 if __name__ == "__main__":
-    main()
+    script_exit.run_main(main, "export_torch")

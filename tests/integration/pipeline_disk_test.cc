@@ -1,6 +1,7 @@
 // End to end with the `null` compiler on a results tree whose file system fills up (issue 25,
 // case 4): a real tmpfs of its own, not a mock, mounted over the test's results folder in a mount
-// namespace of this test process, so that the binaries it starts see it and nothing else does.
+// namespace of this test process, so that the binaries it starts see it and nothing else does;
+// and a compile whose output folder fills up, with the compile scripts' exit status.
 // A test binary of its own: the namespace stays with the process (pipeline_fixture.h).
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -20,6 +21,9 @@
 #include <vector>
 
 #include "integration/pipeline_fixture.h"
+#include "ngraphbench/compilers/compile_helper.h"
+#include "ngraphbench/core/error.h"
+#include "require_compiler.h"
 
 namespace ngraphbench {
 namespace {
@@ -222,6 +226,105 @@ TEST_F(Pipeline, AFullDiskStopsTheSweepWithExitThreeAndNoRowBlamesTheCompiler) {
   // changes, move the values above so that each still fails somewhere.
   EXPECT_TRUE(scheduler_write_failed);
   EXPECT_TRUE(worker_write_failed);
+}
+
+// A compile script that fails: a storage failure (python/script_exit.py: an errno of the chain,
+// or a tool's message naming one) is a StorageError, no row; anything else the compiler's
+// CompileError, quoting the script's last line.
+TEST(CompileScript, OnlyAFailedStorageIsAStorageError) {
+  const fs::path dir = fs::path(::testing::TempDir()) / ("compile_script_" +
+                                                           std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const struct {
+    std::string raise;
+    bool storage;
+    std::string last_line;
+  } cases[] = {
+      {"raise OSError(errno.ENOSPC, 'No space left on device')", true,
+       "fake_compile: the storage failed: OSError: [Errno 28] No space left on device"},
+      {"raise RuntimeError('writing failed') from OSError(errno.EDQUOT, 'quota')", true,
+       "fake_compile: the storage failed: RuntimeError: writing failed"},
+      {"raise RuntimeError('Compilation error:\\nld: final link failed: ' + os.strerror(errno.EIO))",
+       true, "fake_compile: the storage failed: RuntimeError: ld: final link failed: "
+             "Input/output error"},
+      {"raise subprocess.CalledProcessError(1, 'cc', stderr=b'cc: Read-only file system')", true,
+       "fake_compile: the storage failed: CalledProcessError: cc: Read-only file system"},
+      {"raise ValueError('unsupported operator Foo; try bar')", false,
+       "fake_compile: error: ValueError: unsupported operator Foo, try bar"},
+      {"raise OSError(errno.ENOENT, 'No such file or directory')", false,
+       "fake_compile: error: FileNotFoundError: [Errno 2] No such file or directory"},
+      {"return 0  # without its meta.json", false, "(exit status 0)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.raise);
+    std::ofstream(dir / "fake_compile.py")
+        << "import errno, os, subprocess\nimport script_exit\n\ndef main():\n    " << c.raise
+        << "\n\nscript_exit.run_main(main, 'fake_compile')\n";
+    const fs::path entry = dir / "entry";
+    fs::create_directories(entry);
+    try {
+      RunCompileScript({"python3", (dir / "fake_compile.py").string(), "--out-dir",
+                        entry.string()},
+                       entry, entry / "meta.json", fs::path(), "fake", "install python3");
+      ADD_FAILURE() << "no error";
+    } catch (const StorageError& e) {
+      EXPECT_TRUE(c.storage) << e.what();
+      EXPECT_EQ(std::string(e.what()), "fake: the compile script could not write into " +
+                                           dir.string() + ": " + c.last_line);
+    } catch (const CompileError& e) {
+      EXPECT_FALSE(c.storage) << e.what();
+      const std::string why = c.last_line.front() == '(' ? c.last_line : "(" + c.last_line + ")";
+      EXPECT_EQ(std::string(e.what()), "fake: compiling failed " + why);
+    }
+  }
+  fs::remove_all(dir);
+}
+
+// The drill of a full disk during a real compile: the compile's output folder (the tvm cache,
+// results/.cache/tvm) a tmpfs with no room for the library, or none even for the ONNX model the
+// script reads. The sweep stops with exit 3 and no row blames tvm; once there is room, the
+// resume compiles and measures the run.
+TEST_F(Pipeline, AFullDiskDuringACompileIsNotTheCompilersFailure) {
+  NGB_REQUIRE_BUILT("tvm");
+  if (const std::string why = OwnMountNamespace(); !why.empty()) FAIL() << why;
+  std::ofstream(root_ / "configs" / "tvm.yaml") << "threads: 1\noptions:\n  tuning_trials: 0\n";
+  const std::string sweep = "run tiny tvm --runs tiny_w8_b1 --processes 1 " + Common();
+  const fs::path cache = root_ / "results" / ".cache" / "tvm";
+  const fs::path rows = root_ / "results" / "local" / "tvm";
+  for (const int free_kib : {0, 12}) {
+    SCOPED_TRACE(std::to_string(free_kib) + " KiB free in " + cache.string());
+    std::error_code ec;
+    fs::remove_all(root_ / "results");
+    const Tmpfs tmpfs(cache, 256);
+    ASSERT_EQ(tmpfs.error(), "");
+    Fill(cache / "filler", uint64_t(free_kib) << 10);
+    const Result full = Ngb(sweep);
+    EXPECT_EQ(full.code, 3) << full.output;
+    EXPECT_NE(full.output.find("p0 stopped (nothing written): its worker could not write"),
+              std::string::npos)
+        << full.output;
+    EXPECT_NE(full.output.find("No space left on device"), std::string::npos) << full.output;
+    if (free_kib > 0) {  // the script's own failure: ld's, writing the library
+      EXPECT_NE(full.output.find("tvm: the compile script could not write into " +
+                                 cache.string() + ": tvm_compile: the storage failed: "),
+                std::string::npos)
+          << full.output;
+    }
+    EXPECT_EQ(full.output.find("compiling failed"), std::string::npos) << full.output;
+    EXPECT_EQ(full.output.find("reproduce:"), std::string::npos) << full.output;
+    // No row, part or trace: nothing but the (empty) claims folder.
+    for (const auto& e : fs::recursive_directory_iterator(rows, fs::directory_options(), ec)) {
+      EXPECT_TRUE(e.is_directory()) << e.path();
+    }
+    if (free_kib > 0) {
+      fs::remove(cache / "filler");
+      const Result resumed = Ngb(sweep);
+      EXPECT_EQ(resumed.code, 0) << resumed.output;
+      EXPECT_EQ(WrittenRows(resumed.output), std::multiset<std::string>{"tiny_w8_b1"})
+          << resumed.output;
+    }
+  }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 
 #include "ngraphbench/measure/machine.h"
 
@@ -55,10 +56,22 @@ std::string LastLine(const std::string& text) {
 }
 
 int RunProcess(const std::vector<std::string>& argv, const fs::path& log, const std::string& who,
-               const std::string& fix) {
+               const std::string& fix, const std::vector<std::string>& env) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The helper's environment, made before the fork (the child only execs).
+  std::vector<char*> envp;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const auto replaced = [&](const std::string& set) {
+      const size_t eq = set.find('=');
+      return entry.size() > eq && entry.compare(0, eq + 1, set, 0, eq + 1) == 0;
+    };
+    if (std::none_of(env.begin(), env.end(), replaced)) envp.push_back(*e);
+  }
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   // A failed open or exec in the child writes its errno here; a successful exec closes the pipe.
   int exec_error[2];
   if (::pipe2(exec_error, O_CLOEXEC) != 0) {
@@ -74,7 +87,7 @@ int RunProcess(const std::vector<std::string>& argv, const fs::path& log, const 
     if (::getppid() != parent) ::_exit(127);
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0 && ::dup2(fd, STDOUT_FILENO) >= 0 && ::dup2(fd, STDERR_FILENO) >= 0) {
-      ::execvp(args[0], args.data());
+      ::execvpe(args[0], args.data(), envp.data());
     }
     const int e = errno;
     (void)!::write(exec_error[1], &e, sizeof e);
@@ -107,8 +120,22 @@ ScriptOnnxFile::ScriptOnnxFile(const std::string& onnx_path, const std::string& 
     return;
   }
   path_ = dir / "model.onnx";
-  std::ofstream(path_, std::ios::binary) << onnx_bytes;
-  written_ = true;
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int error = fd < 0 ? errno : 0;
+  for (size_t done = 0; fd >= 0 && error == 0 && done < onnx_bytes.size();) {
+    const ssize_t n = ::write(fd, onnx_bytes.data() + done, onnx_bytes.size() - done);
+    if (n > 0) done += static_cast<size_t>(n);
+    if (n < 0 && errno != EINTR) error = errno;
+    if (n == 0) error = EIO;  // a regular file takes at least a byte, or says why not
+  }
+  if (fd >= 0 && ::close(fd) != 0 && error == 0) error = errno;
+  written_ = fd >= 0;
+  if (error != 0) {
+    // A full disk here is the storage's failure, as in the script (core/error.h).
+    std::error_code ec;
+    fs::remove(path_, ec);
+    ThrowFileError("cannot write the model for the compile script to " + path_.string(), error);
+  }
 }
 
 ScriptOnnxFile::~ScriptOnnxFile() {
@@ -174,12 +201,24 @@ void RunCompileScript(const std::vector<std::string>& argv, const fs::path& entr
   const fs::path log = entry / "compile.log";
   std::error_code ec;
   fs::remove(log, ec);
-  const int rc = RunProcess(argv, log, who, fix);
+  // python/script_exit.py first, then what the worker was given.
+  const std::string python_path = EnvOr("PYTHONPATH", "");
+  const int rc =
+      RunProcess(argv, log, who, fix,
+                 {"PYTHONPATH=" + std::string(NGB_PYTHON_DIR) +
+                  (python_path.empty() ? "" : ":" + python_path)});
   if (rc == 0 && fs::exists(done)) return;
   const std::string text = ReadFile(log);
   std::cerr << text;  // the whole Python traceback, for the worker's log
   if (!discard.empty()) fs::remove_all(discard, ec);
   const std::string why = LastLine(text);
+  if (rc == kExitStorageFailed) {
+    // The log may have had no room for the script's message.
+    throw StorageError(who + ": the compile script could not write into " +
+                           entry.parent_path().string() + ": " +
+                           (why.empty() ? "its log is empty (exit status 74)" : why),
+                       0);
+  }
   throw CompileError(who + ": compiling failed (" +
                      (why.empty() ? "exit status " + std::to_string(rc) : why) + ")");
 }

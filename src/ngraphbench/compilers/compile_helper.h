@@ -42,10 +42,12 @@ std::string MachineIdentity();
 std::string LastLine(const std::string& text);
 
 // Runs argv with stdout and stderr appended to `log`; returns the exit status (or -signal). The
-// helper dies with its worker. Throws CompileError "<who>: cannot start ..." (with `fix`, how to
-// point it at the right program) when it cannot be started.
+// helper dies with its worker. `env`: NAME=value entries that the helper gets on top of this
+// process's environment (replacing a variable of the same name). Throws CompileError "<who>:
+// cannot start ..." (with `fix`, how to point it at the right program) when it cannot be started.
 int RunProcess(const std::vector<std::string>& argv, const std::filesystem::path& log,
-               const std::string& who, const std::string& fix);
+               const std::string& who, const std::string& fix,
+               const std::vector<std::string>& env = {});
 
 // The ONNX file a compile script reads: the request's `onnx_path` (a model with its external data
 // beside it), or else its ONNX bytes written to <dir>/model.onnx for the script's run and removed
@@ -94,11 +96,15 @@ class CacheEntryBuild {
   std::optional<RemoveOnSignal> remove_on_signal_;  // dir_, until committed
 };
 
-// Runs a compile script (argv) that writes into cache entry `entry`, its output to
-// <entry>/compile.log, and succeeds when it exits 0 having written `done` (its meta.json, written
-// last). On a failure the whole log goes to stderr (the worker's log), `discard` is removed when
-// not empty (an uncached compile's temporary folder), and CompileError says
-// "<who>: compiling failed (<the log's last line, or the exit status>)".
+// Runs a compile script (argv: a python and the script) that writes into cache entry `entry`, its
+// output to <entry>/compile.log, and succeeds when it exits 0 having written `done` (its
+// meta.json, written last). The script ends through python/script_exit.py's run_main, which it
+// finds on the PYTHONPATH given here. On a failure the whole log goes to stderr (the worker's log)
+// and `discard` is removed when not empty (an uncached compile's temporary folder); then an exit
+// with kExitStorageFailed (the storage failed: a full disk is not the compiler's failure) throws
+// StorageError "<who>: the compile script could not write into <entry>'s folder: <the log's last
+// line>", so that the worker writes no row and the sweep stops (core/error.h); any other failure
+// throws CompileError "<who>: compiling failed (<the log's last line, or the exit status>)".
 void RunCompileScript(const std::vector<std::string>& argv, const std::filesystem::path& entry,
                       const std::filesystem::path& done, const std::filesystem::path& discard,
                       const std::string& who, const std::string& fix);

@@ -41,7 +41,6 @@ import json
 import os
 import sys
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # inductor_compile.py: the ONNX -> torch.export path both compilers share (see the top).
@@ -139,12 +138,8 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except Exception as e:  # pylint: disable=broad-except
-        traceback.print_exc()
-        # The last stderr line is what the C++ module quotes in its CompileError.
-        lines = [line for line in str(e).strip().splitlines() if line.strip()]
-        first = (lines[0].strip() if lines else "").replace(";", ",")[:300]
-        log(f"error: {type(e).__name__}: {first}")
-        sys.exit(1)
+    # python/script_exit.py, on the PYTHONPATH the worker gives this script: exit 1 on an error,
+    # 74 when the storage failed (a full disk is not the compiler's failure).
+    import script_exit  # pylint: disable=import-error
+
+    script_exit.run_main(main, "executorch_compile")

@@ -63,7 +63,6 @@ import shutil
 import sys
 import tempfile
 import time
-import traceback
 
 
 def log(message):
@@ -444,10 +443,8 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except Exception as e:  # pylint: disable=broad-except
-        traceback.print_exc()
-        # The last stderr line is what the C++ module quotes in its CompileError.
-        log(f"error: {type(e).__name__}: {first_line(str(e))}")
-        sys.exit(1)
+    # python/script_exit.py, on the PYTHONPATH the worker gives this script: exit 1 on an error,
+    # 74 when the storage failed (a full disk is not the compiler's failure).
+    import script_exit  # pylint: disable=import-error
+
+    script_exit.run_main(main, "inductor_compile", first_line)
