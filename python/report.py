@@ -13,17 +13,22 @@ Needs only the standard library and matplotlib (pinned in scripts/setup/report.s
 """
 
 import argparse
-import csv
 import math
 import os
+import re
 import sys
 from collections import OrderedDict, defaultdict
 
 import matplotlib
 
 matplotlib.use("Agg")  # no display on benchmark machines
+# Names are drawn as they are: a "$" in a model or device name is no TeX (whose parser would
+# fail on some names).
+matplotlib.rcParams["text.parse_math"] = False
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
+
+import results_io  # noqa: E402  (the capped reader of the files the report reads)
 
 BASELINE = "identity"
 TABLES = ("scaling.csv", "blocks.csv", "ranking.csv", "rank_reversals.csv", "failures.csv")
@@ -41,12 +46,16 @@ ERROR_BARS = ("Error bars are 95% intervals from the spread between the worker p
 
 
 def read_table(path):
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    return results_io.read_table(path)
 
 
 def num(text):
-    return float(text) if text not in ("", None) else None
+    """The cell's number; None for an empty cell, and for what no measurement can be (inf,
+    nan), which is neither drawn nor shown."""
+    if text in ("", None):
+        return None
+    value = float(text)
+    return value if math.isfinite(value) else None
 
 
 def fmt(value, digits=3):
@@ -55,12 +64,32 @@ def fmt(value, digits=3):
     return f"{value:.{digits}g}"
 
 
-def md_table(header, rows):
-    def cell(v):
-        return str(v).replace("|", "\\|")
+# Text from the inputs (names, error messages) shown in report.md: every character Markdown or
+# the HTML it may hold would read as markup is escaped, and a line break becomes a space (a table
+# row is one line). One pass, so that no escape added is escaped again.
+MD_ESCAPES = {"\\": "\\\\", "&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|", "`": "\\`",
+              "*": "\\*", "[": "\\[", "]": "\\]", "\r\n": " ", "\n": " ", "\r": " "}
+MD_SPECIAL = re.compile("|".join(re.escape(k) for k in sorted(MD_ESCAPES, key=len, reverse=True)))
 
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+
+def md_text(value):
+    """`value` as literal text in Markdown (a table cell, a heading, an image's alt text)."""
+    return MD_SPECIAL.sub(lambda m: MD_ESCAPES[m.group(0)], str(value))
+
+
+def md_code(value):
+    """`value` as inline code, or as escaped text where it holds what would end the code."""
+    text = str(value)
+    return f"`{text}`" if not re.search("[`\r\n|]", text) else md_text(text)
+
+
+def on(experiment, device):
+    return f"{md_text(experiment)} on {md_text(device)}"
+
+
+def md_table(header, rows):
+    lines = ["| " + " | ".join(md_text(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(md_text(v) for v in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 
 
@@ -151,8 +180,11 @@ def plot_line(ax, points, x_column, column, label, style):
             **style)
     bars = [(x, y, ci) for x, y, ci in xy if ci is not None]
     if bars:
+        # A value rounded in its CSV may lie a hair outside its interval (a throughput whose
+        # interval ends at it): that bar starts at the value.
         ax.errorbar([x for x, _, _ in bars], [y for _, y, _ in bars],
-                    yerr=[[y - ci[0] for _, y, ci in bars], [ci[1] - y for _, y, ci in bars]],
+                    yerr=[[max(0.0, y - ci[0]) for _, y, ci in bars],
+                          [max(0.0, ci[1] - y) for _, y, ci in bars]],
                     fmt="none", ecolor=style["color"], elinewidth=0.8, capsize=2)
 
 
@@ -315,7 +347,7 @@ def profile_section(analysis_dir, fig_dir):
         name = safe(f"{device}_{experiment}_profile_by_op_class.png")
         plot_profile(rows, os.path.join(fig_dir, name),
                      f"{experiment} on {device}: time per inference by operator class")
-        md.append(f"![time by operator class, {experiment} on {device}](figures/{name})\n")
+        md.append(f"![time by operator class, {on(experiment, device)}](figures/{name})\n")
     if pairs:
         md.append("Time saved by the compiler over the baseline, by operator class, as a "
                   "fraction of the whole time saved (the fractions of a pair sum to 1).\n")
@@ -491,13 +523,13 @@ def scenarios_section(analysis_dir, fig_dir, styles):
                             "batching better", "geomean concurrency / batching", "range"],
                            summary))
     for (device, experiment), rows in group_by(roads, "device", "experiment").items():
-        md.append(f"### Batching or concurrency: {experiment} on {device}\n")
+        md.append(f"### Batching or concurrency: {on(experiment, device)}\n")
         if any(num(r["batching_sps"]) is not None or num(r["concurrency_sps"]) is not None
                for r in rows):
             name = safe(f"{device}_{experiment}_batching_vs_concurrency.png")
             plot_roads(rows, styles, os.path.join(fig_dir, name),
                        f"{experiment} on {device}: samples/s against samples in flight")
-            md.append(f"![batching against concurrency, {experiment} on {device}]"
+            md.append(f"![batching against concurrency, {on(experiment, device)}]"
                       f"(figures/{name})\n")
         compared = [r for r in rows if num(r["concurrency_over_batching"]) is not None]
         if compared:
@@ -536,11 +568,11 @@ def scenarios_section(analysis_dir, fig_dir, styles):
     for r in steps:
         curves[(r["device"], r["experiment"])][1].append(r)
     for (device, experiment), (offline_rows, step_rows) in sorted(curves.items()):
-        md.append(f"### Latency against throughput: {experiment} on {device}\n")
+        md.append(f"### Latency against throughput: {on(experiment, device)}\n")
         name = safe(f"{device}_{experiment}_latency_vs_throughput.png")
         plot_latency_throughput(offline_rows, step_rows, styles, os.path.join(fig_dir, name),
                                 f"{experiment} on {device}: latency against samples/s")
-        md.append(f"![latency against throughput, {experiment} on {device}](figures/{name})\n")
+        md.append(f"![latency against throughput, {on(experiment, device)}](figures/{name})\n")
         md.append("Offline: one point per streams count (its number beside it), the p99 of one "
                   "request's latency. Server: one point per rate measured (find_peak's steps, or "
                   "the run's one rate), the latency at the run's percentile from each query's "
@@ -560,14 +592,14 @@ def scenarios_section(analysis_dir, fig_dir, styles):
              for r in servers]))
     peaks = [r for r in servers if r["find_peak"] == "true"]
     for (device, experiment), rows in group_by(peaks, "device", "experiment").items():
-        md.append(f"### Peak QPS under the bound: {experiment} on {device}\n")
+        md.append(f"### Peak QPS under the bound: {on(experiment, device)}\n")
         name = safe(f"{device}_{experiment}_peak_qps.png")
         plot_peaks(rows, styles, os.path.join(fig_dir, name),
                    f"{experiment} on {device}: highest rate that met the bound (find_peak)")
-        md.append(f"![peak QPS, {experiment} on {device}](figures/{name})\n")
+        md.append(f"![peak QPS, {on(experiment, device)}](figures/{name})\n")
         none = [r["run_id"] + " (" + r["compiler"] + ")" for r in rows if not r["peak_qps"]]
         if none:
-            md.append(f"No rate met the bound: {', '.join(none)}.\n")
+            md.append(f"No rate met the bound: {md_text(', '.join(none))}.\n")
     return md
 
 
@@ -589,10 +621,10 @@ def write_report(analysis_dir, out_dir):
     styles = compiler_styles({r["compiler"] for r in scaling} |
                              {r["compiler"] for table in scenario_tables for r in table})
     md = ["# ngraphbench report\n",
-          f"From `{analysis_dir}`: {len(scaling)} runs measured, {len(failures)} not ok. "
+          f"From {md_code(analysis_dir)}: {len(scaling)} runs measured, {len(failures)} not ok. "
           f"{invalid_summary(invalid)} "
-          f"Devices: {', '.join(sorted({r['device'] for r in scaling})) or '-'}. "
-          f"Compilers: {', '.join(sorted({r['compiler'] for r in scaling})) or '-'}.\n",
+          f"Devices: {md_text(', '.join(sorted({r['device'] for r in scaling}))) or '-'}. "
+          f"Compilers: {md_text(', '.join(sorted({r['compiler'] for r in scaling}))) or '-'}.\n",
           "Throughput T is the median-latency throughput in samples/s, L the latency of one "
           "batch. RTR(b) = T(b)/T(1). ASE(b) = T(b)/(b·T(1)) = L(1)/L(b): 1 means the whole "
           "batch of b takes as long as one sample alone (throughput grows linearly with b: "
@@ -621,7 +653,7 @@ def write_report(analysis_dir, out_dir):
         if len({r["batch_size"] for r in rows}) < 2:
             continue  # one batch size: nothing scales
         stem = safe(f"{device}_{experiment}")
-        md.append(f"### {experiment} on {device}\n")
+        md.append(f"### {on(experiment, device)}\n")
         for column, label, what in (
                 ("throughput_median_sps", "throughput (samples/s)", "throughput"),
                 ("ase", "ASE = L(1)/L(b)", "ase")):
@@ -629,7 +661,7 @@ def write_report(analysis_dir, out_dir):
             plot_batch_scaling(rows, column, label, styles, os.path.join(fig_dir, name),
                                f"{experiment} on {device}: {label} against batch size",
                                ase_bounds=what == "ase")
-            md.append(f"![{what} against batch size, {experiment} on {device}](figures/{name})\n")
+            md.append(f"![{what} against batch size, {on(experiment, device)}](figures/{name})\n")
         md.append("ASE between the grey lines: at 1 (dotted) the batch takes as long as one "
                   "sample (perfect scaling), at 1/b (dash-dotted) it takes b times as long "
                   "(batching gains nothing); above 1 is an anomaly to investigate.\n")
@@ -639,7 +671,7 @@ def write_report(analysis_dir, out_dir):
         md.append("No block experiment runs.\n")
     for (device, experiment, batch), rows in group_by(blocks, "device", "experiment",
                                                       "batch_size").items():
-        md.append(f"### {experiment} on {device}, batch size {batch}\n")
+        md.append(f"### {on(experiment, device)}, batch size {md_text(batch)}\n")
         stem = safe(f"{device}_{experiment}_b{batch}")
         plot_vs_depth(rows, "throughput_median_sps", "throughput (samples/s)", False, styles,
                       os.path.join(fig_dir, f"{stem}_throughput_vs_depth.png"),
@@ -734,7 +766,11 @@ def main(argv=None):
     parser.add_argument("--name", default="report", help="report folder name")
     parser.add_argument("--reports-dir", default="reports", help="parent of the report folder")
     args = parser.parse_args(argv)
-    path = write_report(args.analysis_dir, os.path.join(args.reports_dir, args.name))
+    try:
+        path = write_report(args.analysis_dir, os.path.join(args.reports_dir, args.name))
+    except results_io.InputError as e:  # bad input: exit status 2, as ngraphbench's
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
     print(path)
 
 

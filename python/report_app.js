@@ -6,6 +6,9 @@
   const RAW = JSON.parse(document.getElementById("ngb-data").textContent);
   const N = RAW.runs.n;
   const BASELINE = RAW.baseline;
+  // Names from the inputs (a compiler folder named __proto__ or constructor) are never keys of
+  // plain objects here: lookups by them go through Maps, or through own() on the parsed data.
+  const own = (object, key) => (Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined);
   const C = {};  // column name -> one value per run (dictionary-encoded columns decoded)
   for (const [name, col] of Object.entries(RAW.runs.cols)) {
     C[name] = Array.isArray(col) ? col : col.codes.map((code) => col.dict[code]);
@@ -26,9 +29,9 @@
   const TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                  "#7f7f7f", "#bcbd22", "#17becf"];
   const COMPILERS = [...new Set(C.compiler)].sort();
-  const COLOR = {};
-  COMPILERS.filter((c) => c !== BASELINE).forEach((c, i) => { COLOR[c] = TAB10[i % 10]; });
-  COLOR[BASELINE] = "#000000";
+  const COLORS = new Map(COMPILERS.filter((c) => c !== BASELINE).map((c, i) => [c, TAB10[i % 10]]));
+  COLORS.set(BASELINE, "#000000");
+  const COLOR = (compiler) => COLORS.get(compiler) || "#7f7f7f";
 
   const FILTERS = [
     { key: "device" }, { key: "compiler" }, { key: "experiment" }, { key: "model" },
@@ -175,12 +178,12 @@
       const compiler = C.compiler[points[0]];
       if (!traces.has(compiler)) {
         traces.set(compiler, {
-          type: "scatter", mode: "lines+markers", name: compiler, x: [], y: [], text: [],
-          customdata: [], line: { color: COLOR[compiler], width: 1.3,
+          type: "scatter", mode: "lines+markers", name: esc(compiler), x: [], y: [], text: [],
+          customdata: [], line: { color: COLOR(compiler), width: 1.3,
                                   dash: compiler === BASELINE ? "dash" : "solid" },
           marker: { size: 5 }, hovertemplate: "%{text}<extra></extra>", connectgaps: false,
           error_y: { type: "data", symmetric: false, array: [], arrayminus: [], thickness: 1,
-                     width: 2, color: COLOR[compiler] },
+                     width: 2, color: COLOR(compiler) },
         });
       }
       const t = traces.get(compiler);
@@ -189,7 +192,7 @@
         t.x.push(x(i)); t.y.push(v); t.customdata.push(i);
         t.error_y.array.push(hi === null ? null : hi - v);
         t.error_y.arrayminus.push(lo === null ? null : v - lo);
-        t.text.push(`${runLabel(i)}<br>${fmt(v, 4)}` +
+        t.text.push(`${esc(runLabel(i))}<br>${fmt(v, 4)}` +
                     (lo === null || hi === null ? "" : ` [${fmt(lo, 4)}, ${fmt(hi, 4)}]`));
       }
       for (const arr of [t.x, t.y, t.text, t.customdata, t.error_y.array, t.error_y.arrayminus]) {
@@ -295,13 +298,13 @@
         if (!v) { zr.push(null); tr.push(""); continue; }
         const g = geomean(v);
         zr.push(Math.log2(g));
-        tr.push(`${m} · ${c}<br>speedup ${fmt(g, 3)}× (n = ${v.length})`);
+        tr.push(`${esc(m)} · ${esc(c)}<br>speedup ${fmt(g, 3)}× (n = ${v.length})`);
       }
       z.push(zr); text.push(tr);
     }
     const ticks = [-4, -3, -2, -1, 0, 1, 2, 3, 4];
     draw("fig-speedup", [{
-      type: "heatmap", x: compilers, y: models, z, text, hovertemplate: "%{text}<extra></extra>",
+      type: "heatmap", x: compilers.map(esc), y: models.map(esc), z, text, hovertemplate: "%{text}<extra></extra>",
       colorscale: "RdBu", reversescale: true, zmid: 0, zmin: -3, zmax: 3, xgap: 1, ygap: 1,
       colorbar: { title: { text: "speedup" }, tickvals: ticks,
                   ticktext: ticks.map((t) => (t < 0 ? "1/" + 2 ** -t : String(2 ** t))) },
@@ -366,9 +369,9 @@
       columns.forEach((c, j) => {
         const o = j === 0 ? identityOrder : order(chosen[j - 1].compiler_order);
         const pos = o.indexOf(m);
-        xs.push(c); ys.push(pos < 0 ? null : pos + 1);
+        xs.push(esc(c)); ys.push(pos < 0 ? null : pos + 1);
       });
-      return { type: "scatter", mode: "lines+markers", name: m, x: xs, y: ys,
+      return { type: "scatter", mode: "lines+markers", name: esc(m), x: xs, y: ys,
                line: { color: TAB10[k % 10], width: 2 }, marker: { size: 9 },
                hovertemplate: `${esc(m)}: rank %{y} under %{x}<extra></extra>` };
     });
@@ -380,15 +383,15 @@
         if (j < 0) continue;
         const o = order(chosen[j - 1].compiler_order);
         for (const m of [r.model_a, r.model_b]) {
-          xs.push(r.compiler); ys.push(o.indexOf(m) + 1);
-          hover.push(`${verdict} reversal under ${r.compiler}: ${r.model_a} / ${r.model_b}`);
+          xs.push(esc(r.compiler)); ys.push(o.indexOf(m) + 1);
+          hover.push(`${verdict} reversal under ${esc(r.compiler)}: ${esc(r.model_a)} / ${esc(r.model_b)}`);
         }
       }
       traces.push({ type: "scatter", mode: "markers", name: verdict + " reversal", x: xs, y: ys,
                     text: hover, hovertemplate: "%{text}<extra></extra>",
                     marker: { symbol: "circle-open", size: 20, color, line: { width: 2.5, dash } } });
     }
-    draw("fig-ranking", traces, layout(`${title}: ${group}`, {
+    draw("fig-ranking", traces, layout(`${title}: ${esc(group)}`, {
       height: Math.max(320, 40 * models.length + 120),
       xaxis: { type: "category" },
       yaxis: { autorange: "reversed", dtick: 1, title: { text: "rank" } } }));
@@ -465,7 +468,7 @@
           `${fmt(csvNum(r[column]), 4)} samples/s` + (r.concurrency_over_batching
             ? `<br>concurrency / batching ${fmt(csvNum(r.concurrency_over_batching), 3)} (${esc(r.better)} better)` : "")]);
         if (points.length) {
-          addLine(traces, `${compiler}, ${road}`, { line: { color: COLOR[compiler], dash, width: 1.3 },
+          addLine(traces, `${esc(compiler)}, ${road}`, { line: { color: COLOR(compiler), dash, width: 1.3 },
                                                     marker: { symbol, size: 6 } }, points);
         }
       }
@@ -491,7 +494,7 @@
         `${esc(r.compiler)} · ${esc(r.model)} · b${esc(r.batch_size)} · ${esc(r.device)}<br>offline, ${esc(r.streams)} streams: ` +
         `${fmt(csvNum(r.samples_per_s), 4)} samples/s, p99 ${fmt(csvNum(r.latency_p99_ms), 3)} ms (p50 ${fmt(csvNum(r.latency_p50_ms), 3)})`]);
       if (points.length) {
-        addLine(traces, `${compiler}, offline p99`, { line: { color: COLOR[compiler], width: 1.3 },
+        addLine(traces, `${esc(compiler)}, offline p99`, { line: { color: COLOR(compiler), width: 1.3 },
                                                       marker: { symbol: "circle", size: 6 } }, points);
       }
     }
@@ -505,7 +508,7 @@
         `${esc(r.compiler)} · ${esc(r.run_id)} · ${esc(r.device)}<br>${fmt(csvNum(r.target_qps), 4)} QPS: ` +
         `${fmt(csvNum(r.achieved_qps), 4)} achieved, p${esc(r.latency_percentile)} ${fmt(csvNum(r.latency_at_percentile_ms), 3)} ms ` +
         `(bound ${esc(r.latency_bound_ms)} ms, ${r.bound_met === "true" ? "met" : "broken"}${r.valid === "false" ? ", invalid" : ""})`]);
-      addLine(traces, `${compiler}, server`, { line: { color: COLOR[compiler], width: 1.3, dash: "dash" },
+      addLine(traces, `${esc(compiler)}, server`, { line: { color: COLOR(compiler), width: 1.3, dash: "dash" },
                                                marker: { symbol: "triangle-up", size: 7 } }, points);
       for (const r of line) {
         if (r.reported === "true") {
@@ -536,17 +539,17 @@
     const title = "peak QPS under the latency bound (find_peak)";
     const rows = RAW.server_runs.filter((r) => keepRow("server")(r) && r.find_peak === "true");
     if (!rows.length) { draw("fig-peak", [], emptyLayout(title, "no find_peak server run under these filters")); return; }
-    const label = (r) => `${r.model} · b${r.batch_size} · s${r.streams} · p${r.latency_percentile} ≤ ${r.latency_bound_ms} ms` +
-                         (new Set(rows.map((x) => x.device)).size > 1 ? ` · ${r.device}` : "");
+    const label = (r) => esc(`${r.model} · b${r.batch_size} · s${r.streams} · p${r.latency_percentile} ≤ ${r.latency_bound_ms} ms` +
+                             (new Set(rows.map((x) => x.device)).size > 1 ? ` · ${r.device}` : ""));
     const labels = [...new Set(rows.map(label))].sort();
     const compilers = [...new Set(rows.map((r) => r.compiler))].sort();
     const traces = compilers.map((c) => {
       const by = new Map(rows.filter((r) => r.compiler === c).map((r) => [label(r), r]));
-      return { type: "bar", name: c, x: labels, marker: { color: COLOR[c] },
+      return { type: "bar", name: esc(c), x: labels, marker: { color: COLOR(c) },
                y: labels.map((l) => (by.has(l) ? csvNum(by.get(l).peak_qps) : null)),
                text: labels.map((l) => (!by.has(l) ? "" : by.get(l).peak_qps
-                 ? `${esc(c)} · ${esc(l)}<br>peak ${fmt(csvNum(by.get(l).peak_qps), 4)} QPS in ${esc(by.get(l).peak_steps)} steps`
-                 : `${esc(c)} · ${esc(l)}<br>no rate met the bound`)),
+                 ? `${esc(c)} · ${l}<br>peak ${fmt(csvNum(by.get(l).peak_qps), 4)} QPS in ${esc(by.get(l).peak_steps)} steps`
+                 : `${esc(c)} · ${l}<br>no rate met the bound`)),
                hovertemplate: "%{text}<extra></extra>", textposition: "none" };
     });
     draw("fig-peak", traces, layout(title, { barmode: "group", xaxis: { type: "category", automargin: true },
@@ -600,7 +603,7 @@
     const classes = [...new Set(ops.map((r) => r.op_class))];
     const traces = classes.map((c, k) => {
       const byLabel = new Map(ops.filter((r) => r.op_class === c).map((r) => [label(r), r]));
-      return { type: "bar", name: c, x: labels, y: labels.map((l) => (byLabel.has(l) ? csvNum(byLabel.get(l).ms_per_inference) : 0)),
+      return { type: "bar", name: esc(c), x: labels.map(esc), y: labels.map((l) => (byLabel.has(l) ? csvNum(byLabel.get(l).ms_per_inference) : 0)),
                marker: { color: TAB10[k % 10] },
                hovertemplate: `${esc(c)}: %{y:.3g} ms<br>%{x}<extra></extra>` };
     });
@@ -641,11 +644,11 @@
       if (v === null) continue;
       if (!by.has(C.compiler[i])) by.set(C.compiler[i], { y: [], text: [], customdata: [] });
       const b = by.get(C.compiler[i]);
-      b.y.push(v); b.text.push(runLabel(i)); b.customdata.push(i);
+      b.y.push(v); b.text.push(esc(runLabel(i))); b.customdata.push(i);
     }
     const points = [...by.values()].reduce((s, b) => s + b.y.length, 0);
     const traces = [...by.keys()].sort().map((c) => Object.assign({
-      type: "box", name: c, marker: { color: COLOR[c], size: 3 }, boxpoints: points <= 3000 ? "all" : "outliers",
+      type: "box", name: esc(c), marker: { color: COLOR(c), size: 3 }, boxpoints: points <= 3000 ? "all" : "outliers",
       jitter: 0.4, pointpos: 0, hovertemplate: "%{text}<br>%{y}<extra></extra>", showlegend: false,
     }, by.get(c)));
     return { traces, points };
@@ -698,22 +701,22 @@
     }
     const probs = RAW.quantile_probs;
     const traces = shown.map((i) => ({
-      type: "scatter", mode: "lines+markers", name: `${C.compiler[i]} (n = ${RAW.dists[i][0]})`,
+      type: "scatter", mode: "lines+markers", name: `${esc(C.compiler[i])} (n = ${RAW.dists[i][0]})`,
       x: RAW.dists[i].slice(1), y: probs, marker: { size: 4 },
-      line: { color: COLOR[C.compiler[i]], width: i === s ? 3 : 1.5, dash: C.compiler[i] === BASELINE ? "dash" : "solid" },
+      line: { color: COLOR(C.compiler[i]), width: i === s ? 3 : 1.5, dash: C.compiler[i] === BASELINE ? "dash" : "solid" },
       hovertemplate: `${esc(runLabel(i))}<br>%{y:.3f} of the runs ≤ %{x} ms<extra></extra>`,
     }));
     for (const i of shown) {
       const medians = str(C.process_p50s_ms[i]).split(";").filter((v) => v !== "").map(Number);
       if (!medians.length) continue;
-      traces.push({ type: "scatter", mode: "markers", name: `${C.compiler[i]}: process medians`, x: medians,
+      traces.push({ type: "scatter", mode: "markers", name: `${esc(C.compiler[i])}: process medians`, x: medians,
                     y: medians.map(() => 0), showlegend: i === s,
-                    marker: { symbol: "line-ns-open", size: 16, color: COLOR[C.compiler[i]], line: { width: 2 } },
+                    marker: { symbol: "line-ns-open", size: 16, color: COLOR(C.compiler[i]), line: { width: 2 } },
                     hovertemplate: "process median %{x} ms<extra></extra>" });
     }
     const xs = shown.flatMap((i) => RAW.dists[i].slice(1));
     const wide = Math.max(...xs) / Math.max(1e-9, Math.min(...xs)) > 20;
-    draw("fig-dist", traces, layout(`${title}: ${runLabel(s)}`, {
+    draw("fig-dist", traces, layout(`${title}: ${esc(runLabel(s))}`, {
       xaxis: { type: wide ? "log" : "linear", title: { text: "latency of one batch (ms)" } },
       yaxis: { title: { text: "fraction of timed runs ≤ x" }, range: [-0.05, 1.05] } }));
   }
@@ -722,13 +725,13 @@
 
   function drawProblems(idx) {
     const bad = idx.filter((i) => C.status[i] !== "ok" || C.validity[i] === "invalid");
-    const counts = {};
+    const counts = new Map();
     for (const i of bad) {
       const k = C.status[i] === "ok" ? "invalid" : C.status[i];
-      counts[k] = (counts[k] || 0) + 1;
+      counts.set(k, (counts.get(k) || 0) + 1);
     }
     let html = bad.length
-      ? `<p>${bad.length} of the ${idx.length} runs shown: ${Object.entries(counts).map(([k, v]) => `${v} ${esc(k)}`).join(", ")}.` +
+      ? `<p>${bad.length} of the ${idx.length} runs shown: ${[...counts].map(([k, v]) => `${v} ${esc(k)}`).join(", ")}.` +
         (RAW.invalid_included ? " Runs marked invalid were kept in the derived numbers (analyze --include-invalid)." :
           " Runs marked invalid were left out of the derived numbers (RTR, ASE, speedups, rankings).") + "</p>"
       : "<p>None under these filters.</p>";
@@ -750,7 +753,7 @@
     const devices = [...new Set(idx.map((i) => C.device[i]))].sort();
     let html = "";
     for (const d of devices) {
-      const entries = RAW.machines[d] || {};
+      const entries = own(RAW.machines, d) || {};
       const ids = Object.keys(entries);
       html += `<h3>${esc(d)}</h3>`;
       if (!ids.length) html += "<p>No machine.json for this device.</p>";
@@ -787,11 +790,11 @@
     const started = performance.now();
     const idx = filtered();
     lastIdx = idx;
-    const counts = {};
-    for (const i of idx) counts[C.status[i]] = (counts[C.status[i]] || 0) + 1;
+    const counts = new Map();
+    for (const i of idx) counts.set(C.status[i], (counts.get(C.status[i]) || 0) + 1);
     const invalid = idx.filter((i) => C.status[i] === "ok" && C.validity[i] === "invalid").length;
     $("summary").innerHTML = `Showing <b id="shown-runs">${idx.length}</b> of ${N} runs: ` +
-      Object.entries(counts).sort().map(([k, v]) => `${v} ${esc(k)}`).join(", ") +
+      [...counts].sort().map(([k, v]) => `${v} ${esc(k)}`).join(", ") +
       (invalid ? `; ${invalid} ok runs marked invalid` : "") + ".";
     // Each view's drawing time (ms), for finding the slow one: window.__ngbViewMs.
     const times = {};
@@ -837,6 +840,12 @@
 
   $("provenance").textContent = `From ${RAW.inputs.join(", ")}: ${N} runs, generated ${RAW.generated}. ` +
     "Static figures for papers: report.md and figures/ beside this file.";
+  // Traces and machine.json files the report could not read (python/results_io.py says why).
+  if (RAW.left_out_count) {
+    $("left-out").innerHTML = `<p class="note">${RAW.left_out_count} file(s) beside the rows could not be read and were left out:</p>` +
+      `<ul>${RAW.left_out.map((m) => `<li>${esc(m)}</li>`).join("")}</ul>` +
+      (RAW.left_out_count > RAW.left_out.length ? `<p>and ${RAW.left_out_count - RAW.left_out.length} more.</p>` : "");
+  }
   // Reports without offline or server runs have no such section (and look as they did).
   if (!HAS_SCENARIOS) $("sec-scenarios").remove();
   buildFilters();

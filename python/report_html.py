@@ -9,7 +9,10 @@ page embeds its data (the runs as columnar JSON, the analysis tables, machine.js
 latency distribution as a quantile summary of its trace) and Plotly's JavaScript bundle from the
 plotly PyPI package: it opens offline, from a file, with nothing fetched. Unless --no-static,
 python/report.py's Markdown report and its PNG figures (for papers) are written into DIR too.
-Needs the standard library, matplotlib and plotly (pinned in scripts/setup/report.sh).
+The inputs are read by python/results_io.py under analyze's rules: an input it refuses ends the
+script with exit status 2 and a message naming the file (bad input, as `ngraphbench report`
+then says too); a trace or machine.json that cannot be read is left out, named on stderr and in
+the page. Needs the standard library, matplotlib and plotly (pinned in scripts/setup/report.sh).
 """
 
 import argparse
@@ -21,7 +24,7 @@ import re
 import sys
 
 import report  # the analysis CSVs' readers and the static report
-from results_io import Tree, trace_latencies_ns
+from results_io import InputError, Tree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEMPLATE = os.path.join(HERE, "report_template.html")
@@ -49,6 +52,9 @@ SCALING_TEXT = ("scaling_note", "speedup_note")
 QUANTILES = (0, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6,
              0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.975, 0.99, 1)
 DIGITS = 4  # significant digits kept in the page: more than any interval here resolves
+# Side files left out (a trace or machine.json that cannot be read): each is named on stderr
+# and in the page, up to this many.
+MAX_LEFT_OUT_SHOWN = 200
 
 
 def compact(value):
@@ -86,18 +92,23 @@ def quantiles(samples):
         position = p * last
         low = math.floor(position)
         high = min(low + 1, last)
-        out.append(samples[low] + (samples[high] - samples[low]) * (position - low))
+        low_value, high_value = float(samples[low]), float(samples[high])
+        out.append(low_value + (high_value - low_value) * (position - low))
     return out
 
 
-def distribution(tree, trace_key):
-    """[sample count, quantiles in ms...] of a run's trace, or None without one."""
-    text = tree.trace(trace_key)
-    if not text:
+def distribution(tree, trace_key, left_out):
+    """[sample count, quantiles in ms...] of a run's trace, or None without one. A trace that
+    cannot be read (not a regular file, too large, not a trace) is left out, its message added
+    to left_out: only the report reads traces, and the run's numbers stand without it."""
+    try:
+        samples = tree.latencies(trace_key)
+    except InputError as e:
+        left_out.append(f"{e}: the run's latency distribution is left out")
         return None
-    samples = sorted(ns for _, ns in trace_latencies_ns(text))
-    if not samples:
+    if samples is None or not len(samples):
         return None
+    samples.sort()
     return [len(samples)] + [compact(q / 1e6) for q in quantiles(samples)]
 
 
@@ -106,19 +117,28 @@ def optional_table(analysis_dir, name):
     return report.read_table(path) if os.path.exists(path) else []
 
 
+def process_medians(text):
+    """A row's process_p50s_ms ("1.02;0.98"), each at the page's precision; what is not a
+    finite number is left out."""
+    values = (number(v) for v in (text or "").split(";") if v)
+    return ";".join(str(v) for v in values if v is not None)
+
+
 def collect(analysis_dir, inputs):
     """The page's data: every run of every input (skipped and failed ones too) with its
     analysis values, its distribution, and the analysis tables the page draws."""
     scaling = {tuple(r[k] for k in SCALING_KEY): r
                for r in report.read_table(os.path.join(analysis_dir, "scaling.csv"))}
-    rows, dists, machines = [], [], {}
+    rows, dists, machines, left_out = [], [], {}, []
     for path in inputs:
         tree = Tree(path)
         try:
             for row, trace_key in tree.rows():
                 rows.append(row)
-                dists.append(distribution(tree, trace_key))
-            for device, entries in tree.machines().items():
+                dists.append(distribution(tree, trace_key, left_out))
+            found, problems = tree.machines()
+            left_out += [f"{p}: left out of the machine context" for p in problems]
+            for device, entries in found.items():
                 machines.setdefault(device, {}).update(entries)
         finally:
             tree.close()
@@ -136,8 +156,7 @@ def collect(analysis_dir, inputs):
               if r["scenario"] == "single_stream" else {} for r in rows]
     cols = {}
     for r in rows:  # each process's median, at the precision of every other number here
-        r["process_p50s_ms"] = ";".join(str(compact(float(v)))
-                                        for v in (r.get("process_p50s_ms") or "").split(";") if v)
+        r["process_p50s_ms"] = process_medians(r.get("process_p50s_ms"))
     for name in TEXT_COLUMNS:
         cols[name] = text_column([r.get(name) or "" for r in rows])
     for name in NUMBER_COLUMNS:
@@ -169,6 +188,8 @@ def collect(analysis_dir, inputs):
         "server_runs": optional_table(analysis_dir, report.SERVER_RUNS),
         "server_steps": optional_table(analysis_dir, report.SERVER_STEPS),
         "machines": machines,
+        "left_out": left_out[:MAX_LEFT_OUT_SHOWN],
+        "left_out_count": len(left_out),
     }
 
 
@@ -224,11 +245,20 @@ def main(argv=None):
         sys.exit(f"report_html.py: {args.dir} lacks {', '.join(missing)}; expected the output "
                  "directory of `ngraphbench analyze` (run `ngraphbench report`, which runs it)")
     html = os.path.join(args.dir, "report.html")
-    data = collect(args.dir, args.results)
-    write_html(data, html)
-    print(html)
-    if not args.no_static:
-        print(report.write_report(args.dir, args.dir))
+    try:
+        data = collect(args.dir, args.results)
+        for message in data["left_out"][:10]:
+            print(f"warning: {message}", file=sys.stderr)
+        if data["left_out_count"] > 10:
+            print(f"warning: {data['left_out_count'] - 10} more files left out (listed in "
+                  f"{html})", file=sys.stderr)
+        write_html(data, html)
+        print(html)
+        if not args.no_static:
+            print(report.write_report(args.dir, args.dir))
+    except InputError as e:  # `ngraphbench report` exits 2: bad input
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

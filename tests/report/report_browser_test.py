@@ -4,23 +4,26 @@ chromium-driver, driven by selenium; all installed by ./setup.sh).
 
     report_browser_test.py NGRAPHBENCH SOURCE_DIR OUT_DIR [--update-docs]
 
-Makes two reports with `ngraphbench report --html-only`: the released traces
-(resources/traces/results_raw.zip) and a synthetic zip of 20,350 runs (bench/synthetic_results.py,
+Makes three reports with `ngraphbench report --html-only`: the released traces
+(resources/traces/results_raw.zip), a synthetic zip of 20,350 runs (bench/synthetic_results.py,
 its rows copied from a row that `ngraphbench run tiny null` writes here, so in today's schema;
-350 of them offline and server runs, find_peak's with their steps files).
+350 of them offline and server runs, find_peak's with their steps files), and those null runs
+copied under compilers and a device named __proto__, constructor and toString.
 Loads each page from its file and checks: no JavaScript error (uncaught errors and rejections the
 page collects, and the browser's console errors), every figure drawn by Plotly, that a filter
 changes what is drawn (only onnxruntime: the latency figure then holds onnxruntime's single-stream
-runs and no other compiler's), and the offline and server figures: drawn with data on the
-synthetic page, absent from the released traces' (which hold no such run). Prints each page's size and load time (navigation start to every view drawn),
-and writes screenshots into OUT_DIR/screenshots/. --update-docs also writes docs/report.png, the
-released traces' report as the README shows it.
+runs and no other compiler's), the offline and server figures: drawn with data on the
+synthetic page, absent from the released traces' (which hold no such run), and on the third page
+each compiler's line in the latency figure. Prints each page's size and load time (navigation
+start to every view drawn), and writes screenshots into OUT_DIR/screenshots/. --update-docs
+also writes docs/report.png, the released traces' report as the README shows it.
 Exit 0 when every check passed, 1 otherwise: a missing chromium, chromium-driver or selenium is
 a failure, not a skip.
 """
 
 import argparse
 import base64
+import csv
 import io
 import os
 import shutil
@@ -82,7 +85,49 @@ def make_reports(binary, source, out):
     synthetic = os.path.join(out, "synthetic")
     seconds = run([binary, "report", synthetic_zip, "-o", synthetic, "--html-only"])
     print(f"synthetic: ngraphbench report took {seconds:.1f} s")
-    return os.path.join(traces, "report.html"), os.path.join(synthetic, "report.html")
+    names = make_names_report(binary, os.path.join(null, "results", "local", "null"), out)
+    return (os.path.join(traces, "report.html"), os.path.join(synthetic, "report.html"),
+            os.path.join(names, "report.html"))
+
+
+# Compilers and a device named like what every JavaScript object inherits.
+NAMES = (("local", "null"), ("local", "__proto__"), ("local", "constructor"),
+         ("__proto__", "toString"))
+
+
+def make_names_report(binary, null_runs, out):
+    """The null runs' rows and traces copied under each (device, compiler) of NAMES, the rows
+    saying so, and their report (the device __proto__ has no machine.json)."""
+    tree = os.path.join(out, "names")
+    for device, compiler in NAMES:
+        folder = os.path.join(tree, device, compiler)
+        os.makedirs(folder)
+        for name in os.listdir(null_runs):
+            path = os.path.join(null_runs, name)
+            if name.startswith(".") or not os.path.isfile(path):
+                continue
+            if name.endswith(".latencies.csv"):
+                shutil.copy(path, folder)
+                continue
+            with open(path, newline="") as f:
+                rows = list(csv.DictReader(f))
+            for row in rows:
+                row.update(device=device, compiler=compiler)
+            with open(os.path.join(folder, name), "w", newline="") as f:
+                writer = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
+                writer.writeheader()
+                writer.writerows(rows)
+    shutil.copy(os.path.join(null_runs, "..", "machine.json"), os.path.join(tree, "local"))
+    report = os.path.join(out, "names_report")
+    run([binary, "report", tree, "-o", report, "--include-invalid", "--html-only"])
+    return report
+
+
+def check_names(driver):
+    names = driver.execute_script(
+        "return document.getElementById('fig-latency').data.map((t) => t.name);")
+    check(sorted(names) == sorted({c for _, c in NAMES}),
+          f"names like __proto__: each compiler has its line in the latency figure ({names})")
 
 
 def browser():
@@ -132,6 +177,9 @@ def load(driver, path, name):
     ready_ms = driver.execute_script("return window.__ngbReadyMs")
     views = driver.execute_script("return window.__ngbViewMs")
     size = os.path.getsize(path)
+    if ready_ms is None:  # a JavaScript error stopped the drawing: check_page names it
+        print(f"{name}: {path}\n  never drawn", flush=True)
+        return None, size
     runs = driver.execute_script("return document.getElementById('shown-runs').textContent")
     print(f"{name}: {path}\n  size {size / 1e6:.2f} MB ({size} bytes), {runs} runs; load time "
           f"{ready_ms / 1000:.2f} s (navigation start to every view drawn; "
@@ -259,7 +307,7 @@ def main():
     os.makedirs(os.path.join(args.out, "screenshots"))
     driver = browser()  # before the reports: a missing browser fails at once
     try:
-        traces, synthetic = make_reports(args.binary, args.source, args.out)
+        traces, synthetic, names = make_reports(args.binary, args.source, args.out)
         shots = os.path.join(args.out, "screenshots")
         load(driver, traces, "released traces")
         check_page(driver, "released traces")
@@ -278,6 +326,10 @@ def main():
         check_filter(driver, "synthetic", "openvino")
         check_page(driver, "synthetic, filtered")
         check_scenarios(driver, "synthetic, filtered", expected=True)
+
+        load(driver, names, "names like __proto__")
+        check_page(driver, "names like __proto__")
+        check_names(driver)
     finally:
         driver.quit()
     print(f"report_browser_test: {len(failures)} failed check(s), "

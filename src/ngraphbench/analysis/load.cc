@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -90,7 +91,9 @@ std::vector<LoadedRun> LoadDirectory(const fs::path& input) {
     for (const auto& compiler : fs::directory_iterator(device.path())) {
       if (!compiler.is_directory()) continue;
       for (const auto& file : fs::directory_iterator(compiler.path())) {
-        if (file.is_regular_file() && IsRowFile(file.path().filename().string())) {
+        // Anything named like a row but a folder is read as one: a FIFO or a device is then
+        // refused by name (ReadFileCapped), never skipped in silence.
+        if (!file.is_directory() && IsRowFile(file.path().filename().string())) {
           files.push_back(file.path());
         }
       }
@@ -191,6 +194,7 @@ std::vector<LoadedRun> LoadZip(const std::string& input) {
 
   const zip_int64_t entries = zip_get_num_entries(archive.get(), 0);
   std::vector<std::string> names;
+  std::set<std::string> seen;
   for (zip_int64_t i = 0; i < entries; ++i) {
     const char* name = zip_get_name(archive.get(), i, 0);
     if (name == nullptr) {
@@ -198,6 +202,21 @@ std::vector<LoadedRun> LoadZip(const std::string& input) {
                        zip_strerror(archive.get()) + ")" + expected);
     }
     names.emplace_back(name);
+    // Entry names are plain relative paths, each once: of two entries of one name, which is read
+    // would be the reader's choice (python/results_io.py applies the same rules).
+    const std::vector<std::string> parts = SplitPath(names.back());
+    if (names.back().empty() || names.back()[0] == '/' ||
+        std::any_of(parts.begin(), parts.end(),
+                    [](const std::string& p) { return p == "." || p == ".."; })) {
+      throw InputError(input + ": entry '" + names.back().substr(0, 200) +
+                       "' is not a plain relative path (no leading '/', no '.' or '..' part)" +
+                       expected);
+    }
+    if (!seen.insert(names.back()).second) {
+      throw InputError(input + ": two entries are named '" + names.back().substr(0, 200) +
+                       "'; expected each entry once (an archive appended to? unzip -l lists its "
+                       "entries)");
+    }
   }
   // Same rule as for directories: a top-level results/ is the tree, else the archive root is.
   const bool under_results = std::any_of(names.begin(), names.end(), [](const std::string& n) {

@@ -35,6 +35,11 @@ int RunReport(const std::vector<std::string>& inputs, const std::string& out_dir
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  // Exit status 2: the script refused its input and said why on stderr (python/report_html.py).
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kExitBadInput) {
+    throw InputError("report: the inputs were refused (the message above); the analysis CSVs "
+                     "are in " + out_dir);
+  }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     throw EnvironmentError("report: " + ShellCommandLine(argv) + " failed (" +
                            (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
