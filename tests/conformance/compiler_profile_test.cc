@@ -179,7 +179,7 @@ std::vector<std::string> CpuCompilers() {
   std::vector<std::string> names;
   for (const CompilerInfo& info : AllCompilers()) {
     const auto& d = info.devices;
-    if (info.name != "null" && std::find(d.begin(), d.end(), "cpu") != d.end()) {
+    if (!info.test_double && std::find(d.begin(), d.end(), "cpu") != d.end()) {
       names.push_back(info.name);
     }
   }

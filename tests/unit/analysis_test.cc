@@ -25,6 +25,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The baseline of these tests' runs (in the tree: BaselineCompiler(), compilers/registry.h).
+const std::string kBaseline = "identity";
+
 // A run with throughput `sps`, measured in 3 processes whose medians are 1% apart around its
 // latency b / sps (so every interval is defined and the notes speak of baselines only).
 RunPoint Point(const std::string& compiler, const std::string& model, int64_t batch,
@@ -90,7 +93,7 @@ std::vector<RunPoint> ScalingTable() {
 }
 
 TEST(AnalysisMetrics, ScalingOnHandTable) {
-  const std::vector<ScalingRow> rows = ComputeScaling(ScalingTable());
+  const std::vector<ScalingRow> rows = ComputeScaling(ScalingTable(), kBaseline);
   ASSERT_EQ(rows.size(), 9u);  // the ok runs only
 
   const ScalingRow& ort8 = Find(rows, "onnxruntime", "m", 8);
@@ -115,7 +118,7 @@ TEST(AnalysisMetrics, ScalingOnHandTable) {
 }
 
 TEST(AnalysisMetrics, MissingBaselinesGiveEmptyCellsAndReasons) {
-  const std::vector<ScalingRow> rows = ComputeScaling(ScalingTable());
+  const std::vector<ScalingRow> rows = ComputeScaling(ScalingTable(), kBaseline);
 
   // No batch-1 run at all: RTR and ASE empty; the speedup is still defined.
   const ScalingRow& tvm8 = Find(rows, "tvm", "m", 8);
@@ -146,12 +149,12 @@ TEST(AnalysisMetrics, MissingBaselinesGiveEmptyCellsAndReasons) {
   // Identity's speedup at another experiment is not borrowed: the experiment is part of the key.
   std::vector<RunPoint> other = {Point("identity", "m", 1, 100, kStatusOk, "conv2d"),
                                  Point("tvm", "m", 1, 200, kStatusOk, "fully_connected")};
-  EXPECT_FALSE(ComputeScaling(other)[1].speedup_vs_identity);
+  EXPECT_FALSE(ComputeScaling(other, kBaseline)[1].speedup_vs_identity);
 }
 
 TEST(AnalysisMetrics, ScalingRejectsDuplicateRuns) {
   std::vector<RunPoint> runs = {Point("tvm", "m", 1, 100), Point("tvm", "m", 1, 120)};
-  EXPECT_THROW(ComputeScaling(runs), std::invalid_argument);
+  EXPECT_THROW(ComputeScaling(runs, kBaseline), std::invalid_argument);
 }
 
 TEST(AnalysisMetrics, BlocksSortedByWidthThenDepth) {
@@ -170,7 +173,7 @@ TEST(AnalysisMetrics, BlocksSortedByWidthThenDepth) {
     }
   }
   runs.push_back(Point("tvm", "single", 1, 5));  // no width/depth: not a block
-  const std::vector<ScalingRow> blocks = SelectBlocks(ComputeScaling(runs));
+  const std::vector<ScalingRow> blocks = SelectBlocks(ComputeScaling(runs, kBaseline));
   ASSERT_EQ(blocks.size(), 8u);
   EXPECT_EQ(blocks[0].compiler, "identity");
   EXPECT_EQ(blocks[4].compiler, "tvm");
@@ -205,7 +208,7 @@ TEST(AnalysisMetrics, InvalidRunsLeftOutByDefault) {
   EXPECT_FALSE(IsInvalid(runs[4]));                                                 // empty verdict
   EXPECT_FALSE(IsInvalid(Invalid(Point("tvm", "x", 1, {}, kStatusError), "n/a")));  // not ok
 
-  const std::vector<ScalingRow> rows = ComputeScaling(runs);
+  const std::vector<ScalingRow> rows = ComputeScaling(runs, kBaseline);
   ASSERT_EQ(rows.size(), 4u);  // identity m b8 and tvm m2 b1 left out
   for (const ScalingRow& row : rows) {
     EXPECT_FALSE(row.compiler == "identity" && row.batch_size == 8);
@@ -221,7 +224,7 @@ TEST(AnalysisMetrics, InvalidRunsLeftOutByDefault) {
   EXPECT_DOUBLE_EQ(*Find(rows, "tvm", "m", 4).ase, 0.75);
 
   // --include-invalid: every ok run counts.
-  const std::vector<ScalingRow> all = ComputeScaling(runs, InvalidRuns::kInclude);
+  const std::vector<ScalingRow> all = ComputeScaling(runs, kBaseline, InvalidRuns::kInclude);
   ASSERT_EQ(all.size(), 6u);
   EXPECT_DOUBLE_EQ(*Find(all, "tvm", "m", 8).speedup_vs_identity, 2.5);
   EXPECT_EQ(Find(all, "tvm", "m", 8).speedup_note, "");
@@ -239,14 +242,14 @@ TEST(AnalysisMetrics, InvalidRunsLeftOutOfRankings) {
       Point("tvm", "b", 1, 200, kStatusOk, arch),
       Invalid(Point("tvm", "c", 1, 300, kStatusOk, arch), "too few runs"),
   };
-  const std::vector<RankingRow> excluded = ComputeRankings(runs);
+  const std::vector<RankingRow> excluded = ComputeRankings(runs, kBaseline);
   ASSERT_EQ(excluded.size(), 1u);
   EXPECT_EQ(excluded[0].models, 2);
   EXPECT_EQ(excluded[0].reversed_pairs, 1);
   EXPECT_DOUBLE_EQ(*excluded[0].kendall_tau_b, -1.0);
   EXPECT_EQ(excluded[0].note, "not ranked, invalid run: c (identity, tvm)");
 
-  const std::vector<RankingRow> included = ComputeRankings(runs, InvalidRuns::kInclude);
+  const std::vector<RankingRow> included = ComputeRankings(runs, kBaseline, InvalidRuns::kInclude);
   ASSERT_EQ(included.size(), 1u);
   EXPECT_EQ(included[0].models, 3);
   EXPECT_EQ(included[0].reversed_pairs, 3);
@@ -274,7 +277,7 @@ TEST(AnalysisMetrics, WrongRunsNeverEnterSpeedups) {
       Point("tvm", "b", 1, 200, kStatusOk, arch),
   };
   for (InvalidRuns mode : {InvalidRuns::kExclude, InvalidRuns::kInclude}) {
-    const std::vector<ScalingRow> rows = ComputeScaling(runs, mode);
+    const std::vector<ScalingRow> rows = ComputeScaling(runs, kBaseline, mode);
     for (const ScalingRow& r : rows) {
       EXPECT_FALSE((r.compiler == "identity" && r.model == "m" && r.batch_size == 1) ||
                    (r.compiler == "tvm" && r.model == "m" && r.batch_size == 8) ||
@@ -289,7 +292,7 @@ TEST(AnalysisMetrics, WrongRunsNeverEnterSpeedups) {
     EXPECT_FALSE(id8.ase);
     EXPECT_EQ(id8.scaling_note, "batch-1 run of identity ended with status wrong");
 
-    const std::vector<RankingRow> ranking = ComputeRankings(runs, mode);
+    const std::vector<RankingRow> ranking = ComputeRankings(runs, kBaseline, mode);
     ASSERT_EQ(ranking.size(), 1u);
     EXPECT_EQ(ranking[0].models, 1);
     EXPECT_EQ(ranking[0].note,
@@ -341,7 +344,7 @@ TEST(AnalysisMetrics, MismatchedSettingsLeaveCellsEmpty) {
     EXPECT_EQ(SettingsDiffer(runs[0], runs[2]), "");
     EXPECT_EQ(SettingsDiffer(runs[1], tvm8), c.differ);
 
-    const std::vector<ScalingRow> rows = ComputeScaling(runs);
+    const std::vector<ScalingRow> rows = ComputeScaling(runs, kBaseline);
     const ScalingRow& row = Find(rows, "tvm", "m", 8);
     EXPECT_FALSE(row.batch1_throughput_sps);
     EXPECT_FALSE(row.rtr);
@@ -355,7 +358,7 @@ TEST(AnalysisMetrics, MismatchedSettingsLeaveCellsEmpty) {
     EXPECT_DOUBLE_EQ(*Find(rows, "tvm", "m", 1).speedup_vs_identity, 2.0);
     EXPECT_DOUBLE_EQ(*Find(rows, "identity", "m", 8).ase, 0.5);
 
-    const std::vector<RankingRow> ranking = ComputeRankings(runs);
+    const std::vector<RankingRow> ranking = ComputeRankings(runs, kBaseline);
     ASSERT_EQ(ranking.size(), 1u);
     EXPECT_EQ(ranking[0].models, 2);
     EXPECT_EQ(ranking[0].identity_order, "a>c");
@@ -379,7 +382,7 @@ TEST(AnalysisMetrics, IntervalsFromProcessMedians) {
   const std::vector<RunPoint> runs = {
       Measured("identity", "m", 1, {9.8, 10, 10.2}), identity8,
       Measured("tvm", "m", 1, {5}), Measured("tvm", "m", 8, {9.9, 10, 10.1})};
-  const std::vector<ScalingRow> rows = ComputeScaling(runs);
+  const std::vector<ScalingRow> rows = ComputeScaling(runs, kBaseline);
 
   const ScalingRow& id8 = Find(rows, "identity", "m", 8);
   EXPECT_DOUBLE_EQ(*id8.ase, 0.5);  // the point: T(8) / (8 T(1)) = 400 / 800
@@ -459,7 +462,7 @@ TEST(AnalysisMetrics, ReversalsSignificantOrTie) {
       Measured("tvm", "e", 4, {20}, arch),
       Measured("tvm", "f", 4, {10}, arch),
   };
-  const std::vector<RankingRow> rows = ComputeRankings(runs);
+  const std::vector<RankingRow> rows = ComputeRankings(runs, kBaseline);
   ASSERT_EQ(rows.size(), 3u);
   for (const RankingRow& row : rows) {
     ASSERT_EQ(row.reversals.size(), 1u) << "b" << row.batch_size;
@@ -557,7 +560,7 @@ TEST(AnalysisMetrics, RankingsOfArchitectures) {
       Point("tvm", "resnet18", 8, 900, kStatusOk, arch),  // no identity at batch 8
       Point("tvm", "other", 1, 1, kStatusOk, "conv2d"),   // not an architecture
   };
-  const std::vector<RankingRow> rows = ComputeRankings(runs);
+  const std::vector<RankingRow> rows = ComputeRankings(runs, kBaseline);
   ASSERT_EQ(rows.size(), 3u);
 
   const RankingRow& ort = rows[0];

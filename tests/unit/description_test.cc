@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
@@ -77,13 +79,74 @@ TEST(Description, ScenariosDefaultToSingleStreamAndAreChecked) {
   ExpectError(std::string(kMinimal) + "scenarios: [single_stream, server]\n",
               "'scenarios' lists 'server'");
   ExpectError(std::string(kMinimal) + "scenarios: [offline]\n", "must list single_stream");
-  // This tree's modules: those with execution contexts list offline.
-  for (const std::string name : {"null", "onnxruntime", "openvino", "identity", "torchscript",
-                                 "inductor", "executorch", "tvm"}) {
-    const auto& scenarios = FindCompiler(name).scenarios;
-    EXPECT_NE(std::find(scenarios.begin(), scenarios.end(), "offline"), scenarios.end()) << name;
-  }
-  EXPECT_EQ(FindCompiler("tensorrt").scenarios, std::vector<std::string>{"single_stream"});
+}
+
+// The roles a compiler may hold, as data: the baseline, a reference of the output check (by
+// rank, with its opt_level as a reference), the pipeline's test double. None by default.
+TEST(Description, RolesAreDeclaredAndChecked) {
+  const CompilerInfo none = ParseCompilerDescription(kMinimal, "/src/demo/compiler.yaml");
+  EXPECT_FALSE(none.baseline);
+  EXPECT_EQ(none.reference_rank, 0);
+  EXPECT_EQ(none.reference_opt_level, "");
+  EXPECT_FALSE(none.test_double);
+  std::string two_levels = kMinimal;
+  two_levels.replace(two_levels.find("opt_levels: [default]"), 21, "opt_levels: [all, disable]");
+  const CompilerInfo roles = ParseCompilerDescription(
+      two_levels + "baseline: true\nreference: {rank: 2, opt_level: disable}\n",
+      "/src/demo/compiler.yaml");
+  EXPECT_TRUE(roles.baseline);
+  EXPECT_EQ(roles.reference_rank, 2);
+  EXPECT_EQ(roles.reference_opt_level, "disable");
+  EXPECT_TRUE(ParseCompilerDescription(std::string(kMinimal) + "test_double: true\n",
+                                       "/src/demo/compiler.yaml")
+                  .test_double);
+  ExpectError(std::string(kMinimal) + "baseline: yes please\n", "'baseline' must be true or false");
+  ExpectError(std::string(kMinimal) + "reference: {rank: 0}\n", "'reference.rank' is 0");
+  ExpectError(std::string(kMinimal) + "reference: {opt_level: default}\n", "needs 'rank'");
+  ExpectError(std::string(kMinimal) + "reference: {rank: 1, opt_level: fast}\n",
+              "'reference.opt_level' is 'fast', not one of its opt_levels (default)");
+  ExpectError(std::string(kMinimal) + "reference: {rank: 1, first: true}\n",
+              "'reference.first' is not a known key here");
+  ExpectError(std::string(kMinimal) + "test_double: true\nbaseline: true\n",
+              "a test double that is also the baseline or a reference");
+}
+
+// Which compiler checks which: the references by rank, the first built one that is not the
+// checked compiler itself; a reference checks itself only on another device than its first;
+// a test double checks itself.
+TEST(Description, TheReferenceIsChosenFromTheRolesAndWhatIsBuilt) {
+  auto info = [](const std::string& name, int rank, std::vector<std::string> devices,
+                 bool test_double = false) {
+    CompilerInfo i;
+    i.name = name;
+    i.reference_rank = rank;
+    i.devices = std::move(devices);
+    i.test_double = test_double;
+    return i;
+  };
+  // Declared out of rank order: the rank decides, not the order.
+  const std::vector<CompilerInfo> all = {info("double", 0, {"cpu"}, true),
+                                         info("second", 2, {"cpu", "cuda"}),
+                                         info("first", 1, {"cpu", "cuda"}),
+                                         info("other", 0, {"cpu", "cuda"})};
+  const auto built = [](std::set<std::string> names) {
+    return [names](const std::string& name) { return names.count(name) > 0; };
+  };
+  const auto every = built({"double", "first", "second", "other"});
+  EXPECT_EQ(ChooseReference(all, "double", "cpu", every), "double");
+  EXPECT_EQ(ChooseReference(all, "other", "cpu", every), "first");
+  EXPECT_EQ(ChooseReference(all, "second", "cuda", every), "first");
+  EXPECT_EQ(ChooseReference(all, "first", "cpu", every), "second");
+  EXPECT_EQ(ChooseReference(all, "first", "cuda", every), "second");
+  // The first reference not built: the next; the checked one itself on another device.
+  const auto no_first = built({"second", "other"});
+  EXPECT_EQ(ChooseReference(all, "other", "cuda", no_first), "second");
+  EXPECT_EQ(ChooseReference(all, "second", "cuda", no_first), "second");
+  EXPECT_EQ(ChooseReference(all, "second", "cpu", no_first), "first");  // unavailable: says so
+  // None built: the first, whose missing module the reference child names.
+  EXPECT_EQ(ChooseReference(all, "other", "cpu", built({"other"})), "first");
+  EXPECT_EQ(ChooseReference(all, "first", "cpu", built({"first"})), "second");
+  EXPECT_EQ(ChooseReference({info("other", 0, {"cpu"})}, "other", "cpu", every), "");
 }
 
 TEST(Description, OptionDefaultsAreStoredInCanonicalText) {
@@ -273,6 +336,25 @@ TEST_F(DescriptionDir, EveryDescriptionIsFoundInOrderThenByName) {
   EXPECT_EQ(all[2].name, "beta");
 }
 
+// One baseline at most, and a rank of its own for each reference.
+TEST_F(DescriptionDir, TheRolesOfOneCompilerAreHeldByOne) {
+  Write("one.yaml", Named("one", "baseline: true\nreference: {rank: 1}\n"));
+  Write("two.yaml", Named("two", "reference: {rank: 2}\n"));
+  EXPECT_EQ(LoadCompilerDescriptions(dir_.string()).size(), 2u);
+  for (const auto& [extra, why] :
+       {std::pair<std::string, std::string>{"baseline: true\n", "both declare `baseline: true`"},
+        {"reference: {rank: 1}\n", "both declare `reference: {rank: 1}`"}}) {
+    Write("three.yaml", Named("three", extra));
+    try {
+      LoadCompilerDescriptions(dir_.string());
+      ADD_FAILURE() << extra;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("one.yaml and three.yaml " + why), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST_F(DescriptionDir, AnEmptyFolderOrABadDescriptionIsAnInputError) {
   try {
     LoadCompilerDescriptions(dir_.string());
@@ -306,16 +388,38 @@ TEST(Registry, KnowsEveryCompilerFolderOfTheSourceTree) {
     }
   }
   EXPECT_EQ(folders.size(), AllCompilers().size());
-  // The order `list --compilers` has always printed; a compiler added later goes anywhere.
-  std::vector<std::string> known;
-  for (const auto& info : AllCompilers()) {
-    for (const char* name :
-         {"null", "onnxruntime", "tensorrt", "identity", "torchscript", "openvino", "tvm"}) {
-      if (info.name == name) known.push_back(name);
+  // In the order their `order:` gives, then by name.
+  std::vector<std::pair<int, std::string>> ordered;
+  for (const std::string& name : folders) {
+    const fs::path path = fs::path(NGB_SOURCE_DIR) / "src/ngraphbench/compilers" / name /
+                          "compiler.yaml";
+    ordered.emplace_back(LoadCompilerDescription(path.string()).order, name);
+  }
+  std::sort(ordered.begin(), ordered.end());
+  std::vector<std::string> registry;
+  for (const auto& info : AllCompilers()) registry.push_back(info.name);
+  for (size_t i = 0; i < ordered.size() && i < registry.size(); ++i) {
+    EXPECT_EQ(registry[i], ordered[i].second) << i;
+  }
+}
+
+// The tree's roles: one baseline, references, and for every compiler a reference of the
+// registry that is not the test double of another, never itself on its own first device.
+TEST(Registry, TheTreeDeclaresTheRolesTheRunsNeed) {
+  const CompilerInfo& baseline = FindCompiler(BaselineCompiler());
+  EXPECT_TRUE(baseline.baseline);
+  EXPECT_FALSE(baseline.test_double);
+  for (const CompilerInfo& info : AllCompilers()) {
+    for (const std::string& device : info.devices) {
+      const std::string reference = ReferenceCompilerFor(info.name, device);
+      SCOPED_TRACE(info.name + " on " + device + ": " + reference);
+      const CompilerInfo& r = FindCompiler(reference);
+      EXPECT_TRUE(r.reference_rank > 0 || (info.test_double && r.name == info.name));
+      if (!info.test_double && r.name == info.name) EXPECT_NE(device, info.devices.front());
+      const auto& precisions = r.precisions;
+      EXPECT_NE(std::find(precisions.begin(), precisions.end(), "fp32"), precisions.end());
     }
   }
-  EXPECT_EQ(known, (std::vector<std::string>{"null", "onnxruntime", "tensorrt", "identity",
-                                             "torchscript", "openvino", "tvm"}));
 }
 
 // What the compiled-in registry said before descriptions, for the two compilers with the most
@@ -376,16 +480,39 @@ TEST(Registry, DescriptionsSayWhatTheCompiledInRegistrySaid) {
   EXPECT_DOUBLE_EQ(ort.prior_compile_s, 0.5);
 }
 
-// Every compiler has a column of the operator table or says why not; the columns are those the
-// table had before they moved into the descriptions.
+// Every compiler has a column of the operator table or says why not; `list --ops` shows one
+// for every compiler but the test doubles, from its own description: "?" cells and its reason
+// below the table where it keeps no column.
 TEST(Registry, EveryCompilerHasAColumnOrSaysWhyNot) {
+  std::vector<std::string> listed, checked;
   for (const CompilerInfo& info : AllCompilers()) {
     EXPECT_NE(info.op_column.has_value(), !info.no_op_column.empty()) << info.name;
+    if (!info.test_double) listed.push_back(info.name);
+    if (info.op_column) checked.push_back(info.name);
   }
   std::vector<std::string> names;
   for (const OpColumn& column : OpTableColumns()) names.push_back(column.compiler);
-  EXPECT_EQ(names, (std::vector<std::string>{"onnxruntime", "identity", "torchscript", "openvino",
-                                             "tvm"}));
+  EXPECT_EQ(names, checked);
+  const std::vector<OpColumn> columns = ListedOpColumns();
+  names.clear();
+  for (const OpColumn& column : columns) names.push_back(column.compiler);
+  EXPECT_EQ(names, listed);
+  const std::string markdown = FormatOpTable(columns, true);
+  const std::string text = FormatOpTable(columns, false);
+  std::string header = "| operator | importer |";
+  for (const OpColumn& column : columns) {
+    header += " " + column.compiler + " |";
+    const CompilerInfo& info = FindCompiler(column.compiler);
+    EXPECT_EQ(column.unchecked, info.no_op_column) << column.compiler;
+    if (column.unchecked.empty()) continue;
+    EXPECT_NE(markdown.find("- `" + column.compiler + "`: " + column.unchecked + "\n"),
+              std::string::npos)
+        << column.compiler;
+    EXPECT_NE(text.find("  " + column.compiler + ": " + column.unchecked + "\n"),
+              std::string::npos)
+        << column.compiler;
+  }
+  EXPECT_NE(markdown.find(header + " notes |\n"), std::string::npos) << header;
   const OpColumn& tvm = *FindCompiler("tvm").op_column;
   EXPECT_EQ(tvm.unsupported.size(), 2u);
   EXPECT_TRUE(tvm.unsupported.count("Celu") && tvm.unsupported.count("TopK"));

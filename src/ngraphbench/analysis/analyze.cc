@@ -9,6 +9,7 @@
 #include "ngraphbench/analysis/csv_line.h"
 #include "ngraphbench/analysis/load.h"
 #include "ngraphbench/analysis/profiles.h"
+#include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/results/csv.h"
 
@@ -355,9 +356,11 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
     points.push_back(all_points.back());
   }
 
-  const std::vector<ScalingRow> scaling = ComputeScaling(points, invalid_runs);
+  // The baseline from the compilers' descriptions (read here, not in the pure metrics).
+  const std::string& baseline = BaselineCompiler();
+  const std::vector<ScalingRow> scaling = ComputeScaling(points, baseline, invalid_runs);
   const std::vector<ScalingRow> blocks = SelectBlocks(scaling);
-  const std::vector<RankingRow> rankings = ComputeRankings(points, invalid_runs);
+  const std::vector<RankingRow> rankings = ComputeRankings(points, baseline, invalid_runs);
   size_t reversals = 0;
   for (const RankingRow& row : rankings) reversals += row.reversals.size();
   // Over every scenario, as failures.csv and invalid.csv are.

@@ -212,7 +212,7 @@ std::optional<Interval> ThroughputInterval(const RunPoint& run) {
 }
 
 std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs,
-                                       InvalidRuns invalid_runs) {
+                                       const std::string& baseline, InvalidRuns invalid_runs) {
   const auto index = IndexRuns(runs);
   std::vector<ScalingRow> rows;
   for (const RunPoint& run : runs) {
@@ -245,18 +245,16 @@ std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs,
     }
 
     const RunPoint* identity =
-        run.compiler == kBaselineCompiler
+        run.compiler == baseline
             ? &run
-            : Baseline(
-                  index,
-                  KeyOf(run.device, kBaselineCompiler, run.experiment, run.model, run.batch_size),
-                  run, invalid_runs, std::string(kBaselineCompiler) + " run at this batch size",
-                  row.speedup_note);
+            : Baseline(index,
+                       KeyOf(run.device, baseline, run.experiment, run.model, run.batch_size), run,
+                       invalid_runs, baseline + " run at this batch size", row.speedup_note);
     if (identity) {
       row.identity_throughput_sps = OkThroughput(*identity);
       row.speedup_vs_identity = Speedup(row.throughput_sps, *row.identity_throughput_sps);
       // T_c / T_identity = L_identity / L_c.
-      row.speedup_ci = LatencyRatioInterval(*identity, std::string(kBaselineCompiler) + " run",
+      row.speedup_ci = LatencyRatioInterval(*identity, baseline + " run",
                                             run, "this run", row.speedup_note);
     }
     rows.push_back(std::move(row));
@@ -332,7 +330,7 @@ void JudgeReversal(const RunPoint& identity_a, const RunPoint& identity_b,
       LatencyRatioInterval(compiler_a, pair.model_a, compiler_b, pair.model_b, compiler_note);
   pair.note.clear();
   if (!identity_note.empty()) {
-    AppendNote(pair.note, std::string(kBaselineCompiler) + " " + identity_note);
+    AppendNote(pair.note, identity_a.compiler + " " + identity_note);
   }
   if (!compiler_note.empty()) AppendNote(pair.note, "compiler " + compiler_note);
   pair.significant = pair.identity_ratio_ci && pair.compiler_ratio_ci &&
@@ -340,7 +338,7 @@ void JudgeReversal(const RunPoint& identity_a, const RunPoint& identity_b,
 }
 
 std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
-                                        InvalidRuns invalid_runs) {
+                                        const std::string& baseline, InvalidRuns invalid_runs) {
   IndexRuns(runs);  // rejects duplicate runs, as ComputeScaling does
   // (device, batch size) -> compiler -> model -> run
   std::map<std::pair<std::string, int64_t>,
@@ -353,9 +351,9 @@ std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
 
   std::vector<RankingRow> rows;
   for (const auto& [group, by_compiler] : groups) {
-    auto baseline_it = by_compiler.find(kBaselineCompiler);
+    auto baseline_it = by_compiler.find(baseline);
     for (const auto& [compiler, by_model] : by_compiler) {
-      if (compiler == kBaselineCompiler) continue;
+      if (compiler == baseline) continue;
       RankingRow row;
       row.device = group.first;
       row.batch_size = group.second;
@@ -363,7 +361,7 @@ std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
 
       std::set<std::string> all_models;  // stays empty without a baseline
       if (baseline_it == by_compiler.end()) {
-        AppendNote(row.note, std::string("no ") + kBaselineCompiler + " run of " +
+        AppendNote(row.note, "no " + baseline + " run of " +
                                  kRankedExperiment + " at this device and batch size");
       } else {
         for (const auto& [model, run] : by_model) all_models.insert(model);
@@ -382,7 +380,7 @@ std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
           not_ok.push_back(model);
         } else if (!IsMeasured(*mine, invalid_runs) || !IsMeasured(*base, invalid_runs)) {
           std::vector<std::string> sides;
-          if (!IsMeasured(*base, invalid_runs)) sides.push_back(kBaselineCompiler);
+          if (!IsMeasured(*base, invalid_runs)) sides.push_back(baseline);
           if (!IsMeasured(*mine, invalid_runs)) sides.push_back(compiler);
           invalid.push_back(model + " (" + JoinList(sides) + ")");
         } else if (const std::string settings = SettingsDiffer(*base, *mine); !settings.empty()) {
@@ -421,7 +419,7 @@ std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
         AppendNote(row.note, "not ranked, invalid run: " + JoinList(invalid));
       }
       if (!differ.empty()) {
-        AppendNote(row.note, std::string("not ranked, ") + kBaselineCompiler +
+        AppendNote(row.note, "not ranked, " + baseline +
                                  " run differs: " + JoinList(differ));
       }
       if (!row.kendall_tau_b && baseline_it != by_compiler.end()) {

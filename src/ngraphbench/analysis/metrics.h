@@ -1,6 +1,8 @@
-// Derived metrics over measured runs: batch scaling (RTR, ASE), speedup over the
-// `identity` baseline, and whether compilation reverses the throughput ranking of architectures.
-// Plain free functions over plain structs: no I/O, so every number is unit-tested by hand.
+// Derived metrics over measured runs: batch scaling (RTR, ASE), speedup over the baseline (the
+// compiler whose description says `baseline: true`, BaselineCompiler() in compilers/registry.h;
+// the columns and names here say `identity`, the one this tree declares), and whether
+// compilation reverses the throughput ranking of architectures. Plain free functions over plain
+// structs: no I/O, so every number is unit-tested by hand.
 //
 // A metric whose baseline is missing (no batch-1 run, no identity run, a baseline run that did not
 // end `ok` or is invalid) or was measured with other settings (threads, precision, timing
@@ -25,8 +27,6 @@
 
 namespace ngraphbench {
 
-// The baseline every speedup and ranking is measured against.
-inline constexpr const char* kBaselineCompiler = "identity";
 // The experiment whose models are ranked (Table IV of the paper).
 inline constexpr const char* kRankedExperiment = "architectures";
 
@@ -116,8 +116,9 @@ struct ScalingRow {
 // depth, model, batch_size). RTR and ASE divide by the same compiler's batch-1 run of the same
 // model on the same device and experiment; the speedup divides by identity's run at the same
 // device, experiment, model and batch size. A baseline counts only when it is measured and its
-// settings agree with the run's (SettingsDiffer).
+// settings agree with the run's (SettingsDiffer). `baseline`: the baseline compiler's name.
 std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs,
+                                       const std::string& baseline,
                                        InvalidRuns invalid_runs = InvalidRuns::kExclude);
 
 // The rows of the block experiments (width and depth both set), sorted by (device, experiment,
@@ -173,8 +174,10 @@ struct RankingRow {
 
 // Every (device, batch size, compiler other than identity) with a run of kRankedExperiment,
 // sorted by (device, batch_size, compiler). A model is ranked when both its runs are measured
-// (IsMeasured) and their settings agree; the note lists the others and why.
+// (IsMeasured) and their settings agree; the note lists the others and why. `baseline`: the
+// baseline compiler's name.
 std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
+                                        const std::string& baseline,
                                         InvalidRuns invalid_runs = InvalidRuns::kExclude);
 
 }  // namespace ngraphbench

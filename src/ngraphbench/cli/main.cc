@@ -315,7 +315,7 @@ int main(int argc, char** argv) {
     }
     if (*list_cmd && list_ops) {
       // The rows from graph/ops.cc, the columns from the compilers' descriptions.
-      std::cout << FormatOpTable(OpTableColumns(), list_markdown);
+      std::cout << FormatOpTable(ListedOpColumns(), list_markdown);
       return kExitOk;
     }
     if (*list_cmd) return CmdList(list_experiments, list_models, list_compilers, list_configs);

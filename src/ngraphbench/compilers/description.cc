@@ -114,7 +114,7 @@ std::vector<std::string> ToNonEmptyNameList(const YAML::Node& node, const Where&
 const std::vector<std::string> kTopKeys = {
     "name",       "order",      "role",    "sdk",         "consumes_onnx",  "devices",
     "precisions", "opt_levels", "options", "enable_hint", "prior_compile_s", "caches_compile", "operators", "prior_tuning",
-    "scenarios"};
+    "scenarios", "baseline", "reference", "test_double"};
 // `operators:` of a description: its column of the operator table, or why it has none.
 //   operators:
 //     unsupported: {Celu: why the compiler lacks it, ...}   (may be absent: it runs every op)
@@ -349,6 +349,31 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
     info.caches_compile = caches.Scalar() == "true";
   }
   ParseOperators(Required(root, "operators", top), top / "operators", info);
+  if (root["baseline"]) info.baseline = ToBool(root["baseline"], top / "baseline");
+  if (root["test_double"]) info.test_double = ToBool(root["test_double"], top / "test_double");
+  if (const YAML::Node reference = root["reference"]) {
+    const Where w = top / "reference";
+    CheckKeys(reference, w, {"rank", "opt_level"});
+    const int64_t rank = ToInt(Required(reference, "rank", w), w / "rank");
+    if (rank < 1 || rank > 1000) {
+      (w / "rank").Fail("is " + std::to_string(rank) + "; give 1 for the first choice of "
+                        "reference, 2 for the next, ... (up to 1000)");
+    }
+    info.reference_rank = static_cast<int>(rank);
+    if (reference["opt_level"]) {
+      info.reference_opt_level = ToString(reference["opt_level"], w / "opt_level");
+      if (std::find(info.opt_levels.begin(), info.opt_levels.end(), info.reference_opt_level) ==
+          info.opt_levels.end()) {
+        (w / "opt_level")
+            .Fail("is '" + info.reference_opt_level + "', not one of its opt_levels (" +
+                  Join(info.opt_levels) + ")");
+      }
+    }
+  }
+  if (info.test_double && (info.baseline || info.reference_rank > 0)) {
+    top.Fail("declares a test double that is also the baseline or a reference: it computes "
+             "nothing, so it can be neither");
+  }
   if (const YAML::Node tuning = root["prior_tuning"]) {
     const Where w = top / "prior_tuning";
     CheckKeys(tuning, w, {"trials_option", "seconds_per_trial", "timeout_option"});
@@ -417,6 +442,21 @@ std::vector<CompilerInfo> LoadCompilerDescriptions(const std::string& dir) {
   std::sort(out.begin(), out.end(), [](const CompilerInfo& a, const CompilerInfo& b) {
     return std::tie(a.order, a.name) < std::tie(b.order, b.name);
   });
+  // The roles that only one compiler may hold.
+  for (size_t i = 0; i < out.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (out[i].baseline && out[j].baseline) {
+        throw InputError(dir + ": " + out[j].name + ".yaml and " + out[i].name +
+                         ".yaml both declare `baseline: true`; one compiler is the baseline");
+      }
+      if (out[i].reference_rank > 0 && out[i].reference_rank == out[j].reference_rank) {
+        throw InputError(dir + ": " + out[j].name + ".yaml and " + out[i].name +
+                         ".yaml both declare `reference: {rank: " +
+                         std::to_string(out[i].reference_rank) + "}`; give each reference a "
+                         "rank of its own");
+      }
+    }
+  }
   return out;
 }
 

@@ -43,6 +43,18 @@ struct CompilerInfo {
   // empty: a run that tunes gets that much more time before its worker counts as timed out.
   std::string tuning_timeout_option;
   int order = 1000;  // position in `list --compilers` and the like; ties go by name
+  // Its roles, as data, so that no compiler is picked by name outside compilers/:
+  // `baseline: true`: what speedups and rankings are measured against (analysis/metrics.h), one
+  // compiler of the tree at most.
+  bool baseline = false;
+  // `reference: {rank: N, opt_level: L}`: the output check may use it as the reference of other
+  // compilers' runs, in rank order (1 first; ChooseReference, registry.h), with its default
+  // settings in fp32 and opt_level L (empty: its default). 0: not a reference.
+  int reference_rank = 0;
+  std::string reference_opt_level;
+  // `test_double: true`: the pipeline's test double, which computes nothing: its runs are
+  // checked against its own outputs, and it has no place in the operator table.
+  bool test_double = false;
   // Its column of the operator table (graph/ops.h, `operators:`), which the worker checks a
   // model against before the module sees it; absent for a compiler without one, and then
   // no_op_column says why (`operators: {no_column: ...}`).

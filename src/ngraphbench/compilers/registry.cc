@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 
@@ -33,6 +34,62 @@ std::vector<OpColumn> OpTableColumns() {
     if (info.op_column) columns.push_back(*info.op_column);
   }
   return columns;
+}
+
+std::vector<OpColumn> ListedOpColumns() {
+  std::vector<OpColumn> columns;
+  for (const auto& info : AllCompilers()) {
+    if (info.test_double) continue;
+    if (info.op_column) {
+      columns.push_back(*info.op_column);
+    } else {
+      OpColumn unchecked;
+      unchecked.compiler = info.name;
+      unchecked.unchecked = info.no_op_column;
+      columns.push_back(std::move(unchecked));
+    }
+  }
+  return columns;
+}
+
+const std::string& BaselineCompiler() {
+  static const std::string baseline = [] {
+    for (const auto& info : AllCompilers()) {
+      if (info.baseline) return info.name;
+    }
+    throw InputError("no compiler description in " + CompilerDescriptionDir() +
+                     " declares `baseline: true`: the compiler that speedups and rankings are "
+                     "measured against (identity's compiler.yaml in this source tree)");
+  }();
+  return baseline;
+}
+
+std::string ChooseReference(const std::vector<CompilerInfo>& compilers,
+                            const std::string& compiler, const std::string& device,
+                            const std::function<bool(const std::string&)>& built) {
+  std::vector<const CompilerInfo*> references;
+  for (const CompilerInfo& info : compilers) {
+    if (info.name == compiler && info.test_double) return compiler;
+    if (info.reference_rank > 0) references.push_back(&info);
+  }
+  std::stable_sort(references.begin(), references.end(),
+                   [](const CompilerInfo* a, const CompilerInfo* b) {
+                     return a->reference_rank < b->reference_rank;
+                   });
+  for (const CompilerInfo* r : references) {
+    if (r->name != compiler && built(r->name)) return r->name;
+  }
+  for (const CompilerInfo* r : references) {
+    if (r->name == compiler && device != r->devices.front()) return compiler;
+  }
+  for (const CompilerInfo* r : references) {
+    if (r->name != compiler) return r->name;
+  }
+  return "";
+}
+
+std::string ReferenceCompilerFor(const std::string& compiler, const std::string& device) {
+  return ChooseReference(AllCompilers(), compiler, device, IsBuilt);
 }
 
 std::string ModuleDir() {

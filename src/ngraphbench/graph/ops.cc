@@ -267,6 +267,7 @@ std::string FormatOpTable(const std::vector<OpColumn>& columns, bool markdown) {
   std::vector<std::string> compilers;
   for (const OpColumn& column : columns) compilers.push_back(column.compiler);
   auto cell = [](const OpInfo& op, const OpColumn& column) {
+    if (!column.unchecked.empty()) return std::string("?");
     if (!CompilerRunsOp(op, column)) return std::string("no");
     for (const OpForm* form : column.limits) {
       if (form->op == op.name) return std::string("part");
@@ -296,6 +297,19 @@ std::string FormatOpTable(const std::vector<OpColumn>& columns, bool markdown) {
     }
     return text;
   };
+  // Why a column is "?": the compiler's own words, below the table.
+  std::string unchecked;
+  for (const OpColumn& column : columns) {
+    if (column.unchecked.empty()) continue;
+    unchecked += (markdown ? "- `" + column.compiler + "`: " : "  " + column.compiler + ": ") +
+                 column.unchecked + "\n";
+  }
+  if (!unchecked.empty()) {
+    unchecked = std::string(markdown ? "\n" : "") +
+                "?: the compiler's description keeps no column; its SDK takes or refuses each "
+                "operator when it compiles:\n" +
+                unchecked;
+  }
   std::ostringstream out;
   if (markdown) {
     out << "| operator | importer |";
@@ -308,6 +322,7 @@ std::string FormatOpTable(const std::vector<OpColumn>& columns, bool markdown) {
       for (const OpColumn& c : columns) out << " " << cell(op, c) << " |";
       out << " " << note(op) << " |\n";
     }
+    out << unchecked;
     return out.str();
   }
   size_t name_width = 8;
@@ -328,7 +343,8 @@ std::string FormatOpTable(const std::vector<OpColumn>& columns, bool markdown) {
          "ops. part: runs the op except the form the note names, which is refused.\nColumns "
          "from each compiler's description (compiler.yaml), verified by "
          "tests/conformance/conformance_test.cc (OperatorTable*) with the SDK versions "
-         "./setup.sh installs.\n";
+         "./setup.sh installs.\n"
+      << unchecked;
   return out.str();
 }
 

@@ -50,6 +50,9 @@ struct OpColumn {
   std::string compiler;
   std::map<std::string, std::string> unsupported;  // operator -> why the compiler lacks it
   std::vector<const OpForm*> limits;               // from OpForms(), never null
+  // Not empty: the description keeps no column (`operators: {no_column: why}`), and this says
+  // why; the table shows its cells as "?" and the worker checks no model against it.
+  std::string unchecked;
 };
 
 // Every operator, sorted by name.
@@ -80,8 +83,9 @@ void CheckImportable(const Graph& graph, const std::string& source);
 // worker calls this before the compiler's SDK sees the model, for every compiler with a column.
 void CheckCompilerSupports(const Graph& graph, const OpColumn& column);
 
-// The table as `ngraphbench list --ops` prints it, one column each of `columns` in their order:
-// aligned text, or a markdown table.
+// The table as `ngraphbench list --ops` prints it, one column each of `columns` in their order
+// (an unchecked one's cells "?", with its reason below the table): aligned text, or a markdown
+// table.
 std::string FormatOpTable(const std::vector<OpColumn>& columns, bool markdown);
 
 }  // namespace ngraphbench

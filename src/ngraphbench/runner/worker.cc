@@ -163,12 +163,13 @@ std::vector<HostTensor> RunInputs(const Graph& graph, const RunSpec& run) {
   return inputs;
 }
 
-// The reference's settings: fp32, every default, and for ONNX Runtime no graph optimization,
-// so that the path shares as little as possible with the compilers it checks.
+// The reference's settings: fp32, every default, and the opt_level its description gives as a
+// reference (`reference: {opt_level: ...}`; ONNX Runtime's: no graph optimization), so that the
+// path shares as little as possible with the compilers it checks.
 CompilerConfig ReferenceConfig(const CompilerInfo& info) {
   CompilerConfig c = DefaultCompilerConfig(info);
   c.precision = "fp32";
-  if (info.name == "onnxruntime") c.opt_level = "disable";
+  if (!info.reference_opt_level.empty()) c.opt_level = info.reference_opt_level;
   return c;
 }
 
@@ -317,20 +318,6 @@ class OnnxForCompiler {
   std::optional<RemoveOnSignal> remove_on_signal_;  // dir_, while it is there
 };
 
-// The compiler whose outputs are the output check's reference for `compiler` with `config`: a
-// path that shares as little as possible with the one it checks.
-std::string ReferenceCompilerFor(const std::string& compiler, const CompilerConfig& config) {
-  if (compiler == "null") return "null";  // the pipeline double checks against itself
-  if (compiler == "onnxruntime") return "identity";
-  // A build without onnxruntime (a GPU machine's, scripts/gpu_check.sh): eager PyTorch on the
-  // CPU in fp32 is still an independent path for runs on the GPU or of another compiler.
-  if (!IsBuilt("onnxruntime") && IsBuilt("identity") &&
-      (compiler != "identity" || config.device != "cpu")) {
-    return "identity";
-  }
-  return "onnxruntime";
-}
-
 // The worker's phases, in the order RunWorker runs them; each fills its columns of the row.
 
 // Pin: before the model is built and before any SDK starts a thread, so that the threads the
@@ -442,8 +429,14 @@ std::optional<std::vector<HostTensor>> Reference(const ResolvedRun& spec,
     row.check_reference = "off";
     return std::nullopt;
   }
-  row.check_reference = ReferenceCompilerFor(info.name, spec.config);
+  // From the compilers' roles (compilers/registry.h): a build without the first reference (a
+  // GPU machine's, scripts/gpu_check.sh) checks against the next.
+  row.check_reference = ReferenceCompilerFor(info.name, spec.config.device);
   row.check_tolerance = ToleranceFor(spec.run.check, spec.config.precision);
+  if (row.check_reference.empty()) {
+    row.check_reference = "unavailable: no compiler description declares `reference:`";
+    return std::nullopt;
+  }
   try {
     return ReferenceOutputs(spec, spec_path, model.run, model.graph, row.check_reference);
   } catch (const StorageError&) {
