@@ -5,9 +5,9 @@
 # Exit code: 0 all ok, 1 some rows not ok, 2 bad input, 3 the environment failed (results not
 # writable, disk full), 130/143 interrupted; it stops at the first experiment that ends 2 or more.
 # ./sweep.sh --slurm ...: the same as a Slurm job array, and --slurm --status (scripts/slurm_sweep.sh).
-# ./sweep.sh --dry-run [--estimate] <device> <compiler>... [-- options]: runs nothing; lists the
-# runs (with --estimate: each run's expected wall time, from rows measured on <device>, and the
-# totals per experiment, per compiler and for the sweep).
+# ./sweep.sh --dry-run [--estimate] <device> <compiler>... [-- options]: runs nothing; refuses what
+# `run` refuses (exit 2); lists the runs (with --estimate: each run's expected wall time, from rows
+# measured on <device>, and the totals per experiment, per compiler and for the sweep).
 # ./sweep.sh [--dry-run] --budget DURATION <device> <compiler>... [-- options] (12h, 90m, 1h30m):
 # only the runs without a row whose estimates fit DURATION, every experiment x compiler taking
 # turns, measured in 4 waves so that each has rows after the first; --dry-run prints what fits.
@@ -66,6 +66,19 @@ for compiler in "${compilers[@]}"; do
     exit 2
   fi
 done
+# Every experiment x compiler is checked as `run` checks it (its options after --, its configs,
+# the results tree), before anything runs, dry or not: what a real sweep would refuse (exit 2),
+# a dry run refuses too, and a real sweep does not stop halfway on bad input.
+check_runs() {  # <experiments> -- <run options...>
+  local experiment compiler out rc
+  for compiler in "${compilers[@]}"; do
+    for experiment in $1; do
+      out=$(build/ngraphbench run --check "$experiment" "$compiler" --device "$device" "${@:3}" 2>&1 >/dev/null)
+      rc=$?
+      [ "$rc" -eq 0 ] || { printf '%s\n' "$out" >&2; exit "$rc"; }
+    done
+  done
+}
 # ./setup.sh --gpu lists the CUDA wheels' library folders (onnxruntime-gpu's providers dlopen
 # libcudnn, libnvinfer ... by name).
 if [ -f .deps/gpu-libs.txt ]; then
@@ -81,6 +94,7 @@ for ((i = 1; i <= $#; i++)); do
   esac
 done
 experiments=$(build/ngraphbench list --experiments --names "${configs[@]}") || exit 2
+check_runs "$experiments" -- "$@"
 # The options that select runs or change their estimates (expand and plan-budget take them); the
 # others only change how they run.
 plan=() jobs=1 retry=()

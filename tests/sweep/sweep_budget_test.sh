@@ -8,7 +8,7 @@
 #   --budget (large)       continues: the rest is measured, nothing twice
 #   the same again         nothing left, nothing measured
 # and the refusals, exit 2: a bad duration, an unknown option, an unknown compiler, --budget or
-# --runs among the run options.
+# --runs among the run options, and in a dry run what `run` refuses among its options.
 #
 #   sweep_budget_test.sh <source dir> <ngraphbench binary>
 #
@@ -66,6 +66,17 @@ grep -q "unknown compiler 'nosuch'; known compilers: .*null" "$tmp/out" || fail 
 sweep --budget 12h local null "${opts[@]}" --runs tiny_w8_b1
 [ "$rc" -eq 2 ] || fail "--runs among the run options: exit $rc, not 2"
 grep -q -- "--runs is not a run option here" "$tmp/out" || fail "--runs among the run options not refused: $(cat "$tmp/out")"
+# A dry run refuses what the real sweep's `run` refuses, with its message: an unknown run
+# option, a bad value of one, an unknown key for --set.
+sweep --dry-run local null "${opts[@]}" --bogus
+[ "$rc" -eq 2 ] || fail "--dry-run with an unknown run option: exit $rc, not 2: $(cat "$tmp/out")"
+grep -q "not expected: --bogus" "$tmp/out" || fail "--bogus after -- not named: $(cat "$tmp/out")"
+sweep --dry-run --estimate local null "${opts[@]}" --jobs 0
+[ "$rc" -eq 2 ] || fail "--dry-run --estimate --jobs 0: exit $rc, not 2: $(cat "$tmp/out")"
+grep -q -- "--jobs is 0" "$tmp/out" || fail "--jobs 0 not named: $(cat "$tmp/out")"
+sweep --dry-run --budget 12h local null "${opts[@]}" --set nosuch=1
+[ "$rc" -eq 2 ] || fail "--dry-run --budget --set nosuch=1: exit $rc, not 2: $(cat "$tmp/out")"
+grep -q "'nosuch' is not a known key" "$tmp/out" || fail "--set nosuch not named: $(cat "$tmp/out")"
 [ ! -e "$tmp/results" ] || fail "a refusal wrote $(find "$tmp/results")"
 
 # The prior estimate of one null run (all 9 runs have the same): a budget of 4.5 of them fits 4.

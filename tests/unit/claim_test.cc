@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "ngraphbench/core/error.h"
 #include "ngraphbench/results/csv.h"
 
 namespace ngraphbench {
@@ -194,6 +195,41 @@ TEST_F(ClaimTest, AnUnreadableClaimIsLiveWhileYoung) {
   EXPECT_FALSE(TryClaim(path_, 3600).has_value());
   Age(path_, 30);
   EXPECT_TRUE(TryClaim(path_, 3600).has_value());
+}
+
+// A FIFO, a link to a device or megabytes under a claim's name would block or balloon every
+// scheduler that meets it: refused at once, naming the file, and left as it was.
+TEST_F(ClaimTest, AClaimThatIsNotASmallRegularFileIsRefusedAtOnce) {
+  const auto refused = [&](const std::string& why) {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      TryClaim(path_, 60);
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("lock file '" + path_ + "'"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  };
+  fs::create_directories(fs::path(path_).parent_path());
+  ASSERT_EQ(::mkfifo(path_.c_str(), 0644), 0);
+  refused("a FIFO");
+  EXPECT_TRUE(fs::is_fifo(path_));
+  fs::remove(path_);
+  fs::create_symlink("/dev/zero", path_);
+  refused("a symbolic link");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(path_)));
+  fs::remove(path_);
+  Put(path_, std::string(1 << 20, 'x'));
+  refused("more than the 65536");
+  // The temporary file of a writer whose pid this process has now: replaced, not waited on.
+  fs::remove(path_);
+  const std::string tmp = path_ + ".tmp." + HostTag() + "." + std::to_string(::getpid());
+  ASSERT_EQ(::mkfifo(tmp.c_str(), 0644), 0);
+  std::optional<Claim> claim = TryClaim(path_, 60);
+  EXPECT_TRUE(claim.has_value());
+  EXPECT_FALSE(fs::exists(tmp));
 }
 
 TEST_F(ClaimTest, ReleasingLeavesAClaimThatAnotherTookOver) {

@@ -467,6 +467,27 @@ TEST_F(ConfigTest, SizesAndCountsHaveCeilings) {
 
 // A value listed twice would name two runs alike; a grid of billions of runs would exhaust the
 // scheduler before anything ran.
+// A list of 200,000 widths is refused before yaml-cpp builds its nodes (7,000,000 took 3.3 GB),
+// a value of megabytes is quoted by its first 80 bytes, and a name that is not UTF-8 (which no
+// JSON file could hold) is refused naming its line.
+TEST_F(ConfigTest, HugeListsHugeValuesAndBytesThatAreNotUtf8AreRefusedBriefly) {
+  std::string widths = "experiments:\n  x:\n    family: linear\n    widths: [1";
+  for (int i = 2; i <= 200'000; ++i) widths += "," + std::to_string(i);
+  std::string m = ExperimentsError(widths + "]\n");
+  EXPECT_NE(m.find("more than the 100000 a YAML file may hold"), std::string::npos) << m;
+  const std::string huge(1'000'000, 'd');
+  m = ExperimentsError("experiments:\n  x:\n    family: linear\n    description: [" + huge +
+                       "]\n    widths: [8]\n");
+  EXPECT_NE(m.find("'experiments.x.description' must be a string, got '[ddd"), std::string::npos)
+      << m.substr(0, 300);
+  EXPECT_NE(m.find("\u2026 (1000002 bytes)"), std::string::npos) << m.substr(0, 300);
+  EXPECT_LT(m.size(), 400u);
+  m = ExperimentsError("experiments:\n  x:\n    family: linear\n    widths: [" + huge + "]\n");
+  EXPECT_LT(m.size(), 400u) << m.substr(0, 300);
+  m = ExperimentsError("experiments:\n  tiny\xff:\n    family: linear\n    widths: [8]\n");
+  EXPECT_NE(m.find("line 2 is not valid UTF-8"), std::string::npos) << m;
+}
+
 TEST_F(ConfigTest, RepeatedListValuesAndHugeGridsAreRefused) {
   const std::string exp = "experiments:\n  a:\n    family: ";
   std::string m = ExperimentsError(exp + "conv2d\n    widths: [8, 16, 8]\n");

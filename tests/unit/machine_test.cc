@@ -185,6 +185,38 @@ TEST_F(MachineTest, MalformedMachineFileIsAnInputErrorNamingIt) {
   }
 }
 
+// A small file nested deep, or one whose values blow up when indented, never becomes a large
+// file: it is refused while parsing (before the nesting is built), and what is written is at
+// most what the tool reads back.
+TEST_F(MachineTest, DeepOrBloatedMachineFilesAreRefusedAndNeverRewrittenLarger) {
+  const MachineInfo m = DescribeMachine(root_.string());
+  const auto refused = [&](const std::string& text, const std::string& why) {
+    try {
+      MergeMachineFile(text, "results/local/machine.json", m);
+      ADD_FAILURE() << "no error for " << text.size() << " bytes: " << text.substr(0, 60);
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("results/local/machine.json: "), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+      EXPECT_LT(std::string(e.what()).size(), 1000u);
+    }
+  };
+  for (const size_t depth : {20'000, 100'000}) {
+    refused(R"({"x": {"a": )" + std::string(depth, '[') + std::string(depth, ']') + "}}",
+            "nested deeper");
+  }
+  refused(R"({"x": {"a": {"b": 1}}})", "an object");
+  // 3.5 MB of one-digit numbers: under the ceiling as read, about 20 MB once indented.
+  std::string bloated = R"({"x": {"a": [0)";
+  while (bloated.size() < (size_t{7} << 19)) bloated += ",0";
+  refused(bloated + "]}}", "more than the 4194304");
+  // A file with a key of megabytes names it by a short prefix.
+  refused(R"({")" + std::string(1 << 20, 'k') + R"(": 3})", "kkkk\u2026");
+  // What the tool writes is read back as it was.
+  const std::string written = MergeMachineFile(std::nullopt, "machine.json", m);
+  EXPECT_EQ(MergeMachineFile(written, "machine.json", m), written);
+}
+
 TEST_F(MachineTest, ThisMachine) {
   const MachineInfo m = DescribeMachine();
   ASSERT_TRUE(m.threads.has_value());

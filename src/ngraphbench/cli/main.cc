@@ -10,6 +10,7 @@
 #include "ngraphbench/cli/commands.h"
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/graph/ops.h"
 #include "ngraphbench/results/row.h"
 #include "ngraphbench/runner/budget.h"
@@ -99,6 +100,10 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--oversubscribe", run.oversubscribe,
                     "with --jobs: allow jobs x threads above the CPUs this process may use (the "
                     "workers' CPUs then overlap)");
+  run_cmd->add_flag("--check", run.check_only,
+                    "check the command line, the configs and the results tree as `run` does, "
+                    "then exit (0, or 2 naming what is wrong): nothing is measured and no row "
+                    "or machine.json written (sweep.sh --dry-run checks its run options so)");
 
   WorkerArgs worker;
   CLI::App* worker_cmd = app.add_subcommand(
@@ -284,6 +289,18 @@ int main(int argc, char** argv) {
   compare_cmd->add_flag("--fail-on-regression", compare.fail_on_regression,
                         "exit 1 when a pair is significantly slower beyond the threshold");
 
+  // Every argument is text that may be written into the results tree's JSON and CSV files (a
+  // path, a label, a model's name): one that is not UTF-8 is refused before anything is read or
+  // written.
+  for (int i = 1; i < argc; ++i) {
+    if (!IsValidUtf8(argv[i])) {
+      std::cerr << "error: argument " << i << " ('" << EscapeBytes(argv[i])
+                << "') is not valid UTF-8; ngraphbench writes the paths and names it is given "
+                   "into UTF-8 files (JSON, CSV): rename it, or give it through a symbolic link "
+                   "whose name is UTF-8\n";
+      return kExitBadInput;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

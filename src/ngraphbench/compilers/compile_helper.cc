@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string_view>
 
@@ -25,11 +27,39 @@ std::string EnvOr(const char* name, const std::string& fallback) {
   return v && *v ? v : fallback;
 }
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+std::string ReadFile(const fs::path& path, uint64_t max_bytes) {
+  try {
+    return ReadFileCapped(path.string(), max_bytes, "file");
+  } catch (const InputError&) {
+    return "";
+  }
+}
+
+void ReadInChunks(const fs::path& path, const std::string& who,
+                  const std::function<void(uint64_t size)>& size_first,
+                  const std::function<void(const char* data, size_t size)>& take) {
+  std::optional<UniqueFd> fd;
+  try {
+    fd.emplace(OpenFileCapped(path.string(), std::numeric_limits<uint64_t>::max(), "file"));
+  } catch (const InputError& e) {
+    throw CompileError(who + ": cannot read " + path.string() + " to hash it: " + e.what());
+  }
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) {
+    throw CompileError(who + ": cannot read " + path.string() + " to hash it");
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  size_first(size);
+  std::vector<char> chunk(size_t{16} << 20);
+  uint64_t done = 0;
+  while (true) {
+    const ssize_t got = ::read(fd->get(), chunk.data(), chunk.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    take(chunk.data(), static_cast<size_t>(got));
+    done += static_cast<uint64_t>(got);
+  }
+  if (done != size) throw CompileError(who + ": " + path.string() + " changed while hashed");
 }
 
 std::string HostCpuIdentity() {
@@ -311,21 +341,14 @@ std::string OnnxModelDigest(const std::string& onnx_path, const std::string& onn
   const fs::path model(onnx_path);
   std::vector<fs::path> files = {model};
   for (const fs::path& f : OnnxDataFiles(model)) files.push_back(f);
-  std::vector<char> chunk(size_t{16} << 20);
   for (const fs::path& f : files) {
-    std::error_code ec;
-    const uintmax_t size = fs::file_size(f, ec);
-    std::ifstream in(f, std::ios::binary);
-    if (ec || !in) throw CompileError(who + ": cannot read " + f.string() + " to hash it");
-    // Name and size first: the pieces cannot run into each other.
-    digest.Add(f.filename().string() + '\0' + std::to_string(size) + '\0');
-    uintmax_t done = 0;
-    while (in) {
-      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-      digest.Add(chunk.data(), static_cast<size_t>(in.gcount()));
-      done += static_cast<uintmax_t>(in.gcount());
-    }
-    if (done != size) throw CompileError(who + ": " + f.string() + " changed while hashed");
+    ReadInChunks(
+        f, who,
+        [&](uint64_t size) {
+          // Name and size first: the pieces cannot run into each other.
+          digest.Add(f.filename().string() + '\0' + std::to_string(size) + '\0');
+        },
+        [&](const char* data, size_t size) { digest.Add(data, size); });
   }
   return digest.Hex();
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"  // kMaxModelBytes
 #include "ngraphbench/core/process.h"
 
 namespace ngraphbench {
@@ -24,8 +25,9 @@ namespace ngraphbench {
 // $name, or `fallback` when it is unset or empty.
 std::string EnvOr(const char* name, const std::string& fallback);
 
-// The whole file, or "" when it cannot be read.
-std::string ReadFile(const std::filesystem::path& path);
+// The whole file, or "" when it cannot be read, is not a regular file (a FIFO in a cache folder
+// is passed over, not waited on) or holds more than `max_bytes` (core/file.h).
+std::string ReadFile(const std::filesystem::path& path, uint64_t max_bytes = kMaxModelBytes);
 
 // The CPU's model name and flags (/proc/cpuinfo): what host code generation depends on (it picks
 // the host's vector ISA), so that code compiled for this CPU is not reused on another one that
@@ -109,6 +111,14 @@ void RunCompileScript(const std::vector<std::string>& argv, const std::filesyste
                       const std::filesystem::path& done, const std::filesystem::path& discard,
                       const std::string& who, const std::string& fix);
 
+// The bytes of `path`, in chunks of 16 MiB, to `take`, after its size to `size_first`: a model's
+// external data may be larger than what should be held in memory a second time. The file is
+// opened as every input is (core/file.h: a FIFO is refused, not waited on). Throws CompileError
+// naming `who` when it cannot be read or changes while read.
+void ReadInChunks(const std::filesystem::path& path, const std::string& who,
+                  const std::function<void(uint64_t size)>& size_first,
+                  const std::function<void(const char* data, size_t size)>& take);
+
 // FNV-1a, 128 bits: a stable content hash (std::hash may change between library versions, and
 // the cache outlives the binary). Collisions are not a security concern here.
 class Fnv128 {
@@ -124,20 +134,13 @@ class Fnv128 {
   // A file's bytes as Add would take them, read in chunks: a model's external data may be
   // larger than what should be held in memory a second time. Errors name `who`, the compiler.
   Fnv128& AddFile(const std::filesystem::path& path, const std::string& who) {
-    std::error_code ec;
-    const uintmax_t size = std::filesystem::file_size(path, ec);
-    std::ifstream in(path, std::ios::binary);
-    if (ec || !in) throw CompileError(who + ": cannot read " + path.string() + " to hash it");
-    const std::string len = std::to_string(size) + ":";
-    Mix(len.data(), len.size());
-    std::vector<char> chunk(size_t{16} << 20);
-    uintmax_t done = 0;
-    while (in) {
-      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-      Mix(chunk.data(), static_cast<size_t>(in.gcount()));
-      done += static_cast<uintmax_t>(in.gcount());
-    }
-    if (done != size) throw CompileError(who + ": " + path.string() + " changed while hashed");
+    ReadInChunks(
+        path, who,
+        [&](uint64_t size) {
+          const std::string len = std::to_string(size) + ":";
+          Mix(len.data(), len.size());
+        },
+        [&](const char* data, size_t size) { Mix(data, size); });
     return *this;
   }
 

@@ -9,6 +9,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/core/yaml.h"
 
 namespace ngraphbench {
 
@@ -30,7 +31,8 @@ struct Where {
     return {file, path.empty() ? key : key[0] == '[' ? path + key : path + "." + key};
   }
   [[noreturn]] void Fail(const std::string& what) const {
-    throw InputError(file + ": " + (path.empty() ? "the top level" : "'" + path + "'") + " " +
+    throw InputError(file + ": " +
+                     (path.empty() ? "the top level" : "'" + QuoteShort(path, 200) + "'") + " " +
                      what);
   }
 };
@@ -70,7 +72,8 @@ std::string ToString(const YAML::Node& node, const Where& where, bool may_be_emp
                "e.g. \"null\" or \"\"");
   }
   if (!node.IsScalar()) {
-    where.Fail("must be a string, got '" + YAML::Dump(node) + "' (write \"\" for an empty one)");
+    where.Fail("must be a string, got '" + QuoteShort(YAML::Dump(node)) +
+               "' (write \"\" for an empty one)");
   }
   if (!may_be_empty && node.Scalar().empty()) where.Fail("must not be empty");
   return node.Scalar();
@@ -79,7 +82,7 @@ std::string ToString(const YAML::Node& node, const Where& where, bool may_be_emp
 int64_t ToInt(const YAML::Node& node, const Where& where) {
   int64_t v = 0;
   if (!node.IsScalar() || !YAML::convert<int64_t>::decode(node, v)) {
-    where.Fail("must be an integer, got '" + YAML::Dump(node) + "'");
+    where.Fail("must be an integer, got '" + QuoteShort(YAML::Dump(node)) + "'");
   }
   return v;
 }
@@ -87,7 +90,7 @@ int64_t ToInt(const YAML::Node& node, const Where& where) {
 bool ToBool(const YAML::Node& node, const Where& where) {
   bool v = false;
   if (!node.IsScalar() || !YAML::convert<bool>::decode(node, v)) {
-    where.Fail("must be true or false, got '" + YAML::Dump(node) + "'");
+    where.Fail("must be true or false, got '" + QuoteShort(YAML::Dump(node)) + "'");
   }
   return v;
 }
@@ -99,7 +102,7 @@ std::vector<std::string> ToNameList(const YAML::Node& node, const Where& where) 
     const Where item = where / ("[" + std::to_string(i) + "]");
     out.push_back(ToString(node[i], item));
     if (std::count(out.begin(), out.end(), out.back()) > 1) {
-      item.Fail("repeats '" + out.back() + "'; list each once");
+      item.Fail("repeats '" + QuoteShort(out.back()) + "'; list each once");
     }
   }
   return out;
@@ -143,7 +146,7 @@ void ParseOperators(const YAML::Node& node, const Where& where, CompilerInfo& in
       const std::string op = ToString(entry.first, w);
       if (column.unsupported.count(op)) (w / op).Fail("is given twice; give each operator once");
       if (!FindOp(op)) {
-        w.Fail("names '" + op + "', which is not an operator of the table "
+        w.Fail("names '" + QuoteShort(op) + "', which is not an operator of the table "
                "(`ngraphbench list --ops`)");
       }
       column.unsupported[op] = ToString(entry.second, w / op);
@@ -159,11 +162,12 @@ void ParseOperators(const YAML::Node& node, const Where& where, CompilerInfo& in
       if (!form) {
         std::string known;
         for (const OpForm& f : OpForms()) known += (known.empty() ? "" : ", ") + f.op + "." + f.name;
-        w.Fail("names '" + entry + "', which is not a form of graph/ops.cc (one of: " + known +
-               ")");
+        w.Fail("names '" + QuoteShort(entry) +
+               "', which is not a form of graph/ops.cc (one of: " + known + ")");
       }
       if (column.unsupported.count(form->op)) {
-        w.Fail("names '" + entry + "', a form of an operator the compiler does not run at all");
+        w.Fail("names '" + QuoteShort(entry) +
+               "', a form of an operator the compiler does not run at all");
       }
       column.limits.push_back(form);
     }
@@ -180,7 +184,8 @@ OptionSpec ParseOption(const YAML::Node& node, const Where& where) {
   OptionSpec spec;
   spec.key = ToString(Required(node, "key", where), where / "key");
   if (!PlainName(spec.key)) {
-    (where / "key").Fail("is '" + spec.key + "'; a key is lowercase letters, digits and _");
+    (where / "key")
+        .Fail("is '" + QuoteShort(spec.key) + "'; a key is lowercase letters, digits and _");
   }
   const std::string type = ToString(Required(node, "type", where), where / "type");
   if (type == "int") {
@@ -190,7 +195,7 @@ OptionSpec ParseOption(const YAML::Node& node, const Where& where) {
   } else if (type == "bool") {
     spec.type = OptionType::kBool;
   } else {
-    (where / "type").Fail("is '" + type + "'; allowed values: int, string, bool");
+    (where / "type").Fail("is '" + QuoteShort(type) + "'; allowed values: int, string, bool");
   }
   spec.help = ToString(Required(node, "help", where), where / "help");
 
@@ -222,7 +227,8 @@ OptionSpec ParseOption(const YAML::Node& node, const Where& where) {
   }
   for (const auto& v : spec.refused) {
     if (std::find(spec.allowed.begin(), spec.allowed.end(), v) != spec.allowed.end()) {
-      (where / "refused").Fail("lists '" + v + "', which 'allowed' also lists; give it in one");
+      (where / "refused")
+          .Fail("lists '" + QuoteShort(v) + "', which 'allowed' also lists; give it in one");
     }
   }
   if (spec.min_value > spec.max_value) {
@@ -251,10 +257,10 @@ OptionSpec ParseOption(const YAML::Node& node, const Where& where) {
         std::string v = ToString(value, at, /*may_be_empty=*/true);
         if (!spec.allowed.empty() &&
             std::find(spec.allowed.begin(), spec.allowed.end(), v) == spec.allowed.end()) {
-          at.Fail("is '" + v + "', not one of 'allowed': " + Join(spec.allowed));
+          at.Fail("is '" + QuoteShort(v) + "', not one of 'allowed': " + Join(spec.allowed));
         }
         if (std::find(spec.refused.begin(), spec.refused.end(), v) != spec.refused.end()) {
-          at.Fail("is '" + v + "', which 'refused' lists");
+          at.Fail("is '" + QuoteShort(v) + "', which 'refused' lists");
         }
         return v;
       }
@@ -276,12 +282,7 @@ std::string ExpectedName(const std::string& path) {
 }  // namespace
 
 CompilerInfo ParseCompilerDescription(const std::string& text, const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(path + ": not valid YAML: " + e.what());
-  }
+  const YAML::Node root = LoadYaml(text, path);
   const Where top{path, ""};
   if (!root.IsMap()) {
     top.Fail("must be a mapping with name, role, sdk, devices, precisions, opt_levels and "
@@ -344,7 +345,8 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
   }
   if (const YAML::Node caches = root["caches_compile"]) {
     if (!caches.IsScalar() || (caches.Scalar() != "true" && caches.Scalar() != "false")) {
-      (top / "caches_compile").Fail("must be true or false, got '" + YAML::Dump(caches) + "'");
+      (top / "caches_compile")
+          .Fail("must be true or false, got '" + QuoteShort(YAML::Dump(caches)) + "'");
     }
     info.caches_compile = caches.Scalar() == "true";
   }
@@ -386,7 +388,7 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
     double v = 0;
     const YAML::Node seconds = Required(tuning, "seconds_per_trial", w);
     if (!seconds.IsScalar() || !YAML::convert<double>::decode(seconds, v) || !(v > 0 && v < 1e6)) {
-      sw.Fail("must be a number of seconds > 0, got '" + YAML::Dump(seconds) + "'");
+      sw.Fail("must be a number of seconds > 0, got '" + QuoteShort(YAML::Dump(seconds)) + "'");
     }
     info.prior_tuning_s_per_trial = v;
   }

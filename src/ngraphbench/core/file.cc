@@ -44,42 +44,71 @@ InputError TooBig(const std::string& path, uint64_t max_bytes, const std::string
                     std::to_string(max_bytes) + " such a file may hold");
 }
 
+// What a file that is not a regular one is, for a message.
+std::string KindOf(const struct stat& st) {
+  if (S_ISFIFO(st.st_mode)) return "a FIFO";
+  if (S_ISSOCK(st.st_mode)) return "a socket";
+  if (S_ISCHR(st.st_mode)) return "a character device";
+  if (S_ISBLK(st.st_mode)) return "a block device";
+  if (S_ISDIR(st.st_mode)) return "a folder";
+  if (S_ISLNK(st.st_mode)) return "a symbolic link";
+  return "of another kind";
+}
+
 // `path` opened for reading, and whether it is a regular file (`st` filled from the open file).
 // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, forever and without a word; a
-// regular file's descriptor is made blocking again. On a failed open the fd is -1, errno set.
-UniqueFd OpenRegular(const std::string& path, struct stat& st, bool& regular) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+// regular file's descriptor is made blocking again. O_NOFOLLOW with Links::kRefuse: a symbolic
+// link fails to open (ELOOP). On a failed open the fd is -1, errno set.
+UniqueFd OpenRegular(const std::string& path, struct stat& st, bool& regular,
+                     Links links = Links::kFollow) {
+  const int no_follow = links == Links::kRefuse ? O_NOFOLLOW : 0;
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | no_follow));
   regular = fd.get() >= 0 && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode);
   if (regular) ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
   return fd;
 }
 
-// The open file and its size at the time of the checks.
+// The open file and its size at the time of the checks; an fd of -1 (errno ENOENT) when there
+// is no such file and `missing_ok`.
 std::pair<UniqueFd, uint64_t> OpenChecked(const std::string& path, uint64_t max_bytes,
-                                          const std::string& what) {
+                                          const std::string& what, Links links,
+                                          struct stat* status = nullptr,
+                                          bool missing_ok = false) {
   struct stat st {};
   bool regular = false;
-  UniqueFd fd = OpenRegular(path, st, regular);
+  UniqueFd fd = OpenRegular(path, st, regular, links);
   if (fd.get() < 0) {
-    throw InputError("cannot open " + what + " '" + path + "': " + std::strerror(errno));
+    const int error = errno;
+    // ENOTDIR: a folder on the way is a file, so there is no such file either.
+    if ((error == ENOENT || error == ENOTDIR) && missing_ok) return {std::move(fd), 0};
+    if (error == ELOOP && links == Links::kRefuse) {
+      throw InputError(what + " '" + path + "' is a symbolic link; ngraphbench keeps this file "
+                       "itself and replaces it by rename, so it must be a regular file: remove "
+                       "the link (a link to the folder that holds it is fine)");
+    }
+    if (error == ENXIO) {
+      throw InputError(what + " '" + path + "' is not a regular file but a socket; ngraphbench "
+                       "reads regular files only (remove it, or give a regular file)");
+    }
+    if (IsStorageFailure(error)) ThrowFileError("cannot read " + what + " '" + path + "'", error);
+    throw InputError("cannot open " + what + " '" + path + "': " + std::strerror(error));
   }
   // Checked on the open file, so a file swapped after the check cannot slip past the ceiling. A
   // FIFO, socket or device has no size to check and is refused.
-  if (!regular) throw InputError(what + " '" + path + "' is not a regular file");
+  if (!regular) {
+    throw InputError(what + " '" + path + "' is not a regular file but " + KindOf(st) +
+                     "; ngraphbench reads regular files only (remove it, or give a regular file)");
+  }
   if (static_cast<uint64_t>(st.st_size) > max_bytes) {
     throw TooBig(path, max_bytes, what, std::to_string(st.st_size));
   }
+  if (status) *status = st;
   return {std::move(fd), static_cast<uint64_t>(st.st_size)};
 }
 
-}  // namespace
-
-UniqueFd OpenFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what) {
-  return std::move(OpenChecked(path, max_bytes, what).first);
-}
-
-std::string ReadFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what) {
-  auto [fd, size] = OpenChecked(path, max_bytes, what);
+// The rest of the open file `fd`, of `size` bytes when checked, never past `max_bytes`.
+std::string ReadAll(const UniqueFd& fd, uint64_t size, const std::string& path,
+                    uint64_t max_bytes, const std::string& what) {
   const auto too_big = [&](const std::string& n) { return TooBig(path, max_bytes, what, n); };
   // Read to the end (the file may have grown since fstat), never past the ceiling.
   std::string text(static_cast<size_t>(size), '\0');
@@ -91,13 +120,127 @@ std::string ReadFileCapped(const std::string& path, uint64_t max_bytes, const st
     }
     const ssize_t got = ::read(fd.get(), text.data() + used, text.size() - used);
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) throw InputError("cannot read " + what + " '" + path + "': " + std::strerror(errno));
+    if (got < 0) {
+      const int error = errno;
+      if (IsStorageFailure(error)) ThrowFileError("cannot read " + what + " '" + path + "'", error);
+      throw InputError("cannot read " + what + " '" + path + "': " + std::strerror(error));
+    }
     if (got == 0) break;
     used += static_cast<size_t>(got);
   }
   if (used > max_bytes) throw too_big("more than " + std::to_string(max_bytes));
   text.resize(used);
   return text;
+}
+
+}  // namespace
+
+UniqueFd OpenFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what,
+                        Links links) {
+  return std::move(OpenChecked(path, max_bytes, what, links).first);
+}
+
+std::string ReadFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what,
+                           Links links, struct stat* status) {
+  auto [fd, size] = OpenChecked(path, max_bytes, what, links, status);
+  return ReadAll(fd, size, path, max_bytes, what);
+}
+
+std::optional<std::string> ReadFileIfExists(const std::string& path, uint64_t max_bytes,
+                                            const std::string& what, Links links,
+                                            struct stat* status) {
+  auto [fd, size] = OpenChecked(path, max_bytes, what, links, status, /*missing_ok=*/true);
+  if (fd.get() < 0) return std::nullopt;
+  return ReadAll(fd, size, path, max_bytes, what);
+}
+
+void CheckRegularOrMissing(const std::string& path, const std::string& what) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;
+  throw InputError(what + " '" + path + "' is not a regular file but " + KindOf(st) +
+                   "; ngraphbench reads regular files only (remove it)");
+}
+
+std::string ReadLogTail(const std::string& path, uint64_t max_bytes) {
+  struct stat st {};
+  bool regular = false;
+  const UniqueFd fd = OpenRegular(path, st, regular, Links::kRefuse);
+  if (!regular) return "";
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  const uint64_t from = size > max_bytes ? size - max_bytes : 0;
+  std::string text(static_cast<size_t>(size - from), '\0');
+  size_t used = 0;
+  while (used < text.size()) {
+    const ssize_t got = ::pread(fd.get(), text.data() + used, text.size() - used,
+                                static_cast<off_t>(from + used));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    used += static_cast<size_t>(got);
+  }
+  text.resize(used);
+  return text;
+}
+
+std::string QuoteShort(const std::string& text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t cut = max_bytes;
+  // Back to the start of a UTF-8 character: continuation bytes are 10xxxxxx.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "\u2026 (" + std::to_string(text.size()) + " bytes)";
+}
+
+bool IsValidUtf8(const std::string& text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* end = p + text.size();
+  while (p < end) {
+    const unsigned char c = *p;
+    size_t n = 0;
+    uint32_t code = 0;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      n = 1;
+      code = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2;
+      code = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3;
+      code = c & 0x07;
+    } else {
+      return false;
+    }
+    if (static_cast<size_t>(end - p) <= n) return false;
+    for (size_t i = 1; i <= n; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      code = (code << 6) | (p[i] & 0x3F);
+    }
+    static constexpr uint32_t kMinimum[] = {0, 0x80, 0x800, 0x10000};
+    if (code < kMinimum[n] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+    p += n + 1;
+  }
+  return true;
+}
+
+std::string EscapeBytes(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c < 0x7F && c != '\\') {
+      out += ch;
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+
+int CreateFreshFile(const std::string& path, mode_t mode) {
+  ::unlink(path.c_str());
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 }
 
 std::string FileDigest(const std::string& path) {

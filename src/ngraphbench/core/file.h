@@ -1,8 +1,15 @@
-// Reading whole input files with a ceiling on their size, so that no file given to ngraphbench
-// (a config, a model, a result row) can exhaust the process's memory.
+// The one way ngraphbench opens a file it reads, inputs and side files alike (a config, a model,
+// a result row, machine.json, a claim or lock, a cache entry): regular files only, opened
+// without blocking (a FIFO would wait for a writer forever), with a ceiling on the size that
+// fits the file's kind, so that no file can hang or exhaust the process; every refusal names the
+// file. Files the tool itself keeps in the results tree may not be symbolic links (Links), and
+// what it writes there is always a fresh regular file (CreateFreshFile).
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace ngraphbench {
@@ -12,10 +19,60 @@ constexpr uint64_t kMaxConfigBytes = uint64_t{16} << 20;    // a YAML config
 constexpr uint64_t kMaxRowBytes = uint64_t{1} << 20;        // one result row
 constexpr uint64_t kMaxTraceBytes = uint64_t{1} << 30;      // one latency trace
 constexpr uint64_t kMaxModelBytes = uint64_t{2} << 30;      // protobuf's own limit for a model
+// Files of the results tree that the tool writes itself, far above what it writes.
+constexpr uint64_t kMaxMachineJsonBytes = uint64_t{4} << 20;  // machine.json, every machine
+constexpr uint64_t kMaxClaimBytes = uint64_t{64} << 10;       // a claim or lock (~300 bytes)
+constexpr uint64_t kMaxCacheBytes = uint64_t{64} << 10;       // a cache's text entry (a MAC count)
+constexpr uint64_t kMaxLogTailBytes = uint64_t{64} << 10;     // what is quoted of a child's log
+
+// Whether a symbolic link is followed. A file the user names (a config, a model) may be one. A
+// file of the results tree that the tool keeps itself (machine.json, claims, locks, caches) may
+// not: it is replaced by rename, which would silently cut a link to elsewhere, and a link to a
+// device (/dev/zero) or a FIFO would be read forever. A folder on the way may be a link (a
+// results folder on another disk): only the file's own name is checked.
+enum class Links { kFollow, kRefuse };
 
 // The whole content of `path`. Throws InputError naming `what` (e.g. "config file") and the path
-// when it cannot be opened, is not a regular file, or holds more than `max_bytes`.
-std::string ReadFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what);
+// when it cannot be opened, is not a regular file (a FIFO, socket, device or folder; with
+// Links::kRefuse, a symbolic link), or holds more than `max_bytes`. `status`, when given, is
+// filled from the open file (its mtime, say).
+std::string ReadFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what,
+                           Links links = Links::kFollow, struct stat* status = nullptr);
+
+// As ReadFileCapped, but nullopt when there is no file of that name (ENOENT, or ENOTDIR: a
+// folder on the way is a file).
+std::optional<std::string> ReadFileIfExists(const std::string& path, uint64_t max_bytes,
+                                            const std::string& what, Links links = Links::kFollow,
+                                            struct stat* status = nullptr);
+
+// Throws InputError naming `what` and `path` when something is there that is not a regular file
+// (lstat(2): a symbolic link counts as one); nothing when there is no such file. What a scan of
+// the results tree runs before anything is written, for names the tool reads later.
+void CheckRegularOrMissing(const std::string& path, const std::string& what);
+
+// The last `max_bytes` (at most) of a log file, for a message: "" when it is missing, not a
+// regular file or a symbolic link. Never reads more than that, however large the log.
+std::string ReadLogTail(const std::string& path, uint64_t max_bytes = kMaxLogTailBytes);
+
+// `text` as a message quotes a value it refuses: whole when short, else its first `max_bytes`
+// bytes (never cut inside a UTF-8 character) and "…" with the full size, so that a value of
+// megabytes does not become a message of megabytes.
+std::string QuoteShort(const std::string& text, size_t max_bytes = 80);
+
+// Whether `text` is valid UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+// The results tree's JSON and CSV files hold UTF-8 text: a path or name that is not cannot be
+// written into them.
+bool IsValidUtf8(const std::string& text);
+
+// `text` with every byte that is not printable ASCII as \xHH: a name with bytes that are not
+// UTF-8 (or control characters) quoted safely in a message.
+std::string EscapeBytes(const std::string& text);
+
+// Creates `path` as a new, empty regular file for writing (O_CREAT | O_EXCL | O_NOFOLLOW): a
+// temporary file of a writer, named after its host and process, which an earlier process of the
+// same pid may have left (removed first, whatever it is: a FIFO or link there would block the
+// writer or send its bytes elsewhere). Returns the descriptor, or -1 with errno set.
+int CreateFreshFile(const std::string& path, mode_t mode = 0644);
 
 // `name` made safe as one component of a file name the tool writes, and as one word on a command
 // line (run ids derive from model file names): letters, digits, '.', '_' and '-' are kept, every
@@ -55,6 +112,7 @@ class UniqueFd {
 // `path` opened for reading after the checks of ReadFileCapped (a regular file of at most
 // `max_bytes`), for a reader that streams it instead of holding a copy of its bytes. The caller
 // must still stop at `max_bytes`: the file may grow after the check.
-UniqueFd OpenFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what);
+UniqueFd OpenFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what,
+                        Links links = Links::kFollow);
 
 }  // namespace ngraphbench

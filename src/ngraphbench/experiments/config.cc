@@ -11,6 +11,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/core/yaml.h"
 #include "ngraphbench/core/tensor.h"
 #include "ngraphbench/graph/working_set.h"  // kMaxBatchSize, shared with model inputs
 #include "ngraphbench/measure/machine.h"
@@ -47,7 +48,8 @@ struct Where {
     return {file, path.empty() ? key : path + "." + key};
   }
   [[noreturn]] void Fail(const std::string& what) const {
-    throw InputError(file + ": " + (path.empty() ? "the top level" : "'" + path + "'") + " " +
+    throw InputError(file + ": " +
+                     (path.empty() ? "the top level" : "'" + QuoteShort(path, 200) + "'") + " " +
                      what);
   }
 };
@@ -87,7 +89,7 @@ int64_t ToInt(const YAML::Node& node, const Where& where, int64_t min_value, int
               const std::string& note = "") {
   int64_t v = 0;
   if (!node.IsScalar() || !YAML::convert<int64_t>::decode(node, v)) {
-    where.Fail("must be an integer, got '" + YAML::Dump(node) + "'");
+    where.Fail("must be an integer, got '" + QuoteShort(YAML::Dump(node)) + "'");
   }
   if (v < min_value) {
     where.Fail("must be >= " + std::to_string(min_value) + ", got " + std::to_string(v));
@@ -101,7 +103,7 @@ int64_t ToInt(const YAML::Node& node, const Where& where, int64_t min_value, int
 double ToDouble(const YAML::Node& node, const Where& where, double min_exclusive) {
   double v = 0;
   if (!node.IsScalar() || !YAML::convert<double>::decode(node, v)) {
-    where.Fail("must be a number, got '" + YAML::Dump(node) + "'");
+    where.Fail("must be a number, got '" + QuoteShort(YAML::Dump(node)) + "'");
   }
   if (!(v > min_exclusive)) where.Fail("must be > " + std::to_string(min_exclusive));
   return v;
@@ -109,10 +111,10 @@ double ToDouble(const YAML::Node& node, const Where& where, double min_exclusive
 
 std::string ToString(const YAML::Node& node, const Where& where,
                      const std::vector<std::string>& allowed = {}) {
-  if (!node.IsScalar()) where.Fail("must be a string, got '" + YAML::Dump(node) + "'");
+  if (!node.IsScalar()) where.Fail("must be a string, got '" + QuoteShort(YAML::Dump(node)) + "'");
   std::string v = node.as<std::string>();
   if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
-    where.Fail("is '" + v + "'; allowed values: " + Join(allowed));
+    where.Fail("is '" + QuoteShort(v) + "'; allowed values: " + Join(allowed));
   }
   return v;
 }
@@ -120,7 +122,7 @@ std::string ToString(const YAML::Node& node, const Where& where,
 bool ToBool(const YAML::Node& node, const Where& where) {
   bool v = false;
   if (!node.IsScalar() || !YAML::convert<bool>::decode(node, v)) {
-    where.Fail("must be true or false, got '" + YAML::Dump(node) + "'");
+    where.Fail("must be true or false, got '" + QuoteShort(YAML::Dump(node)) + "'");
   }
   return v;
 }
@@ -151,17 +153,11 @@ std::vector<std::string> ToStringList(const YAML::Node& node, const Where& where
   for (size_t i = 0; i < node.size(); ++i) {
     const Where item = where / ("[" + std::to_string(i) + "]");
     out.push_back(ToString(node[i], item));
-    if (!seen.insert(out.back()).second) item.Fail("repeats '" + out.back() + "'; list each once");
+    if (!seen.insert(out.back()).second) {
+      item.Fail("repeats '" + QuoteShort(out.back()) + "'; list each once");
+    }
   }
   return out;
-}
-
-YAML::Node ParseYaml(const std::string& text, const std::string& source) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(source + ": not valid YAML: " + e.what());
-  }
 }
 
 // Settings an experiment may set itself or inherit from `defaults`.
@@ -216,7 +212,7 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
     if (streams.IsScalar() && streams.Scalar() == "auto") {
       e.streams = 0;
     } else if (!streams.IsScalar() || !YAML::convert<int64_t>::decode(streams, n)) {
-      w.Fail("must be a positive integer or auto, got '" + YAML::Dump(streams) + "'");
+      w.Fail("must be a positive integer or auto, got '" + QuoteShort(YAML::Dump(streams)) + "'");
     } else {
       e.streams = ToInt(streams, w, 1, kMaxStreams);
     }
@@ -486,7 +482,7 @@ ExperimentsFile LoadExperiments(const std::string& path) {
 }
 
 ExperimentsFile ParseExperiments(const std::string& text, const std::string& path) {
-  YAML::Node root = ParseYaml(text, path);
+  YAML::Node root = LoadYaml(text, path);
   const Where top{path, ""};
   if (!root.IsMap()) throw InputError(path + ": must be a mapping with 'experiments'");
   CheckKeys(root, top, {"defaults", "experiments"});
@@ -604,7 +600,7 @@ CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& p
                                    const std::vector<std::string>& settings) {
   CompilerConfig c = DefaultCompilerConfig(info, all_cores);
   c.source = path;
-  YAML::Node root = ParseYaml(text, path);
+  YAML::Node root = LoadYaml(text, path);
   const Where file_top{path, ""};
   if (!root.IsNull()) CheckKeys(root, file_top, kCompilerKeys);
   if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
@@ -700,7 +696,7 @@ CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& p
         case OptionType::kString: {
           const std::string v = ToString(options[spec.key], where);
           if (std::find(spec.refused.begin(), spec.refused.end(), v) != spec.refused.end()) {
-            where.Fail("is '" + v + "', refused: " + spec.refused_reason +
+            where.Fail("is '" + QuoteShort(v) + "', refused: " + spec.refused_reason +
                        "; allowed values: " + Join(spec.allowed));
           }
           values[spec.key] = ToString(options[spec.key], where, spec.allowed);

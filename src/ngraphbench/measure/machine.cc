@@ -14,12 +14,14 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string_view>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
 
 namespace ngraphbench {
@@ -277,22 +279,56 @@ std::string MachineJson(const MachineInfo& m) { return ToJson(m).dump(2); }
 
 std::string MergeMachineFile(const std::optional<std::string>& existing, const std::string& source,
                              const MachineInfo& m) {
+  const std::string what =
+      "; it should be a JSON object mapping each machine_id to that machine's description "
+      "(fix it, or move it away to start a new one)";
   json all = json::object();
   if (existing) {
-    const std::string what =
-        "; it should be a JSON object mapping each machine_id to that machine's description "
-        "(fix it, or move it away to start a new one)";
-    all = json::parse(*existing, nullptr, /*allow_exceptions=*/false);
+    // The object of machines (depth 0), a machine (1), a list in it (2: gpus, load_avg): a
+    // container any deeper is refused as the parser meets it, before it is built.
+    constexpr int kDeepest = 2;
+    struct TooDeep {};
+    const json::parser_callback_t limit = [](int depth, json::parse_event_t event, json&) {
+      if ((event == json::parse_event_t::object_start ||
+           event == json::parse_event_t::array_start) &&
+          depth > kDeepest) {
+        throw TooDeep{};
+      }
+      return true;
+    };
+    try {
+      all = json::parse(*existing, limit, /*allow_exceptions=*/false);
+    } catch (const TooDeep&) {
+      throw InputError(source + ": nested deeper than a machine's entry (a list of values in an "
+                       "object of values in the object of machines)" + what);
+    }
     if (all.is_discarded()) throw InputError(source + ": not valid JSON" + what);
     if (!all.is_object()) throw InputError(source + ": not a JSON object" + what);
     for (auto it = all.begin(); it != all.end(); ++it) {
       if (!it.value().is_object()) {
-        throw InputError(source + ": the entry '" + it.key() + "' is not a JSON object" + what);
+        throw InputError(source + ": the entry '" + QuoteShort(it.key()) +
+                         "' is not a JSON object" + what);
+      }
+      for (auto field = it.value().begin(); field != it.value().end(); ++field) {
+        if (field.value().is_object()) {
+          throw InputError(source + ": the entry '" + QuoteShort(it.key()) + "' has '" +
+                           QuoteShort(field.key()) + "', an object; a machine's values are " +
+                           "numbers, strings, booleans, null or lists of those" + what);
+        }
       }
     }
   }
   all[m.machine_id] = ToJson(m);
-  return all.dump(2) + "\n";
+  // This machine's strings come from /proc and /sys: a byte that is not UTF-8 becomes U+FFFD
+  // rather than stopping the run (what was read from the file is UTF-8, the parser checked).
+  std::string text = all.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  if (text.size() > kMaxMachineJsonBytes) {
+    throw InputError(fmt::format(
+        "{}: with this machine's entry it would hold {} bytes, more than the {} machine.json may "
+        "hold{}",
+        source, text.size(), kMaxMachineJsonBytes, what));
+  }
+  return text;
 }
 
 std::optional<std::vector<int>> ParseCpuList(const std::string& text) {

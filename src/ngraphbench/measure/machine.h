@@ -50,7 +50,11 @@ std::string MachineJson(const MachineInfo& m);
 
 // machine.json's new contents: `existing` (nullopt when there is no file yet), a JSON object
 // keyed by machine_id, with `m`'s entry added or replaced; other machines' entries are kept.
-// Throws InputError naming `source` when `existing` is not such an object.
+// Throws InputError naming `source` when `existing` is not such an object: each entry an object
+// whose values are numbers, strings, booleans, null or lists of those (what MachineJson writes),
+// nothing nested deeper (refused while parsing, before it is built), and the result at most
+// kMaxMachineJsonBytes (core/file.h), the ceiling on reading it: the file is never rewritten
+// larger than the tool reads, nor blown up from a small file (a deep nesting's indentation).
 std::string MergeMachineFile(const std::optional<std::string>& existing, const std::string& source,
                              const MachineInfo& m);
 

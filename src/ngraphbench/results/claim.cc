@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/core/process.h"
 
 namespace ngraphbench {
@@ -95,26 +96,16 @@ struct FileState {
 };
 
 // The file's content and mtime, read from one open file; nullopt when there is no such file.
+// A claim is a small regular file that ngraphbench creates: anything else under its name (a
+// FIFO, a device, a symbolic link, megabytes) is refused with InputError naming it.
 std::optional<FileState> ReadState(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int error = errno;
-    if (error == ENOENT) return std::nullopt;
-    ThrowFileError("cannot read '" + path + "'", error);
-  }
-  FileState state;
   struct stat st {};
-  if (::fstat(fd, &st) == 0) {
-    state.mtime = static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9;
-  }
-  char buf[4096];
-  while (true) {
-    const ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    state.content.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
+  std::optional<std::string> content =
+      ReadFileIfExists(path, kMaxClaimBytes, "lock file", Links::kRefuse, &st);
+  if (!content) return std::nullopt;
+  FileState state;
+  state.content = std::move(*content);
+  state.mtime = static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9;
   return state;
 }
 
@@ -154,10 +145,10 @@ bool NoHardLinks(int error) {
 // EEXIST when the name exists, atomically, so a reader sees no file or the whole content.
 bool CreateExclusive(const std::string& path, const std::string& content) {
   const std::string tmp = TempName(path, "");
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = CreateFreshFile(tmp);
   if (fd < 0 && errno == ENOENT) {
     MakeParentDirs(path);
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    fd = CreateFreshFile(tmp);
   }
   if (fd < 0) {
     const int error = errno;

@@ -84,7 +84,9 @@ class Claim {
 // other then finds a live claim. The window left open is a holder of the breaker that stalls for
 // over 60 s between its check and its removal while another recovers.
 //
-// Throws EnvironmentError when the files cannot be created (e.g. the directory is read-only).
+// Throws EnvironmentError when the files cannot be created (e.g. the directory is read-only), and
+// InputError naming it when what is under the claim's name is not a claim ngraphbench could have
+// written: not a regular file (a FIFO, a device, a symbolic link), or over kMaxClaimBytes.
 std::optional<Claim> TryClaim(const std::string& path, double stale_after_s,
                               ClaimHolder* held_by = nullptr);
 

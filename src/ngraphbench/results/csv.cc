@@ -259,7 +259,10 @@ void WriteFileAtomic(const std::string& path, const std::string& contents) {
   // The host in the name: on a results tree shared between machines, a pid alone does not say
   // whose file it is (see RemoveStaleTempFiles).
   const std::string tmp = path + kTempMarker + HostTag() + "." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A fresh regular file: whatever an earlier process of this pid left under the name (a FIFO
+  // would block the write, a link would send it elsewhere) is replaced. The rename below then
+  // replaces whatever `path` is (a FIFO, a link) by this regular file.
+  int fd = CreateFreshFile(tmp);
   if (fd < 0) {
     const int error = errno;
     ThrowFileError("cannot create '" + tmp + "'", error);

@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "ngraphbench/core/error.h"
@@ -26,12 +24,14 @@ using Clock = std::chrono::steady_clock;
 constexpr double kMachineLockStaleS = 8;
 constexpr double kMachineLockWaitS = 10;
 
-std::optional<std::string> ReadIfExists(const std::string& path) {
-  if (!FileExists(path)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+std::string MachineLockPath(const std::string& machine_path) {
+  return std::filesystem::path(machine_path).parent_path().string() + "/.machine.json.lock";
+}
+
+// machine.json as it is now, nullopt when there is none; a file that is not a regular one, a
+// symbolic link, or larger than the tool writes it is refused (InputError naming it).
+std::optional<std::string> ReadMachineFile(const std::string& path) {
+  return ReadFileIfExists(path, kMaxMachineJsonBytes, "machine file", Links::kRefuse);
 }
 
 }  // namespace
@@ -65,12 +65,20 @@ void ReleaseStaleClaims(const std::string& dir, const RunSpec& run, bool keep_ro
 }
 
 void CheckMachineFile(const std::string& machine_path, const MachineInfo& machine) {
-  MergeMachineFile(ReadIfExists(machine_path), machine_path, machine);
+  CheckRegularOrMissing(MachineLockPath(machine_path), "lock file");
+  MergeMachineFile(ReadMachineFile(machine_path), machine_path, machine);
+}
+
+void CheckClaimFiles(const std::string& dir) {
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir + "/.claims", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    CheckRegularOrMissing(it->path().string(), "lock file");
+  }
 }
 
 void UpdateMachineFile(const std::string& machine_path, const MachineInfo& machine) {
-  const std::string lock_path =
-      std::filesystem::path(machine_path).parent_path().string() + "/.machine.json.lock";
+  const std::string lock_path = MachineLockPath(machine_path);
   const auto deadline = Clock::now() + std::chrono::duration<double>(kMachineLockWaitS);
   ClaimHolder holder;
   std::optional<Claim> lock = TryClaim(lock_path, kMachineLockStaleS, &holder);
@@ -84,7 +92,7 @@ void UpdateMachineFile(const std::string& machine_path, const MachineInfo& machi
     lock = TryClaim(lock_path, kMachineLockStaleS, &holder);
   }
   WriteFileAtomic(machine_path,
-                  MergeMachineFile(ReadIfExists(machine_path), machine_path, machine));
+                  MergeMachineFile(ReadMachineFile(machine_path), machine_path, machine));
 }
 
 }  // namespace ngraphbench

@@ -49,9 +49,14 @@ std::optional<Claim> ClaimRow(const std::string& dir, const RunSpec& run, ClaimH
 // live holder's claim stays.
 void ReleaseStaleClaims(const std::string& dir, const RunSpec& run, bool keep_row_claim);
 
-// Merges this machine's entry into machine.json and throws the result away: a malformed file
-// stops the run before anything is written (InputError naming it).
+// Merges this machine's entry into machine.json and throws the result away: a malformed file,
+// or one (or its lock) that is not a regular file, stops the run before anything is written
+// (InputError naming it).
 void CheckMachineFile(const std::string& machine_path, const MachineInfo& machine);
+// Refuses (InputError naming it) anything in `dir`/.claims/ that is not a regular file (a FIFO,
+// a device, a symbolic link): a claim is read by every scheduler that meets it, so one found
+// later would stop the sweep halfway; checked before anything is written.
+void CheckClaimFiles(const std::string& dir);
 // Merges this machine's entry into machine.json under a lock: every `run` that measures does,
 // and two schedulers (of two machines sharing the tree) doing so at once would each write the
 // file without the other's entry.

@@ -14,8 +14,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "ngraphbench/compilers/compile_helper.h"
@@ -30,10 +28,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 std::string Tail(const std::string& path, size_t max_chars) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
+  std::string text = ReadLogTail(path);
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
 }

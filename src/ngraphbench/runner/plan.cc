@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <set>
 #include <utility>
@@ -458,6 +457,19 @@ std::deque<Task> QueueProcesses(std::deque<RunState>& states, Resumed* resumed) 
   return queue;
 }
 
+namespace {
+
+// A MAC count cache entry's value: one non-negative whole number and a newline, as ModelMacs
+// writes it; nullopt for anything else.
+std::optional<double> ParseMacsEntry(const std::string& text) {
+  if (text.size() < 2 || text.size() > 32 || text.back() != '\n') return std::nullopt;
+  const std::string digits = text.substr(0, text.size() - 1);
+  if (digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stod(digits);
+}
+
+}  // namespace
+
 std::map<std::string, double> ModelMacs(const std::vector<RunSpec>& runs,
                                         const std::string& results_dir) {
   std::map<std::string, double> macs;
@@ -474,9 +486,16 @@ std::map<std::string, double> ModelMacs(const std::vector<RunSpec>& runs,
         "macs=1\n{}\n{}\n{}\n{}\n{}x{}\n{}\n{}\n", NGB_VERSION, m.family, m.name, m.variant,
         m.width, m.depth, m.onnx_path, m.onnx_path.empty() ? "" : FileDigest(m.onnx_path));
     const fs::path file = cache / (m.name + "." + Fnv1a64Hex(key) + ".txt");
-    double value = 0;
-    std::ifstream in(file);
-    if (!(in >> value) || value < 0) {
+    // An entry that is not a plain count (damaged, a FIFO, a link to a device) is computed
+    // again and replaced.
+    std::optional<double> cached;
+    try {
+      cached = ParseMacsEntry(ReadFileCapped(file.string(), kMaxCacheBytes, "MAC count cache",
+                                             Links::kRefuse));
+    } catch (const InputError&) {
+    }
+    double value = cached.value_or(0);
+    if (!cached) {
       value = static_cast<double>(CountMacs(BuildModel(m, 1)));
       std::error_code error;
       fs::create_directories(cache, error);

@@ -31,6 +31,9 @@ struct RunArgs {
   // With jobs > 1: allow slices that together need more CPUs than the process may use (they
   // then overlap) instead of refusing.
   bool oversubscribe = false;
+  // --check: every check of the input, the configs and the results tree, then exit 0 with
+  // nothing measured or written.
+  bool check_only = false;
 };
 
 // `ngraphbench worker`: one process of one run, in one of two forms.

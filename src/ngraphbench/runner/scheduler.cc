@@ -16,6 +16,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -140,16 +141,24 @@ int RunSweep(const RunArgs& given) {
     start = end + 1;
   }
   ValidateSettings(given.grid.settings, compilers);
-  std::deque<Plan> plans;
-  for (const std::string& name : compilers) plans.push_back(MakePlan(given, name, allowed));
-  const RunArgs& args = plans.front().args;  // what the compilers share
-  const std::string device_dir = args.results_dir + "/" + args.device;
   // This machine's entry in machine.json, merged now (and thrown away) so that a malformed file
   // stops the run before anything is written; the rows link to it by machine_id. The file is
-  // written later by UpdateMachineFile.
+  // written later by UpdateMachineFile. It and the claims are checked before the plans are made:
+  // with --shard, planning writes the MAC counts' cache.
+  const std::string device_dir =
+      std::filesystem::path(RunDirectory(given.results_dir, given.device, compilers.front()))
+          .parent_path()
+          .string();
   const MachineInfo machine = DescribeMachine();
   const std::string machine_path = device_dir + "/machine.json";
   CheckMachineFile(machine_path, machine);
+  for (const std::string& name : compilers) {
+    CheckClaimFiles(RunDirectory(given.results_dir, given.device, name));
+  }
+  std::deque<Plan> plans;
+  for (const std::string& name : compilers) plans.push_back(MakePlan(given, name, allowed));
+  if (given.check_only) return kExitOk;
+  const RunArgs& args = plans.front().args;  // what the compilers share
   for (const Plan& plan : plans) {
     if (int removed = RemoveStaleTempFiles(plan.dir) + RemoveStaleTempFiles(plan.dir + "/.claims") +
                       RemoveStaleTempFiles(PartsDirectory(plan.dir))) {

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -140,13 +141,6 @@ std::string JoinSettings(const std::map<std::string, std::string>& settings) {
   return out;
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 std::string Join(const std::vector<std::string>& items, const std::string& sep) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : sep) + item;
@@ -208,10 +202,10 @@ int RunChild(const std::vector<std::string>& argv, const std::string& log) {
     // scheduler (SIGKILL, which reaches no process group) leaves no reference child behind.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
-    FILE* f = std::fopen(log.c_str(), "w");
-    if (f) {
-      ::dup2(::fileno(f), STDOUT_FILENO);
-      ::dup2(::fileno(f), STDERR_FILENO);
+    const int fd = CreateFreshFile(log);
+    if (fd >= 0) {
+      ::dup2(fd, STDOUT_FILENO);
+      ::dup2(fd, STDERR_FILENO);
     }
     ExecOrExit(argv);
   }
@@ -221,38 +215,71 @@ int RunChild(const std::vector<std::string>& argv, const std::string& log) {
   return status;
 }
 
+// The size of the reference file of `graph`'s outputs (FormatTensorFile), its ceiling when
+// read; where an output's shape is not known here, the ceiling of a model.
+uint64_t ReferenceBytes(const Graph& graph) {
+  uint64_t bytes = 16;  // magic and tensor count
+  for (const TensorSpec& out : graph.outputs) {
+    uint64_t elements = 1;
+    for (const int64_t d : out.shape) {
+      if (d <= 0 || elements > kMaxModelBytes / static_cast<uint64_t>(d)) return kMaxModelBytes;
+      elements *= static_cast<uint64_t>(d);
+    }
+    bytes += 8 + 8 * out.shape.size() + 4 * elements;
+    if (bytes > kMaxModelBytes) return kMaxModelBytes;
+  }
+  return bytes;
+}
+
+// The reference outputs in the cache file `path`; InputError when it is not a regular file of
+// at most the outputs' size holding a tensor file.
+std::vector<HostTensor> ReadReference(const std::string& path, const Graph& graph) {
+  return ParseTensorFile(
+      ReadFileCapped(path, ReferenceBytes(graph), "reference cache", Links::kRefuse), path);
+}
+
 // The reference outputs of `run` (the spec's run, its model prepared), from the cache or
 // computed now by a child process that loads only the reference compiler (SDKs never share a
 // process) and reads the spec at `spec_path`, or, for a worker started by hand, a spec file
-// written for it now. Throws std::runtime_error saying why when there is none.
+// written for it now. Throws std::runtime_error saying why when there is none. A cache entry
+// that cannot be read (damaged, cut short, a FIFO, a link to a device) is discarded and computed
+// again: a bad cache never turns the check off.
 std::vector<HostTensor> ReferenceOutputs(const ResolvedRun& spec, const std::string& spec_path,
                                          const RunSpec& run, const Graph& graph,
                                          const std::string& reference) {
   const std::string path = ReferencePath(spec.results_dir, run, graph, reference);
-  if (!FileExists(path)) {
-    if (!IsBuilt(reference)) throw std::runtime_error(reference + " is not built");
-    std::optional<SpecFile> own;
-    if (spec_path.empty()) own.emplace(spec);
-    const std::string log = path + ".log." + std::to_string(::getpid());
-    const int status =
-        RunChild(ReferenceCommand(own ? own->path() : spec_path, reference, path), log);
-    std::string tail = ReadText(log);
-    ::unlink(log.c_str());
-    while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
-    if (tail.size() > 300) tail = "..." + tail.substr(tail.size() - 300);
-    // The child could not write the cache (or its model for its compiler): the storage's
-    // failure, which stops the sweep, not a reference that is unavailable for this model.
-    if (WIFEXITED(status) && WEXITSTATUS(status) == kExitStorageFailed) {
-      throw StorageError("the reference child (" + reference + ") could not write" +
-                             (tail.empty() ? std::string(" (its log is empty)") : ": " + tail),
-                         0);
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !FileExists(path)) {
-      throw std::runtime_error(reference + " failed on this model" +
-                               (tail.empty() ? std::string() : ": " + tail));
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    try {
+      return ReadReference(path, graph);
+    } catch (const InputError& e) {
+      std::cerr << "discarding the reference cache entry (" << e.what()
+                << "); computing it again\n";
+      ::unlink(path.c_str());
     }
   }
-  return ParseTensorFile(ReadText(path), path);
+  if (!IsBuilt(reference)) throw std::runtime_error(reference + " is not built");
+  std::optional<SpecFile> own;
+  if (spec_path.empty()) own.emplace(spec);
+  const std::string log = path + ".log." + std::to_string(::getpid());
+  const int status =
+      RunChild(ReferenceCommand(own ? own->path() : spec_path, reference, path), log);
+  std::string tail = ReadLogTail(log);
+  ::unlink(log.c_str());
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+  if (tail.size() > 300) tail = "..." + tail.substr(tail.size() - 300);
+  // The child could not write the cache (or its model for its compiler): the storage's
+  // failure, which stops the sweep, not a reference that is unavailable for this model.
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kExitStorageFailed) {
+    throw StorageError("the reference child (" + reference + ") could not write" +
+                           (tail.empty() ? std::string(" (its log is empty)") : ": " + tail),
+                       0);
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !FileExists(path)) {
+    throw std::runtime_error(reference + " failed on this model" +
+                             (tail.empty() ? std::string() : ": " + tail));
+  }
+  return ReadReference(path, graph);
 }
 
 // The model in the form a compiler that consumes ONNX takes it (CompileRequest): bytes, or, when
@@ -379,11 +406,13 @@ Graph BuildGraph(const ResolvedRun& spec, const ModelSpec& model, int process) {
       graph = BuildModel(model, spec.run.batch_size);
     }
     try {
-      if (FillWeights(ReadFileCapped(path, WeightsBytes(graph), "weights cache"), graph)) {
+      if (FillWeights(ReadFileCapped(path, WeightsBytes(graph), "weights cache", Links::kRefuse),
+                      graph)) {
         return graph;
       }
     } catch (const InputError&) {
-      // Not a regular file, or larger than the graph's weights: drawn below.
+      // Not a regular file (a FIFO, a link), or larger than the graph's weights: drawn below
+      // (a run's first process replaces such a file: StoreWeights).
     }
   }
   return BuildModel(model, spec.run.batch_size);
@@ -394,7 +423,11 @@ void StoreWeights(const ResolvedRun& spec, const ModelSpec& model, int process,
                   const Graph& graph) {
   if (process != 0 || !DrawsWeights(model)) return;
   const std::string path = WeightsPath(spec.results_dir, model);
-  if (!FileExists(path)) WriteFileAtomic(path, FormatWeights(graph));
+  // What is there already stays, unless it cannot be this graph's weights (BuildGraph).
+  struct stat st {};
+  const bool stored = ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+                      static_cast<uint64_t>(st.st_size) == WeightsBytes(graph);
+  if (!stored) WriteFileAtomic(path, FormatWeights(graph));
 }
 
 // Build the model. A model given as PyTorch code is exported first (cached per batch size), as

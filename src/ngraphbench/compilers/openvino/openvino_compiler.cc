@@ -622,8 +622,11 @@ class OpenVinoCompiler final : public Compiler {
     key.Add(OnnxModelDigest(request.onnx_path, request.onnx, "openvino"));
     for (const auto& [name, value] : properties) key.Add(name).Add(value.as<std::string>());
     const fs::path entry = fs::path(request.cache_dir) / "openvino" / key.Hex();
-    bool damaged = false;  // a blob that did not import, which this compile replaces
-    if (!request.cold && fs::exists(entry / kBlob)) {
+    // A blob that did not import, or is not a regular file (a FIFO would block the import, a
+    // link may lead anywhere), which this compile replaces.
+    const fs::file_status blob_status = fs::symlink_status(entry / kBlob);
+    bool damaged = fs::exists(blob_status) && !fs::is_regular_file(blob_status);
+    if (!request.cold && fs::is_regular_file(blob_status)) {
       try {
         std::ifstream blob(entry / kBlob, std::ios::binary);
         ov::CompiledModel imported = core_.import_model(blob, device, properties);
