@@ -3,8 +3,8 @@
 # Builds the libFuzzer targets in build-fuzz/ (clang, ASan + UBSan) and runs each for N seconds
 # (default 60) on its seed corpus, fuzz/corpus/<target>/, as many targets at once as there are
 # cores (each one process on one core); inputs it finds go to build-fuzz/corpus/<target>/,
-# crashes to build-fuzz/crashes/<target>/. Targets: config onnx row zip (default: all). Prints
-# one line per target: executions, crashes, CPU minutes. --build-only builds and runs nothing.
+# crashes to build-fuzz/crashes/<target>/. Targets: config onnx row zip results (default: all).
+# Prints a line per target: executions, crashes, CPU minutes. --build-only builds, runs nothing.
 # Exit 0 when no target crashed, 1 when one did, 2 on bad arguments, 3 when clang is missing.
 #
 # ./test.sh runs it for 30 s per target with a fixed seed (building it while the tests run). For a maintainer's campaign:
@@ -23,13 +23,13 @@ while [ $# -gt 0 ]; do
     --seed) seed=${2:?--seed needs a number}; shift 2 ;;
     --build-only) build_only=1; shift ;;
     -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
-    config|onnx|row|zip) targets+=("$1"); shift ;;
-    *) echo "fuzz.sh: unknown argument '$1' (expected --seconds N, --seed S, --build-only, or targets among config onnx row zip)" >&2; exit 2 ;;
+    config|onnx|row|zip|results) targets+=("$1"); shift ;;
+    *) echo "fuzz.sh: unknown argument '$1' (expected --seconds N, --seed S, --build-only, or targets among config onnx row zip results)" >&2; exit 2 ;;
   esac
 done
 [[ $seconds =~ ^[0-9]+$ ]] && [ "$seconds" -gt 0 ] || { echo "fuzz.sh: --seconds must be a positive integer, got '$seconds'" >&2; exit 2; }
 [[ $seed =~ ^[0-9]+$ ]] || { echo "fuzz.sh: --seed must be a non-negative integer, got '$seed'" >&2; exit 2; }
-[ ${#targets[@]} -gt 0 ] || targets=(config onnx row zip)
+[ ${#targets[@]} -gt 0 ] || targets=(config onnx row zip results)
 
 if ! command -v clang++ >/dev/null; then
   echo "fuzz.sh: clang++ not found; ./setup.sh installs it (Debian: clang libclang-rt-14-dev)" >&2

@@ -132,7 +132,8 @@ std::vector<HostTensor> ParseTensorFile(const std::string& bytes, const std::str
     }
     in.Need(elements * sizeof(float), "data");
     t.data.resize(elements);
-    std::memcpy(t.data.data(), in.Here(), elements * sizeof(float));
+    // An empty tensor's data() may be null, which memcpy may not be given even for 0 bytes.
+    if (elements > 0) std::memcpy(t.data.data(), in.Here(), elements * sizeof(float));
     in.Skip(elements * sizeof(float));
     tensors.push_back(std::move(t));
   }
