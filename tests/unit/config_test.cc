@@ -158,7 +158,24 @@ TEST_F(ConfigTest, CompilerConfigValidatesCommonAndSpecificKeys) {
   m = CompilerError("options:\n  execution_mode: 3d\n");
   EXPECT_NE(m.find("allowed values: sequential, parallel"), std::string::npos) << m;
   m = CompilerError("precision: fp8\n");
-  EXPECT_NE(m.find("allowed values: fp32"), std::string::npos) << m;
+  EXPECT_NE(m.find("allowed values: fp32, int8"), std::string::npos) << m;
+  EXPECT_EQ(LoadCompilerConfig(Write("precision: int8\n"), FindCompiler("onnxruntime")).precision,
+            "int8");
+}
+
+std::string SetError(const std::vector<std::string>& settings, const std::string& yaml,
+                     const std::string& compiler, const std::string& path);
+
+// int8 where a compiler has no quantization path is refused with the reason, never run as fp32.
+TEST_F(ConfigTest, Int8IsRefusedWhereTheCompilerCannotQuantize) {
+  const std::string m = CompilerError("precision: int8\n", "tensorrt");
+  EXPECT_NE(m.find("'precision' is 'int8', but tensorrt has no quantization path"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("its precisions: fp32, fp16"), std::string::npos) << m;
+  EXPECT_EQ(SetError({"precision=int8"}, "", "identity", "id.yaml").rfind(
+                "--set: 'precision' is 'int8', but identity has no quantization path", 0),
+            0u);
 }
 
 // One synchronous request per timed run cannot measure OpenVINO's throughput mode: asking for it
@@ -570,7 +587,7 @@ TEST_F(ConfigTest, SettingsOnTheCommandLineGoOverTheFilesByTheirRules) {
   EXPECT_EQ(SetError({"warmup=-1"}, "", "onnxruntime", "ort.yaml"),
             "--set: 'warmup' must be >= 0, got -1");
   EXPECT_EQ(SetError({"precision=fp8"}, "", "onnxruntime", "ort.yaml"),
-            "--set: 'precision' is 'fp8'; allowed values: fp32");
+            "--set: 'precision' is 'fp8'; allowed values: fp32, int8");
   EXPECT_NE(SetError({"options.sleep_us=1"}, "", "onnxruntime", "ort.yaml")
                 .find("--set: 'options.sleep_us' is not an option of compiler onnxruntime"),
             std::string::npos);

@@ -90,6 +90,8 @@ ResultRow SampleRow() {
   r.config_hash = "0123456789abcdef";
   r.check_reference = "onnxruntime";
   r.check_max_rel_err = 2.5e-7;
+  r.check_cosine = 0.99975;
+  r.check_snr_db = 34.5;
   r.valid = false;
   r.invalid_reason = "cv 0.3 > max_cv 0.25; timed window 0.1 s < min_time_s 0.5";
   r.phases_s = {{"start", 0.25}, {"build", 1.5}, {"timed", 0}};
@@ -118,7 +120,7 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
   EXPECT_EQ(out.error, "worker killed: \"SIGABRT\", at a, b second line");
   EXPECT_EQ(out.schema_version, kSchemaVersion);
   EXPECT_EQ(RowColumns().front(), "schema_version");
-  EXPECT_EQ(RowColumns().size(), 100u);
+  EXPECT_EQ(RowColumns().size(), 104u);
   EXPECT_EQ(out.phases_s, in.phases_s);
   EXPECT_EQ(out.quick, false);
   EXPECT_EQ(out.valid, false);
@@ -126,22 +128,25 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
   EXPECT_EQ(out.config_hash, "0123456789abcdef");
   EXPECT_FALSE(out.check_max_abs_err.has_value());
   EXPECT_DOUBLE_EQ(*out.check_max_rel_err, 2.5e-7);
+  EXPECT_DOUBLE_EQ(*out.check_cosine, 0.99975);
+  EXPECT_DOUBLE_EQ(*out.check_snr_db, 34.5);
+  EXPECT_FALSE(out.check_top1_agreement.has_value());
 }
 
 TEST(Csv, OtherSchemaVersionsAndBadBooleansAreRefusedByName) {
   std::string text = FormatRowCsv(SampleRow());
   std::string old = text;
-  old.replace(old.find("\n10,"), 4, "\n1,");
+  old.replace(old.find("\n11,"), 4, "\n1,");
   try {
     ParseRowCsv(old, "f.csv");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 10"),
+    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 11"),
               std::string::npos)
         << e.what();
   }
   std::string newer = text;
-  newer.replace(newer.find("\n10,"), 4, "\n11,");
+  newer.replace(newer.find("\n11,"), 4, "\n12,");
   try {
     ParseRowCsv(newer, "f.csv");
     FAIL();

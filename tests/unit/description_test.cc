@@ -430,7 +430,7 @@ TEST(Registry, DescriptionsSayWhatTheCompiledInRegistrySaid) {
   EXPECT_EQ(ort.sdk, "ONNX Runtime C/C++ API");
   EXPECT_TRUE(ort.consumes_onnx);
   EXPECT_EQ(ort.devices, (std::vector<std::string>{"cpu", "cuda"}));
-  EXPECT_EQ(ort.precisions, std::vector<std::string>{"fp32"});
+  EXPECT_EQ(ort.precisions, (std::vector<std::string>{"fp32", "int8"}));
   EXPECT_EQ(ort.opt_levels, (std::vector<std::string>{"all", "extended", "basic", "disable"}));
   ASSERT_EQ(ort.options.size(), 2u);
   EXPECT_EQ(ort.options[0].key, "inter_op_threads");

@@ -33,6 +33,14 @@ HostTensor RandomNormal(const Shape& shape, uint64_t seed, float stddev = 1.0f);
 // The seed of a run's input `input_name`: Fnv1a64("<run_id>/<input_name>").
 uint64_t InputSeed(const std::string& run_id, const std::string& input_name);
 
+// The calibration set of precision int8 (static quantization): kCalibrationBatches batches, each
+// input drawn as the run's inputs are (RandomNormal, N(0, 1)) but from a stream of its own,
+// Fnv1a64("calibration:<batch>/<input_name>") for batch 0, 1, ..., so that the outputs the check
+// compares come from inputs the quantizer never saw. It does not depend on the run id: a
+// quantized model is cached by model and calibration set alone.
+inline constexpr int kCalibrationBatches = 8;
+uint64_t CalibrationSeed(int batch, const std::string& input_name);
+
 // Number of CPU cores this process may run on (its affinity mask), at least 1.
 int AvailableCores();
 

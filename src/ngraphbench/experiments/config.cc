@@ -628,7 +628,18 @@ CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& p
   auto at = [&](const std::string& key) { return top_of(key) / key; };
   if (root["device"]) c.device = ToString(root["device"], at("device"), info.devices);
   if (root["precision"]) {
-    c.precision = ToString(root["precision"], at("precision"), info.precisions);
+    // int8 where the compiler has no quantization path: refused here, never run as fp32.
+    const YAML::Node& precision = root["precision"];
+    if (precision.IsScalar() && precision.Scalar() == "int8" &&
+        std::find(info.precisions.begin(), info.precisions.end(), "int8") ==
+            info.precisions.end()) {
+      at("precision").Fail("is 'int8', but " + info.name +
+                           " has no quantization path (no static int8 quantization with "
+                           "calibration is built for it); its precisions: " +
+                           Join(info.precisions) +
+                           ". docs/compilers.md, Quantization, lists the compilers with int8");
+    }
+    c.precision = ToString(precision, at("precision"), info.precisions);
   }
   // auto (or unset): AutoThreads; 0: every core; else the number.
   const bool auto_threads = root["threads"] && root["threads"].IsScalar() &&

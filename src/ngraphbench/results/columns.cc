@@ -300,6 +300,18 @@ const std::vector<Column>& Columns() {
            "largest |out - ref| / max(1, max |ref|) over the outputs (the worst output)"),
       Opt("check_tolerance", &R::check_tolerance,
            "the relative error allowed at this precision; beyond it the row is `wrong`"),
+      Since(11, Opt("check_cosine", &R::check_cosine,
+           "`int8`: cosine similarity of the outputs (all as one vector) to the fp32 "
+           "reference's; below 0.99 the row is `wrong`")),
+      Since(11, Opt("check_snr_db", &R::check_snr_db,
+           "`int8`: signal-to-noise ratio of the outputs against the fp32 reference, "
+           "10 log10(sum ref^2 / sum (out - ref)^2); below 20 dB the row is `wrong`")),
+      Since(11, Opt("check_top1_agreement", &R::check_top1_agreement,
+           "`int8`, a classifier's N x C output: share of the samples whose top-1 class is the "
+           "reference's")),
+      Since(11, Opt("check_top5_agreement", &R::check_top5_agreement,
+           "`int8`, a classifier's N x C output: share of the samples whose reference top-1 "
+           "class is among the top 5")),
       Bool("valid", &R::valid,
            "whether the measurement passed every validity rule (MLPerf's VALID); `false` rows "
            "are left out of analyses unless asked"),

@@ -30,7 +30,9 @@ namespace ngraphbench {
 //    (the server scenario). Rows of older versions read them empty.
 // 10: phases_s (each phase's wall time, summed over the processes). Rows of older versions read
 //    it empty.
-constexpr int kSchemaVersion = 10;
+// 11: check_cosine, check_snr_db, check_top1_agreement, check_top5_agreement (the output check
+//    of precision int8, measure/quant_check.h). Rows of older versions read them empty.
+constexpr int kSchemaVersion = 11;
 // The oldest version ParseRowCsv reads.
 constexpr int kOldestReadableSchemaVersion = 2;
 
@@ -107,6 +109,9 @@ struct ResultRow {
   // Output check of the first inference against an independent reference (measure/check.h)
   std::string check_reference;  // the reference compiler, or "off"; "unavailable: <why>"
   std::optional<double> check_max_abs_err, check_max_rel_err, check_tolerance;
+  // Of an int8 row (measure/quant_check.h): cosine similarity and SNR in dB of the outputs
+  // against the FP32 reference; for a classifier, top-1 and top-5 agreement with it.
+  std::optional<double> check_cosine, check_snr_db, check_top1_agreement, check_top5_agreement;
   // Validity verdict over the timed window (MLPerf LoadGen's INVALID): set for measured rows
   std::optional<bool> valid;
   std::string invalid_reason;            // "; "-joined reasons when valid is false

@@ -36,6 +36,7 @@
 #include "ngraphbench/graph/ops.h"
 #include "ngraphbench/graph/working_set.h"
 #include "ngraphbench/measure/check.h"
+#include "ngraphbench/measure/quant_check.h"
 #include "ngraphbench/measure/harness.h"
 #include "ngraphbench/measure/heap.h"
 #include "ngraphbench/measure/machine.h"
@@ -465,7 +466,10 @@ std::optional<std::vector<HostTensor>> Reference(const ResolvedRun& spec,
   // From the compilers' roles (compilers/registry.h): a build without the first reference (a
   // GPU machine's, scripts/gpu_check.sh) checks against the next.
   row.check_reference = ReferenceCompilerFor(info.name, spec.config.device);
-  row.check_tolerance = ToleranceFor(spec.run.check, spec.config.precision);
+  // An int8 row is judged by cosine and SNR (measure/quant_check.h), not by a tolerance.
+  if (spec.config.precision != "int8") {
+    row.check_tolerance = ToleranceFor(spec.run.check, spec.config.precision);
+  }
   if (row.check_reference.empty()) {
     row.check_reference = "unavailable: no compiler description declares `reference:`";
     return std::nullopt;
@@ -850,12 +854,60 @@ Measured MeasureServerProcess(const ResolvedRun& spec, int process, Executable& 
   return measured;
 }
 
+// The check of an int8 row: cosine and SNR against the FP32 reference within the int8 bounds
+// (measure/quant_check.h), with the max errors beside them; the row's figures are the worst
+// stream's (lowest SNR).
+void CheckInt8(const std::vector<std::vector<HostTensor>>& streams_outputs,
+               const std::vector<HostTensor>& reference, ResultRow& row) {
+  std::optional<QuantAccuracy> worst;
+  std::optional<CheckResult> worst_errors;
+  size_t worst_stream = 0;
+  for (size_t i = 0; i < streams_outputs.size(); ++i) {
+    QuantAccuracy accuracy = CompareQuantized(streams_outputs[i], reference);
+    const bool worse = !worst || (!accuracy.mismatch.empty() && worst->mismatch.empty()) ||
+                       (worst->mismatch.empty() && !(accuracy.snr_db >= worst->snr_db));
+    if (worse) {
+      worst = std::move(accuracy);
+      worst_errors = CompareOutputs(streams_outputs[i], reference);
+      worst_stream = i;
+    }
+  }
+  if (!worst) return;
+  const QuantAccuracy& a = *worst;
+  const std::string stream =
+      streams_outputs.size() > 1 ? fmt::format("stream {}: ", worst_stream) : std::string();
+  if (!a.mismatch.empty()) {
+    row.status = kStatusWrong;
+    row.error = stream + "outputs do not match " + row.check_reference + "'s: " + a.mismatch;
+    return;
+  }
+  if (worst_errors && worst_errors->mismatch.empty()) {
+    row.check_max_abs_err = worst_errors->max_abs_err;
+    row.check_max_rel_err = worst_errors->max_rel_err;
+  }
+  row.check_cosine = a.cosine;
+  row.check_snr_db = a.snr_db;
+  row.check_top1_agreement = a.top1_agreement;
+  row.check_top5_agreement = a.top5_agreement;
+  if (!WithinInt8Bounds(a)) {
+    row.status = kStatusWrong;
+    row.error = stream + fmt::format("int8 outputs differ from {}'s fp32 outputs: cosine {:.4f} "
+                                     "(bound >= {}), SNR {:.1f} dB (bound >= {} dB)",
+                                     row.check_reference, a.cosine, kInt8MinCosine, a.snr_db,
+                                     kInt8MinSnrDb);
+  }
+}
+
 // Check: the first run's outputs against the reference (measure/check.h), each stream's in
 // offline; beyond the precision's tolerance the row is `wrong`. The row's errors are the worst
 // stream's.
 void Check(const std::vector<std::vector<HostTensor>>& streams_outputs,
            const std::vector<HostTensor>& reference, const std::string& precision,
            ResultRow& row) {
+  if (precision == "int8") {
+    CheckInt8(streams_outputs, reference, row);
+    return;
+  }
   std::optional<CheckResult> worst;
   size_t worst_stream = 0;
   for (size_t i = 0; i < streams_outputs.size(); ++i) {

@@ -2,12 +2,28 @@
 // provider (device cpu) or the CUDA execution provider (device cuda, onnxruntime-gpu).
 //
 // The library comes from the onnxruntime wheel and is loaded with dlopen (ort_common.h).
-#include <algorithm>
-#include <cstdlib>
+//
+// Precision int8: the model is quantized first (static post-training quantization, QDQ, by
+// ort_quantize.py in a helper process, on the calibration set of core/tensor.h), cached in
+// <cache>/onnxruntime-int8/<key>/quantized.onnx, and that model is what the session runs.
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/compilers/onnxruntime/ort_common.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/tensor.h"
+#include "ngraphbench/measure/check.h"  // FormatTensorFile: the calibration batches' files
 
 namespace ngraphbench {
 namespace {
@@ -17,6 +33,81 @@ GraphOptimizationLevel OptLevel(const std::string& name) {
   if (name == "basic") return ORT_ENABLE_BASIC;
   if (name == "extended") return ORT_ENABLE_EXTENDED;
   return ORT_ENABLE_ALL;
+}
+
+namespace fs = std::filesystem;
+
+// A model quantized by ort_quantize.py: the cache entry's quantized.onnx and what its meta.json says.
+struct Quantized {
+  fs::path model;
+  bool cache_hit = false;
+  nlohmann::json meta;
+  std::string key;
+};
+
+// Quantizes the request's model (or finds it in the cache): the key covers the model, the
+// script, the calibration set's shapes and count, and the onnxruntime library's version.
+Quantized Quantize(const CompileRequest& request) {
+  const std::string who = "onnxruntime";
+  const std::string script = EnvOr("NGRAPHBENCH_ORT_QUANTIZE_SCRIPT", NGB_ORT_QUANTIZE_SCRIPT);
+  const std::string python = EnvOr("NGRAPHBENCH_ORT_PYTHON", NGB_ORT_PYTHON);
+  Fnv128 key;
+  key.Add("onnxruntime-int8");
+  AddOnnxModel(key, request.onnx_path, request.onnx, who);
+  key.AddFile(script, who);
+  key.Add(ort::VersionString());
+  key.Add(std::to_string(kCalibrationBatches));
+  for (const TensorSpec& in : request.graph.inputs) key.Add(in.name).Add(ShapeToString(in.shape));
+
+  const bool cached = !request.cache_dir.empty();
+  const fs::path root = cached ? fs::path(request.cache_dir) / "onnxruntime-int8"
+                               : fs::temp_directory_path() /
+                                     ("ngraphbench-ort-int8-" + std::to_string(::getpid()));
+  const fs::path entry = root / key.Hex();
+  const auto usable = [](const fs::path& e) {
+    return fs::exists(e / "meta.json") && fs::exists(e / "quantized.onnx");
+  };
+  Quantized q;
+  q.key = key.Hex();
+  q.cache_hit = cached && usable(entry);
+  if (!q.cache_hit) {
+    CacheEntryBuild build(entry);
+    {
+      const ScriptOnnxFile onnx(request.onnx_path, request.onnx, build.dir());
+      std::vector<std::string> argv = {python, script, "--onnx", onnx.path().string(),
+                                       "--out-dir", build.dir().string(), "--calibration"};
+      std::vector<fs::path> files;
+      for (int b = 0; b < kCalibrationBatches; ++b) {
+        std::vector<HostTensor> batch;
+        for (const TensorSpec& in : request.graph.inputs) {
+          batch.push_back(RandomNormal(in.shape, CalibrationSeed(b, in.name)));
+        }
+        const fs::path file = build.dir() / ("calibration-" + std::to_string(b) + ".bin");
+        std::ofstream out(file, std::ios::binary);
+        const std::string bytes = FormatTensorFile(batch);
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        if (!out.flush()) {
+          const int error = errno != 0 ? errno : EIO;
+          throw StorageError(who + ": cannot write the calibration batch " + file.string() +
+                                 ": " + std::strerror(error),
+                             error);
+        }
+        files.push_back(file);
+        argv.push_back(file.string());
+      }
+      RunCompileScript(argv, build.dir(), build.dir() / "meta.json", cached ? fs::path() : root,
+                       who, "set NGRAPHBENCH_ORT_PYTHON to a python with the onnxruntime wheel "
+                            "(onnxruntime.quantization) and onnx");
+      // The calibration set is drawn again from its seeds; the entry keeps the model only.
+      for (const fs::path& file : files) fs::remove(file);
+    }
+    build.Commit(usable);
+  }
+  q.model = entry / "quantized.onnx";
+  q.meta = nlohmann::json::parse(ReadFile(entry / "meta.json"), nullptr,
+                                 /*allow_exceptions=*/false);
+  if (!q.meta.is_object()) throw CompileError(who + ": unreadable " + (entry / "meta.json").string());
+  return q;
 }
 
 class OrtCompiler : public Compiler {
@@ -31,12 +122,17 @@ class OrtCompiler : public Compiler {
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
     ort::Load();
     const CompilerConfig& config = request.config;
-    if (config.precision != "fp32") {
+    const bool int8 = config.precision == "int8";
+    if (config.precision != "fp32" && !int8) {
       throw CompileError("onnxruntime: precision '" + config.precision +
-                         "' is not supported; use fp32");
+                         "' is not supported; use fp32 or int8");
     }
     if (const std::string why = Unavailable(config); !why.empty()) throw UnavailableError(why);
     const bool cuda = config.device == "cuda";
+    if (int8 && cuda) {
+      throw CompileError("onnxruntime: precision int8 runs on device cpu only (the CUDA "
+                         "provider's QDQ kernels are not measured here); use device cpu");
+    }
     const bool parallel = config.options.String("execution_mode") == "parallel";
     ort::SessionSetup setup;
     setup.compiler = "onnxruntime";
@@ -70,8 +166,30 @@ class OrtCompiler : public Compiler {
         ort::AppendCuda(options, {});  // ORT's defaults (cuDNN's exhaustive algorithm search)
       }
     };
-    auto executable = ort::CreateExecutable(request, setup);
+    std::optional<Quantized> quantized;
+    if (int8) quantized = Quantize(request);
+    static const std::string kNoBytes;
+    CompileRequest quantized_request{request.graph, kNoBytes, request.config};
+    if (quantized) {
+      quantized_request.cache_dir = request.cache_dir;
+      quantized_request.quick = request.quick;
+      quantized_request.cold = request.cold;
+      quantized_request.onnx_path = quantized->model.string();
+      quantized_request.offline = request.offline;
+      quantized_request.streams = request.streams;
+    }
+    auto executable = ort::CreateExecutable(quantized ? quantized_request : request, setup);
     auto& settings = executable->settings();
+    if (quantized) {
+      settings["quantization"] = quantized->meta.value("scheme", "unknown");
+      settings["calibration_batches"] =
+          std::to_string(quantized->meta.value("calibration_batches", 0));
+      settings["quantize_s"] = std::to_string(quantized->meta.value("quantize_s", 0.0));
+      settings["qdq_nodes"] = std::to_string(quantized->meta.value("quantize_linear", 0) +
+                                             quantized->meta.value("dequantize_linear", 0));
+      settings["quantize_cache_hit"] = quantized->cache_hit ? "true" : "false";
+      settings["quantize_key"] = quantized->key;
+    }
     settings["inter_op_threads"] = config.options.String("inter_op_threads");
     settings["graph_optimization_level"] = config.opt_level;
     settings["execution_mode"] = config.options.String("execution_mode");

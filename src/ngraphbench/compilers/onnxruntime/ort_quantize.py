@@ -1,0 +1,112 @@
+"""Static post-training quantization of an ONNX model for the `onnxruntime` compiler's
+precision int8 (src/ngraphbench/compilers/onnxruntime/ort_compiler.cc runs it in a helper
+process and loads the model it writes).
+
+The scheme (docs/compilers.md, Quantization): onnxruntime.quantization.quantize_static in the
+QDQ format; weights int8, symmetric, one scale per output channel; activations uint8, asymmetric,
+one scale and zero point per tensor, calibrated with MinMax over the calibration batches the
+worker drew (core/tensor.h, CalibrationSeed: never the run's checked inputs). Each calibration
+file holds one batch of every model input in the graph's input order, in the output check's
+tensor file format (measure/check.h: "NGBTENS1", a uint64 count, per tensor a uint64 rank, int64
+dims and float32 data, little-endian).
+
+Writes <out-dir>/quantized.onnx and, last, <out-dir>/meta.json.
+"""
+import argparse
+import json
+import os
+import struct
+import sys
+import time
+
+from script_exit import run_main
+
+MAGIC = b"NGBTENS1"
+
+
+def read_tensor_file(path):
+    import numpy as np
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != MAGIC:
+        raise ValueError(f"{path}: not a tensor file (no NGBTENS1 header)")
+    pos = 8
+    (count,) = struct.unpack_from("<Q", data, pos)
+    pos += 8
+    tensors = []
+    for _ in range(count):
+        (rank,) = struct.unpack_from("<Q", data, pos)
+        pos += 8
+        dims = struct.unpack_from(f"<{rank}q", data, pos)
+        pos += 8 * rank
+        n = 1
+        for d in dims:
+            n *= d
+        arr = np.frombuffer(data, dtype="<f4", count=n, offset=pos).reshape(dims)
+        pos += 4 * n
+        tensors.append(arr)
+    return tensors
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--onnx", required=True)
+    p.add_argument("--out-dir", required=True)
+    p.add_argument("--calibration", nargs="+", required=True,
+                   help="tensor files, one calibration batch each")
+    args = p.parse_args()
+
+    import onnx
+    import onnxruntime
+    from onnxruntime import quantization as q
+
+    model = onnx.load(args.onnx, load_external_data=False)
+    initializers = {i.name for i in model.graph.initializer}
+    names = [i.name for i in model.graph.input if i.name not in initializers]
+    batches = [read_tensor_file(path) for path in args.calibration]
+    for path, batch in zip(args.calibration, batches):
+        if len(batch) != len(names):
+            raise ValueError(f"{path}: {len(batch)} tensors, the model has {len(names)} inputs")
+
+    class Reader(q.CalibrationDataReader):
+        def __init__(self):
+            self.it = iter(batches)
+
+        def get_next(self):
+            batch = next(self.it, None)
+            return None if batch is None else dict(zip(names, batch))
+
+    start = time.perf_counter()
+    out = os.path.join(args.out_dir, "quantized.onnx")
+    # quant_pre_process (shape inference and the optimizer's folding) is left out: the model is
+    # quantized as exported, so that int8 and fp32 rows run the same graph.
+    q.quantize_static(
+        args.onnx, out, Reader(),
+        quant_format=q.QuantFormat.QDQ,
+        per_channel=True,
+        weight_type=q.QuantType.QInt8,
+        activation_type=q.QuantType.QUInt8,
+        calibrate_method=q.CalibrationMethod.MinMax,
+        extra_options={"WeightSymmetric": True, "ActivationSymmetric": False},
+    )
+    quantized = onnx.load(out, load_external_data=False)
+    ops = {}
+    for node in quantized.graph.node:
+        ops[node.op_type] = ops.get(node.op_type, 0) + 1
+    meta = {
+        "scheme": "qdq:w=int8/per_channel/symmetric,a=uint8/per_tensor/asymmetric,minmax",
+        "calibration_batches": len(batches),
+        "quantize_s": time.perf_counter() - start,
+        "quantize_linear": ops.get("QuantizeLinear", 0),
+        "dequantize_linear": ops.get("DequantizeLinear", 0),
+        "onnxruntime": onnxruntime.__version__,
+    }
+    tmp = os.path.join(args.out_dir, "meta.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(meta, f)
+    os.replace(tmp, os.path.join(args.out_dir, "meta.json"))
+    return 0
+
+
+if __name__ == "__main__":
+    run_main(main, "onnxruntime quantize")
