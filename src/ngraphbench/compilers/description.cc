@@ -117,7 +117,7 @@ std::vector<std::string> ToNonEmptyNameList(const YAML::Node& node, const Where&
 const std::vector<std::string> kTopKeys = {
     "name",       "order",      "role",    "sdk",         "consumes_onnx",  "devices",
     "precisions", "opt_levels", "options", "enable_hint", "prior_compile_s", "caches_compile", "operators", "prior_tuning",
-    "scenarios", "baseline", "reference", "test_double"};
+    "scenarios", "baseline", "reference", "test_double", "no_int8"};
 // `operators:` of a description: its column of the operator table, or why it has none.
 //   operators:
 //     unsupported: {Celu: why the compiler lacks it, ...}   (may be absent: it runs every op)
@@ -319,6 +319,7 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
   info.precisions = ToNonEmptyNameList(Required(root, "precisions", top), top / "precisions");
   info.opt_levels = ToNonEmptyNameList(Required(root, "opt_levels", top), top / "opt_levels");
   info.enable_hint = ToString(Required(root, "enable_hint", top), top / "enable_hint");
+  if (root["no_int8"]) info.no_int8 = ToString(root["no_int8"], top / "no_int8");
   if (root["scenarios"]) {
     const Where w = top / "scenarios";
     info.scenarios = ToNonEmptyNameList(root["scenarios"], w);

@@ -633,10 +633,12 @@ CompilerConfig ParseCompilerConfig(const std::string& text, const std::string& p
     if (precision.IsScalar() && precision.Scalar() == "int8" &&
         std::find(info.precisions.begin(), info.precisions.end(), "int8") ==
             info.precisions.end()) {
-      at("precision").Fail("is 'int8', but " + info.name +
-                           " has no quantization path (no static int8 quantization with "
-                           "calibration is built for it); its precisions: " +
-                           Join(info.precisions) +
+      at("precision").Fail("is 'int8', but " + info.name + " has no quantization path (" +
+                           (info.no_int8.empty()
+                                ? std::string("no static int8 quantization with calibration is "
+                                              "built for it")
+                                : info.no_int8) +
+                           "); its precisions: " + Join(info.precisions) +
                            ". docs/compilers.md, Quantization, lists the compilers with int8");
     }
     c.precision = ToString(precision, at("precision"), info.precisions);
