@@ -2,6 +2,7 @@
 # (and benchmark_app, which bench/openvino_vs_benchmark_app.sh compares against). Its CMake
 # config sets _GLIBCXX_USE_CXX11_ABI=1, the same ABI as the rest of the build.
 OPENVINO_VERSION=2026.4.1
+NNCF_VERSION=3.4.0
 
 setup_openvino() {
   case "$(uname -m)" in
@@ -9,6 +10,8 @@ setup_openvino() {
     *) echo "openvino: no openvino wheel for $(uname -m)" >&2; return 1 ;;
   esac
   pip_install "openvino==$OPENVINO_VERSION" || return 1
+  # NNCF: precision int8's post-training quantization (compilers/openvino/ov_quantize.py).
+  pip_install "nncf==$NNCF_VERSION" || return 1
   local cmake_dir
   cmake_dir=$("$PY" -c "from openvino.utils import get_cmake_path; print(get_cmake_path())") || {
     echo "openvino: the wheel in $VENV has no CMake config (openvino.utils.get_cmake_path)" >&2

@@ -445,7 +445,7 @@ TEST(Registry, DescriptionsSayWhatTheCompiledInRegistrySaid) {
 
   const CompilerInfo& ov = FindCompiler("openvino");
   EXPECT_EQ(ov.devices, (std::vector<std::string>{"cpu", "gpu", "auto"}));
-  EXPECT_EQ(ov.precisions, (std::vector<std::string>{"fp32", "bf16", "fp16"}));
+  EXPECT_EQ(ov.precisions, (std::vector<std::string>{"fp32", "bf16", "fp16", "int8"}));
   EXPECT_EQ(ov.opt_levels, std::vector<std::string>{"default"});
   ASSERT_EQ(ov.options.size(), 3u);
   const OptionSpec& hint = ov.options[0];

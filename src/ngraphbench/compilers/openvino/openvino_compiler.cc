@@ -32,8 +32,11 @@
 // (ov::enable_profiling) and reads InferRequest::get_profiling_info(): its kernels are the
 // plugin's executed layers, attributed to graph nodes through the runtime model's
 // originalLayersNames (see Attribution below).
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -43,6 +46,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <openvino/openvino.hpp>
 #include <set>
 #include <sstream>
@@ -51,9 +55,13 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/tensor.h"
+#include "ngraphbench/measure/check.h"  // FormatTensorFile: the calibration batches' files
 
 namespace ngraphbench {
 namespace {
@@ -67,6 +75,79 @@ std::string OvDevice(const std::string& device) {
   if (device == "gpu") return "GPU";
   if (device == "auto") return "AUTO";
   throw InputError("openvino: device '" + device + "' is not one of cpu, gpu, auto");
+}
+
+// Precision int8: the model quantized by NNCF (ov_quantize.py in a helper process, on the
+// calibration set of core/tensor.h), cached in <cache>/openvino-int8/<key>/quantized.xml; the
+// key covers the model, the script, the OpenVINO version, the input shapes and the batch count.
+struct NncfModel {
+  std::string xml;
+  bool cache_hit = false;
+  nlohmann::json meta;
+};
+
+NncfModel QuantizeWithNncf(const CompileRequest& request) {
+  namespace fs = std::filesystem;
+  const std::string who = "openvino";
+  const std::string script = EnvOr("NGRAPHBENCH_OV_QUANTIZE_SCRIPT", NGB_OV_QUANTIZE_SCRIPT);
+  const std::string python = EnvOr("NGRAPHBENCH_OV_PYTHON", NGB_OV_PYTHON);
+  Fnv128 key;
+  key.Add("openvino-int8");
+  AddOnnxModel(key, request.onnx_path, request.onnx, who);
+  key.AddFile(script, who);
+  key.Add(ov::get_openvino_version().buildNumber);
+  key.Add(std::to_string(kCalibrationBatches));
+  for (const TensorSpec& in : request.graph.inputs) key.Add(in.name).Add(ShapeToString(in.shape));
+  const bool cached = !request.cache_dir.empty();
+  const fs::path root = cached ? fs::path(request.cache_dir) / "openvino-int8"
+                               : fs::temp_directory_path() /
+                                     ("ngraphbench-ov-int8-" + std::to_string(::getpid()));
+  const fs::path entry = root / key.Hex();
+  const auto usable = [](const fs::path& e) {
+    return fs::exists(e / "meta.json") && fs::exists(e / "quantized.xml") &&
+           fs::exists(e / "quantized.bin");
+  };
+  NncfModel q;
+  q.cache_hit = cached && usable(entry);
+  if (!q.cache_hit) {
+    CacheEntryBuild build(entry);
+    {
+      const ScriptOnnxFile onnx(request.onnx_path, request.onnx, build.dir());
+      std::vector<std::string> argv = {python, script, "--onnx", onnx.path().string(),
+                                       "--out-dir", build.dir().string(), "--calibration"};
+      std::vector<fs::path> files;
+      for (int b = 0; b < kCalibrationBatches; ++b) {
+        std::vector<HostTensor> batch;
+        for (const TensorSpec& in : request.graph.inputs) {
+          batch.push_back(RandomNormal(in.shape, CalibrationSeed(b, in.name)));
+        }
+        const fs::path file = build.dir() / ("calibration-" + std::to_string(b) + ".bin");
+        std::ofstream out(file, std::ios::binary);
+        const std::string bytes = FormatTensorFile(batch);
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        if (!out.flush()) {
+          const int error = errno != 0 ? errno : EIO;
+          throw StorageError(who + ": cannot write the calibration batch " + file.string() +
+                                 ": " + std::strerror(error),
+                             error);
+        }
+        files.push_back(file);
+        argv.push_back(file.string());
+      }
+      RunCompileScript(argv, build.dir(), build.dir() / "meta.json", cached ? fs::path() : root,
+                       who, "set NGRAPHBENCH_OV_PYTHON to a python with the openvino and nncf "
+                            "wheels (./setup.sh installs both)");
+      for (const fs::path& file : files) fs::remove(file);
+    }
+    build.Commit(usable);
+  }
+  q.xml = (entry / "quantized.xml").string();
+  q.meta = nlohmann::json::parse(ReadFile(entry / "meta.json"), nullptr,
+                                 /*allow_exceptions=*/false);
+  if (!q.meta.is_object()) {
+    throw CompileError(who + ": unreadable " + (entry / "meta.json").string());
+  }
+  return q;
 }
 
 ov::element::Type OvPrecision(const std::string& precision) {
@@ -281,6 +362,7 @@ class OpenVinoExecutable final : public Executable {
   }
 
   std::map<std::string, std::string> EffectiveSettings() const override { return settings_; }
+  std::map<std::string, std::string>& settings() { return settings_; }  // what Compile adds
   double CacheStoreSeconds() const override { return cache_store_s_; }
   void set_cache_store_s(double seconds) { cache_store_s_ = seconds; }
 
@@ -534,11 +616,32 @@ class OpenVinoCompiler final : public Compiler {
     return std::string("openvino ") + ov::get_openvino_version().buildNumber;
   }
 
-  std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
-    if (request.onnx.empty() && request.onnx_path.empty()) {
+  std::unique_ptr<Executable> Compile(const CompileRequest& original) override {
+    if (original.onnx.empty() && original.onnx_path.empty()) {
       throw CompileError("openvino: no ONNX model in the request, neither bytes nor a path (its "
                          "registry entry must set consumes_onnx = true)");
     }
+    // int8: what is compiled is NNCF's quantized model, with fp32 as the inference precision of
+    // the layers left in floating point (FakeQuantize layers run as integer kernels).
+    std::optional<NncfModel> nncf;
+    CompilerConfig int8_config = original.config;
+    static const std::string kNoBytes;
+    CompileRequest quantized{original.graph, kNoBytes, int8_config};
+    if (original.config.precision == "int8") {
+      if (original.config.device != "cpu") {
+        throw CompileError("openvino: precision int8 runs on device cpu only here; use device "
+                           "cpu");
+      }
+      nncf = QuantizeWithNncf(original);
+      int8_config.precision = "fp32";
+      quantized.cache_dir = original.cache_dir;
+      quantized.quick = original.quick;
+      quantized.cold = original.cold;
+      quantized.onnx_path = nncf->xml;
+      quantized.offline = original.offline;
+      quantized.streams = original.streams;
+    }
+    const CompileRequest& request = nncf ? quantized : original;
     const CompilerConfig& config = request.config;
     const std::string device = OvDevice(config.device);
     const ov::element::Type precision = OvPrecision(config.precision);
@@ -568,6 +671,15 @@ class OpenVinoCompiler final : public Compiler {
           cache_hit);
       executable->set_cache_store_s(store_s);
       CheckPrecision(executable->EffectiveSettings(), precision);
+      if (nncf) {
+        auto& settings = executable->settings();
+        settings["quantization"] = nncf->meta.value("scheme", "unknown");
+        settings["calibration_batches"] =
+            std::to_string(nncf->meta.value("calibration_batches", 0));
+        settings["quantize_s"] = std::to_string(nncf->meta.value("quantize_s", 0.0));
+        settings["fake_quantize_nodes"] = std::to_string(nncf->meta.value("fake_quantize", 0));
+        settings["quantize_cache_hit"] = nncf->cache_hit ? "true" : "false";
+      }
       if (!request.offline) {
         CheckOneStream(executable->EffectiveSettings());
         return executable;

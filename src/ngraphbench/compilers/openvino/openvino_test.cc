@@ -15,7 +15,9 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/experiments/config.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/measure/quant_check.h"
 #include "ngraphbench/models/builder.h"
+#include "ngraphbench/models/zoo.h"
 #include "conformance/compare_support.h"
 #include "require_compiler.h"
 
@@ -197,6 +199,37 @@ TEST_F(OpenVinoTest, Bf16RunsInBf16OrFailsClearly) {
   const float error = RunError(*executable);
   EXPECT_LT(error, 0.1f);
   EXPECT_GT(error, 1e-5f) << "bf16 should round the 32-term dot products";
+}
+
+// precision int8: NNCF quantizes a conv block on the calibration set, once (a second compile
+// finds its cache entry); OpenVINO runs it with FakeQuantize layers, and its outputs differ from
+// fp32's (it is not fp32 run silently) but lie within the int8 bounds.
+TEST_F(OpenVinoTest, Int8QuantizesWithNncfOnceAndStaysWithinTheBounds) {
+  const Graph g = BuildModel(SyntheticSpec("conv_block", "conv_blocks", 16, 1), 1);
+  const std::string onnx = ExportOnnx(g);
+  const auto cache = std::filesystem::temp_directory_path() /
+                     ("ngb_openvino_int8_" + std::to_string(::getpid()));
+  config_.threads = 1;
+  const std::vector<HostTensor> x = {RandomNormal(g.inputs[0].shape, 7)};
+  auto fp32 = compiler_->Compile({g, onnx, config_, cache.string()});
+  fp32->SetInputs(x);
+  fp32->Run();
+  const auto reference = fp32->GetOutputs();
+  config_.precision = "int8";
+  for (const char* hit : {"false", "true"}) {
+    auto exe = compiler_->Compile({g, onnx, config_, cache.string()});
+    const auto settings = exe->EffectiveSettings();
+    EXPECT_EQ(settings.at("quantize_cache_hit"), hit);
+    EXPECT_EQ(settings.at("calibration_batches"), std::to_string(kCalibrationBatches));
+    EXPECT_GT(std::stoi(settings.at("fake_quantize_nodes")), 0);
+    exe->SetInputs(x);
+    exe->Run();
+    const QuantAccuracy a = CompareQuantized(exe->GetOutputs(), reference);
+    EXPECT_TRUE(a.mismatch.empty()) << a.mismatch;
+    EXPECT_TRUE(WithinInt8Bounds(a)) << "cosine " << a.cosine << ", SNR " << a.snr_db;
+    EXPECT_LT(a.snr_db, 80) << "the int8 outputs are fp32's";
+  }
+  std::filesystem::remove_all(cache);
 }
 
 TEST_F(OpenVinoTest, CacheDirReceivesTheCompiledModel) {
