@@ -10,8 +10,10 @@ setup_openvino() {
     *) echo "openvino: no openvino wheel for $(uname -m)" >&2; return 1 ;;
   esac
   pip_install "openvino==$OPENVINO_VERSION" || return 1
-  # NNCF: precision int8's post-training quantization (compilers/openvino/ov_quantize.py).
-  pip_install "nncf==$NNCF_VERSION" || return 1
+  # NNCF: precision int8's post-training quantization (compilers/openvino/ov_quantize.py). Without
+  # it fp32, bf16 and fp16 still run; an int8 row ends as an error naming the missing module.
+  pip_install "nncf==$NNCF_VERSION" ||
+    echo "openvino: nncf==$NNCF_VERSION did not install: precision int8 will not quantize" >&2
   local cmake_dir
   cmake_dir=$("$PY" -c "from openvino.utils import get_cmake_path; print(get_cmake_path())") || {
     echo "openvino: the wheel in $VENV has no CMake config (openvino.utils.get_cmake_path)" >&2
