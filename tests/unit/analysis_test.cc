@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -1329,6 +1330,60 @@ TEST_F(AnalyzeFiles, OfflineAndServerRowsCarryTheirOwnThroughput) {
       << message;
   fs::remove(root_ / "tree" / "cpu0" / "onnxruntime" / "m_b2_server_s2_peak.csv");
   EXPECT_EQ(LoadRuns((root_ / "tree").string()).size(), 1u);
+}
+
+// Values no measurement can have stop analyze (and compare, report: the same loader) with the
+// file, the column and what would be right; the row as written loads.
+TEST_F(AnalyzeFiles, ImplausibleValuesAreRefusedNamingTheColumn) {
+  const ResultRow good = Processes(Row("identity", "conv2d", "c", 4, 1000.0), {4.0, 4.1, 3.9});
+  const fs::path tree = root_ / "tree";
+  const std::string file = "c_b4.csv";
+  WriteTree(tree, {good});
+  ASSERT_EQ(LoadRuns(tree.string()).size(), 1u);
+  struct Case {
+    const char* what;
+    std::function<void(ResultRow&)> change;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {"infinite median", [](ResultRow& r) { r.latency_p50_ms = INFINITY; },
+       "latency_p50_ms is inf; expected a finite number > 0"},
+      {"negative median", [](ResultRow& r) { r.latency_p50_ms = -5; },
+       "latency_p50_ms is -5; expected a finite number > 0"},
+      {"NaN throughput", [](ResultRow& r) { r.throughput_mean_sps = NAN; },
+       "throughput_mean_sps is nan; expected a finite number > 0"},
+      {"infinite interval",
+       [](ResultRow& r) {
+         r.latency_p50_ci_low_ms = -INFINITY;
+         r.latency_p50_ci_high_ms = INFINITY;
+       },
+       "latency_p50_ci_low_ms is -inf; expected a finite number >= 0"},
+      {"interval beside the median",
+       [](ResultRow& r) {
+         r.latency_p50_ci_low_ms = 1;
+         r.latency_p50_ci_high_ms = 2;
+       },
+       "the interval latency_p50_ci_low_ms 1 to latency_p50_ci_high_ms 2 does not hold "
+       "latency_p50_ms 4; expected low <= latency_p50_ms <= high"},
+      {"half an interval", [](ResultRow& r) { r.latency_p50_within_ci_high_ms.reset(); },
+       "does not hold latency_p50_ms"},
+      {"quantiles out of order", [](ResultRow& r) { r.latency_max_ms = 1; },
+       "latency_p50_ms 4 is above latency_max_ms 1; expected min <= p50"},
+      {"huge batch", [](ResultRow& r) { r.batch_size = INT64_MAX; },
+       "batch_size is 9223372036854775807; expected an integer from 1 to 65536"},
+  };
+  for (const Case& c : cases) {
+    ResultRow row = good;
+    row.latency_p50_within_ci_low_ms = 3.95;
+    row.latency_p50_within_ci_high_ms = 4.05;
+    row.latency_max_ms = 9;
+    c.change(row);
+    fs::remove_all(tree);
+    WriteTree(tree, {row});
+    const std::string message = InputErrorOf([&] { LoadRuns(tree.string()); });
+    EXPECT_NE(message.find(file + ": "), std::string::npos) << c.what << ": " << message;
+    EXPECT_NE(message.find(c.expected), std::string::npos) << c.what << ": " << message;
+  }
 }
 
 // A bad steps file stops analyze naming the file, from a tree and from a zip; a missing one

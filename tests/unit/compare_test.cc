@@ -58,6 +58,19 @@ TEST(Classify, NoEstimateIsUndecided) {
             Change::kUndecided);
 }
 
+// A ratio that is not a finite number (an infinite median on a side) is never "same": it says
+// nothing about a change. What CompareProcessMedians gives such a pair, and hand-made estimates.
+TEST(Classify, NonFiniteRatioIsUndecided) {
+  const double inf = INFINITY;
+  EXPECT_EQ(Classify(CompareProcessMedians(inf, {3.0, 3.1, 2.9}, 2.0, {2.0, 2.1, 1.9}), 0.05,
+                     0.05),
+            Change::kUndecided);
+  EXPECT_EQ(Classify(Estimate(inf, inf, inf, 1.0), 0.05, 0.05), Change::kUndecided);
+  EXPECT_EQ(Classify(Estimate(NAN, 0.9, 1.1, 0.5), 0.05, 0.05), Change::kUndecided);
+  EXPECT_EQ(Classify(Estimate(1.0, 0.0, inf, 0.5), 0.05, 0.05), Change::kUndecided);
+  EXPECT_EQ(Classify(Estimate(1.0, 0.9, 1.1, 0.5), 0.05, 0.05), Change::kSame);
+}
+
 // ---- The command over files ----
 
 class CompareFiles : public ::testing::Test {

@@ -33,7 +33,12 @@ bool IsSignificant(const RatioEstimate& estimate, double alpha) {
 }
 
 Change Classify(const std::optional<RatioEstimate>& estimate, double alpha, double threshold) {
-  if (!estimate) return Change::kUndecided;
+  // A ratio or interval that is not a finite number says nothing about a change: it is never
+  // "same" (the loader refuses such medians; this holds whatever the estimate came from).
+  if (!estimate || !std::isfinite(estimate->ratio) || !std::isfinite(estimate->low) ||
+      !std::isfinite(estimate->high) || !(estimate->ratio > 0)) {
+    return Change::kUndecided;
+  }
   if (!IsSignificant(*estimate, alpha) || !(std::abs(estimate->ratio - 1) > threshold)) {
     return Change::kSame;
   }
@@ -143,8 +148,10 @@ std::string InvalidReason(const ResultRow& base, const ResultRow& next) {
 // The row's latency_p50_ms when it is a positive number; nullopt, with the reason appended to
 // `why`, otherwise.
 std::optional<double> MedianOf(const ResultRow& row, const char* side, std::string& why) {
-  if (row.latency_p50_ms && *row.latency_p50_ms > 0) return row.latency_p50_ms;
-  Append(why, std::string(side) + " has no positive latency_p50_ms");
+  if (row.latency_p50_ms && *row.latency_p50_ms > 0 && std::isfinite(*row.latency_p50_ms)) {
+    return row.latency_p50_ms;
+  }
+  Append(why, std::string(side) + " has no finite positive latency_p50_ms");
   return std::nullopt;
 }
 
@@ -168,7 +175,9 @@ ComparedPair Compare(const LoadedRun& base, const LoadedRun& next, double base_m
   pair.in_summary = pair.invalid_reason.empty() || options.invalid_runs == InvalidRuns::kInclude;
   const std::string differ = SettingsDiffer(ToRunPoint(base.row), ToRunPoint(next.row));
   if (!differ.empty()) pair.note = "new run's settings differ: " + differ;
-  if (!pair.estimate) {
+  if (pair.estimate && pair.change == Change::kUndecided) {
+    Append(pair.note, "the ratio or its interval is not a finite number");
+  } else if (!pair.estimate) {
     Append(pair.note, "too few processes to judge (base " + std::to_string(pair.base_processes) +
                           ", new " + std::to_string(pair.new_processes) + "; at least " +
                           std::to_string(kMinProcessesToJudge) + " per side)");

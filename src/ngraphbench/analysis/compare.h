@@ -31,7 +31,8 @@ const char* ChangeName(Change change);  // "same", "slower", "faster", "undecide
 // Whether the estimate is a significant change: p < alpha and the interval excludes 1.
 bool IsSignificant(const RatioEstimate& estimate, double alpha);
 // Significant and |ratio - 1| > threshold (0.05 = 5%): slower when ratio > 1, faster below;
-// otherwise same. kUndecided without an estimate (a side with fewer than 2 processes).
+// otherwise same. kUndecided without an estimate (a side with fewer than 2 processes) or with a
+// ratio or interval that is not a finite positive number: never same.
 Change Classify(const std::optional<RatioEstimate>& estimate, double alpha, double threshold);
 
 // ---- The command ----

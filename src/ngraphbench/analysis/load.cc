@@ -3,6 +3,7 @@
 #include <zip.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/graph/working_set.h"  // kMaxBatchSize
 #include "ngraphbench/results/csv.h"
 
 namespace ngraphbench {
@@ -47,6 +49,106 @@ std::string Beside(const std::string& row_path, const char* suffix) {
   return row_path.substr(0, row_path.size() - std::string(".csv").size()) + suffix;
 }
 
+// Refuses values no measurement can have: a latency or throughput that is not a finite number
+// (or not positive where a run has one), an interval that does not hold its median, a batch size
+// no experiment may ask for. Such a row was edited or damaged, and the figures derived from it
+// (ratios, geomeans, verdicts) would be nonsense without a word.
+void CheckPlausible(const ResultRow& row, const std::string& source) {
+  if (row.batch_size < 1 || row.batch_size > kMaxBatchSize) {
+    throw InputError(source + ": batch_size is " + std::to_string(row.batch_size) +
+                     "; expected an integer from 1 to " + std::to_string(kMaxBatchSize) +
+                     " (the ceiling of batch_sizes in experiments.yaml)");
+  }
+  using Member = std::optional<double> ResultRow::*;
+  struct Rule {
+    const char* name;
+    Member member;
+    bool positive;  // > 0; else >= 0
+  };
+  // Milliseconds, seconds, samples and queries per second, ratios of times: each is finite and
+  // not negative; a median, a mean or a throughput of a run that measured is above 0.
+  static const Rule kRules[] = {
+      {"latency_mean_ms", &ResultRow::latency_mean_ms, true},
+      {"latency_std_ms", &ResultRow::latency_std_ms, false},
+      {"latency_min_ms", &ResultRow::latency_min_ms, false},
+      {"latency_p50_ms", &ResultRow::latency_p50_ms, true},
+      {"latency_p90_ms", &ResultRow::latency_p90_ms, true},
+      {"latency_p95_ms", &ResultRow::latency_p95_ms, true},
+      {"latency_p99_ms", &ResultRow::latency_p99_ms, true},
+      {"latency_max_ms", &ResultRow::latency_max_ms, true},
+      {"cv", &ResultRow::cv, false},
+      {"iqr_rel", &ResultRow::iqr_rel, false},
+      {"latency_p50_ci_low_ms", &ResultRow::latency_p50_ci_low_ms, false},
+      {"latency_p50_ci_high_ms", &ResultRow::latency_p50_ci_high_ms, false},
+      {"latency_p50_within_ci_low_ms", &ResultRow::latency_p50_within_ci_low_ms, false},
+      {"latency_p50_within_ci_high_ms", &ResultRow::latency_p50_within_ci_high_ms, false},
+      {"first_run_ms", &ResultRow::first_run_ms, false},
+      {"build_s", &ResultRow::build_s, false},
+      {"compile_s", &ResultRow::compile_s, false},
+      {"timed_window_s", &ResultRow::timed_window_s, false},
+      {"throughput_median_sps", &ResultRow::throughput_median_sps, true},
+      {"throughput_mean_sps", &ResultRow::throughput_mean_sps, true},
+      {"samples_per_s", &ResultRow::samples_per_s, false},  // server: 0 when none completed
+      {"target_qps", &ResultRow::target_qps, true},
+      {"achieved_qps", &ResultRow::achieved_qps, false},
+      {"peak_qps", &ResultRow::peak_qps, true},
+      {"latency_bound_ms", &ResultRow::latency_bound_ms, true},
+      {"latency_at_percentile_ms", &ResultRow::latency_at_percentile_ms, false},
+  };
+  for (const Rule& rule : kRules) {
+    const std::optional<double>& value = row.*rule.member;
+    if (!value) continue;
+    if (!std::isfinite(*value) || *value < 0 || (rule.positive && !(*value > 0))) {
+      throw InputError(source + ": " + rule.name + " is " + FormatDouble(*value) +
+                       "; expected a finite number " + (rule.positive ? "> 0" : ">= 0") +
+                       " (or empty), as a measurement gives");
+    }
+  }
+  // The pooled runs' quantiles rise with the quantile; every figure is written to 9 significant
+  // digits, so a tie may round either way by a digit: a tolerance of one part in 1e8.
+  const auto at_most = [](double a, double b) { return a <= b + 1e-8 * std::abs(b); };
+  const char* quantile_names[] = {"latency_min_ms", "latency_p50_ms", "latency_p90_ms",
+                                  "latency_p95_ms", "latency_p99_ms", "latency_max_ms"};
+  const std::optional<double> quantiles[] = {row.latency_min_ms, row.latency_p50_ms,
+                                             row.latency_p90_ms, row.latency_p95_ms,
+                                             row.latency_p99_ms, row.latency_max_ms};
+  for (size_t i = 0; i + 1 < std::size(quantiles); ++i) {
+    for (size_t j = i + 1; j < std::size(quantiles); ++j) {
+      if (quantiles[i] && quantiles[j] && !at_most(*quantiles[i], *quantiles[j])) {
+        throw InputError(source + ": " + quantile_names[i] + " " + FormatDouble(*quantiles[i]) +
+                         " is above " + quantile_names[j] + " " + FormatDouble(*quantiles[j]) +
+                         "; expected min <= p50 <= p90 <= p95 <= p99 <= max");
+      }
+    }
+  }
+  // Both intervals are built around the median (measure/repeat.h, measure/stats.h).
+  const struct {
+    const char* low_name;
+    const char* high_name;
+    const std::optional<double>& low;
+    const std::optional<double>& high;
+  } intervals[] = {
+      {"latency_p50_ci_low_ms", "latency_p50_ci_high_ms", row.latency_p50_ci_low_ms,
+       row.latency_p50_ci_high_ms},
+      {"latency_p50_within_ci_low_ms", "latency_p50_within_ci_high_ms",
+       row.latency_p50_within_ci_low_ms, row.latency_p50_within_ci_high_ms},
+  };
+  for (const auto& interval : intervals) {
+    if (!interval.low && !interval.high) continue;
+    if (!interval.low || !interval.high || !row.latency_p50_ms ||
+        !at_most(*interval.low, *row.latency_p50_ms) ||
+        !at_most(*row.latency_p50_ms, *interval.high)) {
+      const auto text = [](const std::optional<double>& v) {
+        return v ? FormatDouble(*v) : std::string("empty");
+      };
+      throw InputError(source + ": the interval " + interval.low_name + " " +
+                       text(interval.low) + " to " + interval.high_name + " " +
+                       text(interval.high) + " does not hold latency_p50_ms " +
+                       text(row.latency_p50_ms) + "; expected low <= latency_p50_ms <= high");
+    }
+  }
+}
+
 // `archive`: see LoadedRun; `row_path`: the row's file path, or its entry name in `archive`.
 LoadedRun ParseRun(const std::string& text, const std::string& source, const std::string& archive,
                    const std::string& row_path) {
@@ -54,10 +156,7 @@ LoadedRun ParseRun(const std::string& text, const std::string& source, const std
                 Beside(row_path, kProfileSuffix), Beside(row_path, kServerStepsSuffix)};
   const ResultRow& row = run.row;
   CheckRowFileName(row, source.substr(source.find_last_of("/:") + 1), source);
-  if (row.batch_size < 1) {
-    throw InputError(source + ": batch_size is " + std::to_string(row.batch_size) +
-                     "; expected a positive integer");
-  }
+  CheckPlausible(row, source);
   // Single stream's throughput is batch / latency; with several requests in flight it is
   // samples_per_s over the window (server: 0 when no query completed).
   if (row.status == kStatusOk && row.scenario == "single_stream" &&

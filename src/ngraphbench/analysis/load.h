@@ -37,9 +37,12 @@ struct LoadedRun {
 // row (`*.profile.csv`, `*.server_steps.csv`) are skipped.
 // A row with status `ok` must carry its throughput: a positive throughput_median_sps (single
 // stream), a positive samples_per_s (offline), or samples_per_s, achieved_qps, target_qps and
-// latency_at_percentile_ms (server).
+// latency_at_percentile_ms (server). Every row holds values a measurement can have: latencies,
+// throughputs and times finite and not negative (a median, mean or throughput above 0), the
+// latency quantiles in order, each interval holding latency_p50_ms, and a batch_size from 1 to
+// kMaxBatchSize (graph/working_set.h, the ceiling experiments.yaml's batch_sizes have).
 // Throws InputError naming the path and what was expected: missing path, unreadable or corrupt
-// archive, no run rows at all, or a malformed row.
+// archive, no run rows at all, or a malformed or implausible row (naming the column).
 std::vector<LoadedRun> LoadRuns(const std::string& input);
 
 // Every input in turn. Throws InputError when two files hold the same run (device, compiler,
