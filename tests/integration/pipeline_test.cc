@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -309,6 +310,32 @@ TEST_F(Pipeline, WrongOutputsEndAsWrongRowsAndTheCheckCanBeTurnedOff) {
   EXPECT_EQ(Row("tiny_w8_b1").status, "ok");
   EXPECT_EQ(Row("tiny_w8_b1").check_reference, "off");
   EXPECT_FALSE(Row("tiny_w8_b1").check_max_rel_err.has_value());
+}
+
+// An int8 row is judged by cosine and SNR against the fp32 reference, not by a tolerance:
+// identical outputs are ok (cosine 1, SNR infinite, read back as written); outputs that are not
+// the reference's (the reference is zeros, the perturbed outputs are not) are wrong with both
+// figures in the error.
+TEST_F(Pipeline, Int8RowsAreJudgedByCosineAndSnr) {
+  ASSERT_EQ(Ngb("run tiny null --quick --set precision=int8 " + Common()).code, 0);
+  ResultRow row = Row("tiny_w8_b1");
+  EXPECT_EQ(row.status, "ok") << row.error;
+  EXPECT_EQ(row.precision, "int8");
+  EXPECT_EQ(*row.check_cosine, 1.0);
+  EXPECT_TRUE(std::isinf(*row.check_snr_db) && *row.check_snr_db > 0);
+  EXPECT_FALSE(row.check_tolerance.has_value());
+
+  WriteNull("  perturb_ppm: 1000\n");
+  const Result wrong =
+      Ngb("run tiny null --quick --replace-changed --set precision=int8 " + Common());
+  EXPECT_EQ(wrong.code, 1) << wrong.output;
+  row = Row("tiny_w8_b1");
+  EXPECT_EQ(row.status, "wrong");
+  EXPECT_EQ(*row.check_cosine, 0.0);
+  EXPECT_NE(row.error.find("int8 outputs differ from null's fp32 outputs: cosine 0.0000 (bound "
+                           ">= 0.99), SNR -inf dB (bound >= 20 dB)"),
+            std::string::npos)
+      << row.error;
 }
 
 TEST_F(Pipeline, EveryMeasuredRowCarriesAVerdict) {
