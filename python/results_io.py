@@ -134,11 +134,27 @@ def read_file(path, max_bytes, what):
         return read_capped(f, path, max_bytes, what)
 
 
+def unguard_text(cell):
+    """A cell as the tool wrote it, less the single quote it puts before a text a spreadsheet
+    would evaluate (first character after any quotes one of = + - @ tab CR): CsvUnguardText in
+    src/ngraphbench/results/csv.h. Numbers are never guarded, so every cell may go through it."""
+    stripped = cell.lstrip("'")
+    if len(stripped) < len(cell) and stripped[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return cell[1:]
+    return cell
+
+
+def csv_dicts(text):
+    """The rows of a CSV text as dicts, each cell through unguard_text."""
+    return [{k: unguard_text(v) if isinstance(v, str) else v for k, v in row.items()}
+            for row in csv.DictReader(io.StringIO(text, newline=""))]
+
+
 def read_table(path, max_bytes=MAX_TABLE_BYTES, what="analysis table"):
     """The rows of a CSV file as dicts. Bytes that are not UTF-8 (a name in a row analyze
     accepted) become U+FFFD, the same in every file, so that keys still join."""
     text = read_file(path, max_bytes, what).decode("utf-8", errors="replace")
-    return list(csv.DictReader(io.StringIO(text, newline="")))
+    return csv_dicts(text)
 
 
 def check_entry_names(archive, names):
@@ -279,7 +295,7 @@ class Tree:
                 if read is None:
                     continue
                 text = read[0].decode("utf-8", errors="replace")
-                for row in csv.DictReader(io.StringIO(text, newline="")):
+                for row in csv_dicts(text):
                     yield row, trace_beside(relative)
 
     def latencies(self, key):

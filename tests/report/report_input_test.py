@@ -14,8 +14,9 @@ From the rows and traces of a `ngraphbench run tiny null` here, it makes and che
   - a tree that analyze accepts and the report used to crash on (exit 3): a throughput rounded
     just outside its interval (a negative error bar), 100,000 process medians in a row,
     machine.json with bytes that are not UTF-8 and one nested 200,000 deep, traces with such bytes
-    and with "nan", a "$" in a model name, an error message holding HTML and Markdown: the report
-    is written (exit 0) with every such text escaped in report.md.
+    and with "nan", a "$" in a model name, an error message holding HTML and Markdown, a model
+    named like a spreadsheet formula: the report is written (exit 0) with every such text escaped
+    in report.md, the formula-like name shown as itself.
 Prints, per case, the exit status, the first line of the message, peak memory and wall time.
 Exit 0 when every check passed, 1 otherwise.
 """
@@ -37,6 +38,9 @@ import zlib
 
 failures = []
 measured = []
+# A model name a spreadsheet would evaluate, and its CSV cell as the tool writes it.
+FORMULA = "=cmd|' -C calc'!A0"
+FORMULA_CELL = "'" + FORMULA
 
 
 def check(ok, what):
@@ -296,6 +300,13 @@ def accepted_by_analyze(binary, base, out):
         edit_row(os.path.join(dev2, f"tiny_w8_b{b}.csv"), device="dev2", model="tiny$\\frac{$w8")
     with open(os.path.join(tree, "dev2", "machine.json"), "w") as f:
         f.write('{"m": ' + "[" * 200000 + "]" * 200000 + "}")
+    # A third: a model named like a spreadsheet formula, as the tool writes it (a single quote
+    # in front, docs/results.md); the report shows the name itself.
+    dev3 = os.path.join(tree, "dev3", "null")
+    os.makedirs(dev3)
+    for b in (1, 2):
+        shutil.copy(os.path.join(base, "local", "null", f"tiny_w8_b{b}.csv"), dev3)
+        edit_row(os.path.join(dev3, f"tiny_w8_b{b}.csv"), device="dev3", model=FORMULA_CELL)
 
     rc, err = run([binary, "analyze", tree, "-o", os.path.join(out, "hostile_analyze"),
                    "--include-invalid"], "inputs analyze accepts: analyze")
@@ -319,6 +330,9 @@ def accepted_by_analyze(binary, base, out):
           "both machine.json shown as unreadable in the page")
     check(data["left_out_count"] == 4, f"4 files left out, listed in the page "
           f"({data['left_out_count']})")
+    shown = json.dumps(data, ensure_ascii=False)
+    check(json.dumps(FORMULA)[1:-1] in shown and json.dumps(FORMULA_CELL)[1:-1] not in shown,
+          "a formula-like model name is shown as itself, without the quote its CSV cell has")
 
 
 def trace_rules(source):

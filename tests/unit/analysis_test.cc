@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "ngraphbench/analysis/analyze.h"
+#include "ngraphbench/analysis/csv_line.h"
 #include "ngraphbench/analysis/load.h"
 #include "ngraphbench/analysis/metrics.h"
 #include "ngraphbench/core/error.h"
@@ -1330,6 +1331,43 @@ TEST_F(AnalyzeFiles, OfflineAndServerRowsCarryTheirOwnThroughput) {
       << message;
   fs::remove(root_ / "tree" / "cpu0" / "onnxruntime" / "m_b2_server_s2_peak.csv");
   EXPECT_EQ(LoadRuns((root_ / "tree").string()).size(), 1u);
+}
+
+// A model named like a spreadsheet formula is written into every CSV with a single quote in
+// front (text cells only: negative numbers stay numbers), and the loader reads the name back.
+TEST_F(AnalyzeFiles, FormulaLikeNamesAreGuardedInEveryCsv) {
+  const std::string evil = "=cmd|' -C calc'!A0";
+  ResultRow ok = Row("identity", "conv2d", evil, 1, 1000.0);
+  ok.run_id = "evil_b1";
+  ResultRow crashed = Row("identity", "conv2d", "@other", 1, {}, kStatusCrashed);
+  crashed.run_id = "other_b1";
+  crashed.error = "-1 is not a shape";
+  WriteTree(root_ / "tree", {ok, crashed});
+  const std::vector<LoadedRun> runs = LoadRuns((root_ / "tree").string());
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].row.model, evil);
+  EXPECT_EQ(runs[1].row.model, "@other");
+  EXPECT_EQ(runs[1].row.error, "-1 is not a shape");
+  EXPECT_NE(ReadText(root_ / "tree" / "cpu0" / "identity" / "evil_b1.csv").find(",'=cmd|"),
+            std::string::npos);
+
+  ASSERT_EQ(RunAnalyze({(root_ / "tree").string()}, (root_ / "out").string()), kExitOk);
+  const std::string scaling = ReadText(root_ / "out" / kScalingCsv);
+  EXPECT_NE(scaling.find(",'=cmd|' -C calc'!A0,"), std::string::npos) << scaling;
+  const std::string failures = ReadText(root_ / "out" / kFailuresCsv);
+  EXPECT_NE(failures.find(",'@other,1,crashed,'-1 is not a shape"), std::string::npos)
+      << failures;
+  for (const std::string& text : {scaling, failures}) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      for (const std::string& cell : CsvSplitLine(line)) {
+        EXPECT_TRUE(cell.empty() || std::string("=+-@").find(cell[0]) == std::string::npos)
+            << cell;
+      }
+    }
+  }
+  // Numbers are cells of their own kind, never guarded.
+  EXPECT_EQ(Line().Add(std::string("-x")).Add(-5.0).Add(int64_t{-3}).End(), "'-x,-5,-3\n");
 }
 
 // Values no measurement can have stop analyze (and compare, report: the same loader) with the

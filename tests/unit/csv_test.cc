@@ -467,6 +467,56 @@ TEST(Csv, TerminalColourCodesAndControlCharactersAreDropped) {
   EXPECT_EQ(out.error, "2026 [E:onnxruntime] Non-zero status code here");
 }
 
+// A name that a spreadsheet would evaluate as a formula is written with a single quote in
+// front (text columns only: numbers stay numbers) and reads back as it was.
+TEST(Csv, FormulaLikeTextIsGuardedAndReadsBack) {
+  EXPECT_EQ(CsvGuardText("=cmd|' -C calc'!A0"), "'=cmd|' -C calc'!A0");
+  for (const std::string text : {"+1", "-5", "@SUM(A1)", "\t=x", "\r=x", "'=x", "''-x"}) {
+    EXPECT_EQ(CsvGuardText(text), "'" + text) << text;
+    EXPECT_EQ(CsvUnguardText(CsvGuardText(text)), text) << text;
+  }
+  for (const std::string text : {"resnet18", "'quoted'", "'", "", "a=b", "1e-5"}) {
+    EXPECT_EQ(CsvGuardText(text), text) << text;
+    EXPECT_EQ(CsvUnguardText(text), text) << text;
+  }
+
+  ResultRow row = SampleRow();
+  row.model = "=cmd|' -C calc'!A0";
+  row.family = "'=already quoted";
+  row.error = "-1 is not a shape";
+  row.notes = "@note";
+  row.width = -5;  // a number column: never guarded
+  const std::string text = FormatRowCsv(row);
+  const std::string values = text.substr(text.find('\n') + 1);
+  const std::vector<std::string> cells = CsvSplitLine(values.substr(0, values.size() - 1));
+  const auto cell = [&](const std::string& column) {
+    const auto at = std::find(RowColumns().begin(), RowColumns().end(), column);
+    return cells.at(static_cast<size_t>(at - RowColumns().begin()));
+  };
+  EXPECT_EQ(cell("model"), "'=cmd|' -C calc'!A0");
+  EXPECT_EQ(cell("family"), "''=already quoted");
+  EXPECT_EQ(cell("error"), "'-1 is not a shape");
+  EXPECT_EQ(cell("notes"), "'@note");
+  EXPECT_EQ(cell("width"), "-5");
+  for (const std::string& c : cells) {  // only the number may start with '-'
+    EXPECT_EQ(std::string("=+@").find(c.empty() ? 'x' : c[0]), std::string::npos) << c;
+    EXPECT_TRUE(c.empty() || c[0] != '-' || c == "-5") << c;
+  }
+  const ResultRow back = ParseRowCsv(text, "mem");
+  EXPECT_EQ(back.model, row.model);
+  EXPECT_EQ(back.family, row.family);
+  EXPECT_EQ(back.error, row.error);
+  EXPECT_EQ(back.notes, row.notes);
+  EXPECT_EQ(back.width, -5);
+  EXPECT_EQ(FormatRowCsv(back), text);
+
+  std::vector<ServerStep> steps(1);
+  steps[0] = {1, 20, 19.5, 4.25, 9.5, true, false, "-generator behind", 200, 200};
+  const std::string steps_text = FormatServerStepsCsv(steps);
+  EXPECT_NE(steps_text.find(",'-generator behind,"), std::string::npos) << steps_text;
+  EXPECT_EQ(ParseServerStepsCsv(steps_text, "s")[0].invalid_reason, "-generator behind");
+}
+
 // A column's meaning is written once, in Columns() (results/csv.cc): every column has one, so a
 // column added without it fails here, by name.
 TEST(Csv, EveryColumnHasAMeaning) {

@@ -142,6 +142,22 @@ TEST(ProfileCsv, RoundTripsNamesWithSeparators) {
   EXPECT_NEAR(back.lines[0].share, 2.0 / 3.0, 1e-5);
 }
 
+// A kernel or node named like a spreadsheet formula is written with a quote in front and reads
+// back as named (results.md, Text cells and spreadsheets).
+TEST(ProfileCsv, FormulaLikeNamesAreGuardedAndReadBack) {
+  KernelProfile p;
+  p.runs = 1;
+  Graph g;
+  g.nodes.push_back({"Conv", "=HYPERLINK(x)", {}, {}, {}});
+  p.kernels.push_back(Kernel("@kernel", {"=HYPERLINK(x)"}, true, "", 1, 2.0));
+  const std::string text = FormatProfileCsv(Tabulate(p, g));
+  EXPECT_NE(text.find("\n'@kernel,'=HYPERLINK(x),Conv,"), std::string::npos) << text;
+  const ProfileTable back = ParseProfileCsv(text, "t.profile.csv");
+  ASSERT_EQ(back.lines.size(), 1u);
+  EXPECT_EQ(back.lines[0].kernel, "@kernel");
+  EXPECT_EQ(back.lines[0].nodes, (std::vector<std::string>{"=HYPERLINK(x)"}));
+}
+
 TEST(ProfileCsv, BadFilesNameWhatIsWrong) {
   const std::string header =
       "kernel,nodes,op_types,op_class,calls_per_inference,ms_per_inference,share,device\n";

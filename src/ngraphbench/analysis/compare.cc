@@ -195,14 +195,16 @@ std::string FormatCompareCsv(const std::vector<ComparedPair>& pairs) {
     const ResultRow& base = pair.base->row;
     const ResultRow& next = pair.next->row;
     const std::optional<RatioEstimate>& estimate = pair.estimate;
-    const std::vector<std::string> cells = {base.compiler,
-                                            base.experiment,
-                                            base.model,
+    // Text cells guarded against spreadsheet formulas (CsvGuardText); numbers as they are.
+    const auto text = CsvGuardText;
+    const std::vector<std::string> cells = {text(base.compiler),
+                                            text(base.experiment),
+                                            text(base.model),
                                             std::to_string(base.batch_size),
-                                            base.device,
-                                            next.device,
-                                            base.run_id,
-                                            next.run_id,
+                                            text(base.device),
+                                            text(next.device),
+                                            text(base.run_id),
+                                            text(next.run_id),
                                             Count(base.repeats),
                                             Count(next.repeats),
                                             Exact(pair.base_median_ms),
@@ -217,9 +219,9 @@ std::string FormatCompareCsv(const std::vector<ComparedPair>& pairs) {
                                             pair.significant ? "true" : "false",
                                             ChangeName(pair.change),
                                             pair.invalid_reason.empty() ? "false" : "true",
-                                            pair.invalid_reason,
+                                            text(pair.invalid_reason),
                                             pair.in_summary ? "true" : "false",
-                                            pair.note};
+                                            text(pair.note)};
     std::string line;
     for (const std::string& cell : cells) line += (line.empty() ? "" : ",") + CsvEscape(cell);
     csv += line + "\n";

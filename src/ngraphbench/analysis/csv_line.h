@@ -15,18 +15,14 @@ namespace ngraphbench {
 // Builds one CSV line from cells; empty cells stay empty (a missing value, never 0).
 class Line {
  public:
-  Line& Add(const std::string& text) {
-    if (!first_) text_ += ',';
-    first_ = false;
-    text_ += CsvEscape(text);
-    return *this;
-  }
-  Line& Add(int64_t value) { return Add(std::to_string(value)); }
+  // A text cell, guarded against spreadsheet formulas (CsvGuardText, results/csv.h).
+  Line& Add(const std::string& text) { return Cell(CsvEscape(CsvGuardText(text))); }
+  Line& Add(int64_t value) { return Cell(std::to_string(value)); }
   // Shortest text that reads back to the same double: exact, and identical on every platform.
   Line& Add(double value) {
     char buffer[64];
     auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-    return Add(std::string(buffer, result.ptr));
+    return Cell(std::string(buffer, result.ptr));
   }
   template <typename T>
   Line& Add(const std::optional<T>& value) {
@@ -40,6 +36,13 @@ class Line {
   std::string End() { return text_ + '\n'; }
 
  private:
+  Line& Cell(const std::string& cell) {
+    if (!first_) text_ += ',';
+    first_ = false;
+    text_ += cell;
+    return *this;
+  }
+
   std::string text_;
   bool first_ = true;
 };

@@ -314,9 +314,15 @@ std::string FormatProfileCsv(const ProfileTable& table) {
     } else {
       for (const std::string& n : line.nodes) nodes += (nodes.empty() ? "" : ";") + EscapeNode(n);
     }
-    const std::vector<std::string> fields = {
-        line.kernel, nodes, line.op_types, line.op_class, Number(line.calls_per_inference),
-        Number(line.ms_per_inference), Number(line.share), line.device};
+    // Text cells guarded against spreadsheet formulas (a kernel or node may be named so).
+    const std::vector<std::string> fields = {CsvGuardText(line.kernel),
+                                             CsvGuardText(nodes),
+                                             CsvGuardText(line.op_types),
+                                             CsvGuardText(line.op_class),
+                                             Number(line.calls_per_inference),
+                                             Number(line.ms_per_inference),
+                                             Number(line.share),
+                                             CsvGuardText(line.device)};
     for (size_t i = 0; i < fields.size(); ++i) {
       std::string f;
       for (char c : fields[i]) f += (c == '\n' || c == '\r') ? ' ' : c;
@@ -351,7 +357,8 @@ ProfileTable ParseProfileCsv(const std::string& text, const std::string& source)
   while (std::getline(in, line)) {
     ++number;
     const std::string where = "profile '" + source + "' line " + std::to_string(number);
-    const std::vector<std::string> f = CsvFields(line, kProfileColumns.size(), where);
+    std::vector<std::string> f = CsvFields(line, kProfileColumns.size(), where);
+    for (const size_t text : {0, 1, 2, 3, 7}) f[text] = CsvUnguardText(f[text]);
     ProfileLine p;
     p.kernel = f[0];
     p.nodes_known = f[1] != kUnknownNodes;

@@ -43,7 +43,7 @@ void ParseOpt(std::optional<T>& field, const std::string& s) {
 
 Column Text(const std::string& name, std::string ResultRow::*member, const char* meaning) {
   return {name, [member](const ResultRow& r) { return r.*member; },
-          [member](ResultRow& r, const std::string& s) { r.*member = s; }, 2, meaning};
+          [member](ResultRow& r, const std::string& s) { r.*member = s; }, 2, meaning, true};
 }
 
 template <typename T>

@@ -15,6 +15,9 @@ struct Column {
   std::function<void(ResultRow&, const std::string&)> parse;  // throws std::invalid_argument
   int since = 2;  // the schema version that added the column: older rows read it as empty
   std::string meaning;  // what it holds and in which unit: the one place it is said
+  // Free text (a name, a message): written through CsvGuardText and read back through
+  // CsvUnguardText (results/csv.h); numbers, flags and lists of them are not.
+  bool text = false;
 };
 
 // A column added in schema version `version`.

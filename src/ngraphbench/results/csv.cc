@@ -74,6 +74,27 @@ std::string CsvEscape(const std::string& field) {
   return out + "\"";
 }
 
+namespace {
+
+// Whether `text` is some single quotes (`quotes_min` or more) and then a character a
+// spreadsheet starts a formula with.
+bool QuotedFormulaStart(const std::string& text, size_t quotes_min) {
+  const size_t first = text.find_first_not_of('\'');
+  if (first == std::string::npos || first < quotes_min) return false;
+  return std::string("=+-@\t\r").find(text[first]) != std::string::npos;
+}
+
+}  // namespace
+
+std::string CsvGuardText(const std::string& text) {
+  // "'=x" is guarded too ("''=x"), so that reading drops exactly the quote written here.
+  return QuotedFormulaStart(text, 0) ? "'" + text : text;
+}
+
+std::string CsvUnguardText(const std::string& cell) {
+  return QuotedFormulaStart(cell, 1) ? cell.substr(1) : cell;
+}
+
 std::string FormatDouble(double v) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.9g", v);
@@ -168,7 +189,7 @@ std::string FormatRowCsv(const ResultRow& row) {
         v += static_cast<char>(c);
       }
     }
-    values += CsvEscape(v);
+    values += CsvEscape(column.text ? CsvGuardText(v) : v);
   }
   return header + "\n" + values + "\n";
 }
@@ -210,7 +231,7 @@ ResultRow ParseRowCsv(const std::string& text, const std::string& source) {
                          "' twice (expected each column once)");
       }
       try {
-        Columns()[c].parse(row, values[i]);
+        Columns()[c].parse(row, Columns()[c].text ? CsvUnguardText(values[i]) : values[i]);
       } catch (const std::exception&) {
         throw InputError("result file '" + source + "': column '" + header[i] + "' holds '" +
                          values[i] + "', which is not a valid value for it");

@@ -53,6 +53,14 @@ int RemoveStaleTempFiles(const std::string& dir);
 
 // CSV field helpers, shared by every CSV ngraphbench writes.
 std::string CsvEscape(const std::string& field);
+// A text cell (a name, a message; never a number) made safe to open in a spreadsheet: one whose
+// first character after any single quotes is '=', '+', '-', '@', a tab or a carriage return
+// would be evaluated as a formula, so it gets a single quote in front, as OWASP advises
+// ("=cmd|..." becomes "'=cmd|..."); every other text is written as it is. CsvUnguardText undoes
+// it (one quote off a cell of that form), so a text reads back as it was written. Numbers are
+// never guarded: -5 stays -5.
+std::string CsvGuardText(const std::string& text);
+std::string CsvUnguardText(const std::string& cell);
 std::vector<std::string> CsvSplitLine(const std::string& line);
 // A number as every CSV here writes it: 9 significant digits (%.9g).
 std::string FormatDouble(double v);

@@ -55,7 +55,7 @@ std::string FormatServerStepsCsv(const std::vector<ServerStep>& steps) {
            FormatDouble(s.achieved_qps) + "," + FormatDouble(s.latency_p50_ms) + "," +
            FormatDouble(s.latency_at_percentile_ms) + "," +
            (s.bound_met ? "true" : "false") + "," + (s.valid ? "true" : "false") + "," +
-           CsvEscape(reason) + "," + std::to_string(s.queries_issued) + "," +
+           CsvEscape(CsvGuardText(reason)) + "," + std::to_string(s.queries_issued) + "," +
            std::to_string(s.queries_completed) + "\n";
   }
   return out;
@@ -85,7 +85,7 @@ std::vector<ServerStep> ParseServerStepsCsv(const std::string& text, const std::
       s.latency_at_percentile_ms = ParseNonNegative(f[4], kColumns[4]);
       s.bound_met = ParseBool(f[5], kColumns[5]);
       s.valid = ParseBool(f[6], kColumns[6]);
-      s.invalid_reason = f[7];
+      s.invalid_reason = CsvUnguardText(f[7]);
       s.queries_issued = ParseCount(f[8], kColumns[8]);
       s.queries_completed = ParseCount(f[9], kColumns[9]);
     } catch (const std::invalid_argument& e) {
