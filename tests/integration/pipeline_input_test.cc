@@ -65,6 +65,28 @@ TEST_F(Pipeline, BadInputExitsTwoAndChangesNothing) {
   }
 }
 
+// A model file whose name holds terminal control sequences (retitle the window, red text, the
+// bell): what `run` prints shows them as bytes, never sends them to the terminal, in its progress
+// lines and in its error messages alike.
+TEST_F(Pipeline, ControlSequencesInNamesNeverReachTheTerminal) {
+  const std::string name = "evil\x1b]0;pwned\x07\x1b[31mred";
+  const fs::path model = root_ / (name + ".onnx");
+  fs::copy_file(fs::path(NGB_SOURCE_DIR) / "fuzz" / "corpus" / "onnx" / "conv2d_w16.onnx", model);
+  const auto quoted = [](const fs::path& path) { return "'" + path.string() + "'"; };
+  const Result ok = Ngb("run " + quoted(model) + " null --quick " + Common());
+  ASSERT_EQ(ok.code, 0) << ok.output;
+  const Result missing =
+      Ngb("run " + quoted(root_ / (name + "_missing.onnx")) + " null " + Common());
+  EXPECT_EQ(missing.code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("does not exist"), std::string::npos) << missing.output;
+  for (const Result& r : {ok, missing}) {
+    EXPECT_EQ(r.output.find_first_of("\x1b\x07"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("evil\\x1b]0;pwned\\x07\\x1b[31mred"), std::string::npos)
+        << r.output;
+  }
+  EXPECT_EQ(Row("evil__0_pwned___31mred_b1").status, kStatusOk);
+}
+
 TEST_F(Pipeline, AResultsTreeThatCannotBeWrittenExitsThree) {
   std::ofstream(root_ / "not_a_dir") << "a file";
   const Result r = Ngb("run tiny null --configs " + (root_ / "configs").string() + " --results " +

@@ -15,8 +15,9 @@ From the rows and traces of a `ngraphbench run tiny null` here, it makes and che
     just outside its interval (a negative error bar), 100,000 process medians in a row,
     machine.json with bytes that are not UTF-8 and one nested 200,000 deep, traces with such bytes
     and with "nan", a "$" in a model name, an error message holding HTML and Markdown, a model
-    named like a spreadsheet formula: the report is written (exit 0) with every such text escaped
-    in report.md, the formula-like name shown as itself.
+    named like a spreadsheet formula, terminal control sequences in a folder's name: the report is
+    written (exit 0) with every such text escaped in report.md, the formula-like name shown as
+    itself, the control sequences shown as bytes on stderr.
 Prints, per case, the exit status, the first line of the message, peak memory and wall time.
 Exit 0 when every check passed, 1 otherwise.
 """
@@ -41,6 +42,8 @@ measured = []
 # A model name a spreadsheet would evaluate, and its CSV cell as the tool writes it.
 FORMULA = "=cmd|' -C calc'!A0"
 FORMULA_CELL = "'" + FORMULA
+# A window title, red text and the bell, in a folder's name.
+ESCAPES = "\x1b]0;pwned\x07\x1b[31m"
 
 
 def check(ok, what):
@@ -301,12 +304,15 @@ def accepted_by_analyze(binary, base, out):
     with open(os.path.join(tree, "dev2", "machine.json"), "w") as f:
         f.write('{"m": ' + "[" * 200000 + "]" * 200000 + "}")
     # A third: a model named like a spreadsheet formula, as the tool writes it (a single quote
-    # in front, docs/results.md); the report shows the name itself.
-    dev3 = os.path.join(tree, "dev3", "null")
+    # in front, docs/results.md); the report shows the name itself. Its folder's name holds
+    # terminal control sequences, and a bad trace there is named in a warning: shown as bytes.
+    dev3 = os.path.join(tree, "dev3" + ESCAPES, "null")
     os.makedirs(dev3)
     for b in (1, 2):
         shutil.copy(os.path.join(base, "local", "null", f"tiny_w8_b{b}.csv"), dev3)
         edit_row(os.path.join(dev3, f"tiny_w8_b{b}.csv"), device="dev3", model=FORMULA_CELL)
+    with open(os.path.join(dev3, "tiny_w8_b1.latencies.csv"), "w") as f:
+        f.write("not a trace\n")
 
     rc, err = run([binary, "analyze", tree, "-o", os.path.join(out, "hostile_analyze"),
                    "--include-invalid"], "inputs analyze accepts: analyze")
@@ -328,8 +334,11 @@ def accepted_by_analyze(binary, base, out):
     data = page_data(os.path.join(report, "report.html"))
     check(all("(unreadable)" in data["machines"][d] for d in ("local", "dev2")),
           "both machine.json shown as unreadable in the page")
-    check(data["left_out_count"] == 4, f"4 files left out, listed in the page "
+    check(data["left_out_count"] == 5, f"5 files left out, listed in the page "
           f"({data['left_out_count']})")
+    check("\x1b" not in err and "\x07" not in err and
+          "dev3\\x1b]0;pwned\\x07\\x1b[31m/null/tiny_w8_b1.latencies.csv" in err,
+          "terminal control sequences in a path the report names are shown as bytes")
     shown = json.dumps(data, ensure_ascii=False)
     check(json.dumps(FORMULA)[1:-1] in shown and json.dumps(FORMULA_CELL)[1:-1] not in shown,
           "a formula-like model name is shown as itself, without the quote its CSV cell has")

@@ -11,6 +11,7 @@
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/core/terminal.h"
 #include "ngraphbench/graph/ops.h"
 #include "ngraphbench/results/row.h"
 #include "ngraphbench/runner/budget.h"
@@ -70,6 +71,9 @@ void AddRunOptions(CLI::App* cmd, ngraphbench::RunArgs& run) {
 
 int main(int argc, char** argv) {
   using namespace ngraphbench;
+  // Everything printed goes through one filter: names and messages from the inputs may hold
+  // terminal control sequences (core/terminal.h).
+  const TerminalFilter safe_out(std::cout), safe_err(std::cerr);
   CLI::App app{"ngraphbench: benchmark neural graph compilers under one uniform interface"};
   app.set_version_flag("--version", NGB_VERSION);
   app.require_subcommand(1);
