@@ -8,6 +8,8 @@
 #include <limits>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/graph/intermediate.h"
+#include "ngraphbench/models/builder.h"
 
 namespace ngraphbench {
 namespace {
@@ -54,6 +56,71 @@ TEST(Check, ToleranceRule) {
   CheckResult mismatch;
   mismatch.mismatch = "shape";
   EXPECT_FALSE(WithinTolerance(mismatch, 1e-4));
+}
+
+// Whether a check can fail: the reference's outputs on a second draw of inputs, judged as the
+// row's check judges, against those on the first.
+TEST(Check, OutputsThatDoNotDependOnTheInputCannotFailTheCheck) {
+  const CheckSettings s;
+  // A zero-initialized head: all 0 on both draws.
+  const HostTensor zeros{{1, 3}, {0, 0, 0}};
+  InputDependence d = JudgeInputDependence({zeros}, {zeros}, s, "fp32");
+  EXPECT_FALSE(d.discriminates);
+  EXPECT_TRUE(d.all_zero);
+  EXPECT_EQ(d.max_rel_change, 0.0);
+  // A head of biases only: constant, but not 0.
+  const HostTensor bias{{1, 3}, {0.5f, -1, 2}};
+  d = JudgeInputDependence({bias}, {bias}, s, "fp32");
+  EXPECT_FALSE(d.discriminates);
+  EXPECT_FALSE(d.all_zero);
+  // Nearly constant: a change within the tolerance of fp32 (1e-4 relative to max(1, |ref|))
+  // passes the fp32 check; beyond it, the check can fail.
+  d = JudgeInputDependence({bias}, {HostTensor{{1, 3}, {0.5f, -1, 2.0001f}}}, s, "fp32");
+  EXPECT_FALSE(d.discriminates);
+  EXPECT_NEAR(d.max_rel_change, 5e-5, 1e-6);
+  d = JudgeInputDependence({bias}, {HostTensor{{1, 3}, {0.5f, -1, 2.01f}}}, s, "fp32");
+  EXPECT_TRUE(d.discriminates);
+  // The same change at fp16, whose tolerance is 1e-2: an output that ignored its input passes.
+  EXPECT_FALSE(JudgeInputDependence({bias}, {HostTensor{{1, 3}, {0.5f, -1, 2.01f}}}, s, "fp16")
+                   .discriminates);
+  // int8: by the cosine and SNR bounds. All 0 passes them (cosine 1, SNR infinite); outputs of
+  // other inputs do not.
+  EXPECT_FALSE(JudgeInputDependence({zeros}, {zeros}, s, "int8").discriminates);
+  EXPECT_TRUE(
+      JudgeInputDependence({bias}, {HostTensor{{1, 3}, {-0.5f, 1, 0}}}, s, "int8").discriminates);
+}
+
+// The tensors the check may compare instead, nearest the outputs first, and the graph cut
+// there: only the nodes the tensor needs.
+TEST(Check, IntermediateCandidatesAreNearestTheOutputsAndTheCutKeepsWhatTheyNeed) {
+  GraphBuilder g("head");
+  const std::string x = g.Input("input", {1, 3, 4, 4});
+  const std::string conv = g.Conv(x, 4, 3, 1, 1);
+  const std::string relu = g.Unary("Relu", conv);
+  const std::string pool = g.AddNode("GlobalAveragePool", {relu}, {1, 4, 1, 1});
+  const std::string flat = g.Reshape(pool, {1, 4});
+  // A second output through int64 and back: the int64 tensor is left out (walked through).
+  const std::string as_int = g.AddNode("Cast", {flat}, {1, 4}, {{"to", int64_t{7}}});
+  const std::string logits = g.Linear(flat, 2, /*bias=*/true, /*gain=*/0.0f);
+  g.Output(logits);
+  g.Output(g.AddNode("Cast", {as_int}, {1, 4}, {{"to", int64_t{1}}}));
+  const Graph graph = g.Finish();
+  EXPECT_EQ(IntermediateCandidates(graph, 8),
+            (std::vector<std::string>{flat, pool, relu, conv}));
+  EXPECT_EQ(IntermediateCandidates(graph, 2), (std::vector<std::string>{flat, pool}));
+
+  const Graph cut = WithOutputs(graph, {pool});
+  ASSERT_EQ(cut.outputs.size(), 1u);
+  EXPECT_EQ(cut.outputs[0].name, pool);
+  EXPECT_EQ(cut.outputs[0].shape, (Shape{1, 4, 1, 1}));
+  ASSERT_EQ(cut.nodes.size(), 3u);  // conv, relu, pool
+  EXPECT_EQ(cut.nodes.back().outputs[0], pool);
+  EXPECT_EQ(cut.inputs.size(), 1u);
+  for (const Initializer& init : cut.initializers) {
+    EXPECT_EQ(init.name.find("fc"), std::string::npos) << init.name;  // the head's are gone
+  }
+  EXPECT_EQ(cut.ParameterCount(), 4 * 3 * 3 * 3 + 4);
+  EXPECT_THROW(WithOutputs(graph, {x}), std::invalid_argument);
 }
 
 TEST(Check, NanOrInfinityWhereTheReferenceIsFiniteIsInfinitelyWrong) {

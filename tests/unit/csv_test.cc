@@ -90,6 +90,8 @@ ResultRow SampleRow() {
   r.config_hash = "0123456789abcdef";
   r.check_reference = "onnxruntime";
   r.check_max_rel_err = 2.5e-7;
+  r.check_verdict = "pass";
+  r.check_tensor = "features";
   r.check_cosine = 0.99975;
   r.check_snr_db = 34.5;
   r.valid = false;
@@ -120,8 +122,10 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
   EXPECT_EQ(out.error, "worker killed: \"SIGABRT\", at a, b second line");
   EXPECT_EQ(out.schema_version, kSchemaVersion);
   EXPECT_EQ(RowColumns().front(), "schema_version");
-  EXPECT_EQ(RowColumns().size(), 104u);
+  EXPECT_EQ(RowColumns().size(), 106u);
   EXPECT_EQ(out.phases_s, in.phases_s);
+  EXPECT_EQ(out.check_verdict, "pass");
+  EXPECT_EQ(out.check_tensor, "features");
   EXPECT_EQ(out.quick, false);
   EXPECT_EQ(out.valid, false);
   EXPECT_EQ(out.invalid_reason, in.invalid_reason);
@@ -136,17 +140,17 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
 TEST(Csv, OtherSchemaVersionsAndBadBooleansAreRefusedByName) {
   std::string text = FormatRowCsv(SampleRow());
   std::string old = text;
-  old.replace(old.find("\n11,"), 4, "\n1,");
+  old.replace(old.find("\n12,"), 4, "\n1,");
   try {
     ParseRowCsv(old, "f.csv");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 11"),
+    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 12"),
               std::string::npos)
         << e.what();
   }
   std::string newer = text;
-  newer.replace(newer.find("\n11,"), 4, "\n12,");
+  newer.replace(newer.find("\n12,"), 4, "\n13,");
   try {
     ParseRowCsv(newer, "f.csv");
     FAIL();

@@ -133,6 +133,9 @@ int main(int argc, char** argv) {
                          "compute the output check's reference with this compiler");
   worker_cmd->add_option("--reference-out", worker.reference_out,
                          "write the reference outputs here (with --reference-compiler)");
+  worker_cmd->add_flag("--reference-probe", worker.reference_probe,
+                       "the reference of the intermediate tensors the output check may compare "
+                       "instead of the outputs (with --reference-compiler)");
 
   std::string probe_name;
   CLI::App* probe_cmd = app.add_subcommand("probe", "print a compiler's SDK version (internal)");

@@ -33,6 +33,10 @@ uint64_t InputSeed(const std::string& run_id, const std::string& input_name) {
   return Fnv1a64(run_id + "/" + input_name);
 }
 
+uint64_t RedrawSeed(const std::string& run_id, const std::string& input_name) {
+  return Fnv1a64("redraw:" + run_id + "/" + input_name);
+}
+
 uint64_t CalibrationSeed(int batch, const std::string& input_name) {
   return Fnv1a64("calibration:" + std::to_string(batch) + "/" + input_name);
 }

@@ -32,6 +32,9 @@ HostTensor RandomNormal(const Shape& shape, uint64_t seed, float stddev = 1.0f);
 
 // The seed of a run's input `input_name`: Fnv1a64("<run_id>/<input_name>").
 uint64_t InputSeed(const std::string& run_id, const std::string& input_name);
+// The seed of the output check's second draw of input `input_name` (measure/check.h,
+// JudgeInputDependence): Fnv1a64("redraw:<run_id>/<input_name>").
+uint64_t RedrawSeed(const std::string& run_id, const std::string& input_name);
 
 // The calibration set of precision int8 (static quantization): kCalibrationBatches batches, each
 // input drawn as the run's inputs are (RandomNormal, N(0, 1)) but from a stream of its own,

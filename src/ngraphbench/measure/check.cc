@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/measure/quant_check.h"
 
 namespace ngraphbench {
 
@@ -89,6 +90,29 @@ CheckResult CompareOutputs(const std::vector<HostTensor>& outputs,
 
 bool WithinTolerance(const CheckResult& result, double tolerance) {
   return result.mismatch.empty() && result.max_rel_err <= tolerance;
+}
+
+InputDependence JudgeInputDependence(const std::vector<HostTensor>& reference,
+                                     const std::vector<HostTensor>& redrawn,
+                                     const CheckSettings& settings,
+                                     const std::string& precision) {
+  InputDependence d;
+  const CheckResult change = CompareOutputs(redrawn, reference);
+  d.max_rel_change = change.max_rel_err;
+  d.all_zero = change.mismatch.empty();
+  for (const auto* outputs : {&reference, &redrawn}) {
+    for (const HostTensor& t : *outputs) {
+      for (const float v : t.data) d.all_zero = d.all_zero && v == 0;
+    }
+  }
+  if (!change.mismatch.empty()) {
+    d.discriminates = true;  // two draws of different shapes: nothing here says otherwise
+  } else if (precision == "int8") {
+    d.discriminates = !WithinInt8Bounds(CompareQuantized(redrawn, reference));
+  } else {
+    d.discriminates = !WithinTolerance(change, ToleranceFor(settings, precision));
+  }
+  return d;
 }
 
 std::string FormatTensorFile(const std::vector<HostTensor>& tensors) {

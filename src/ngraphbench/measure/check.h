@@ -39,6 +39,25 @@ CheckResult CompareOutputs(const std::vector<HostTensor>& outputs,
 // Within tolerance: comparable, and max_rel_err <= tolerance (NaN never is).
 bool WithinTolerance(const CheckResult& result, double tolerance);
 
+// Whether a check can fail at all. A model whose outputs do not depend on its input (timm's
+// gmlp_s16_224 at random init: a zero-initialized head, all outputs 0) is matched by any
+// compile that computes nothing. The reference runs the model on the run's inputs and on a
+// second draw (RedrawSeed, core/tensor.h); the outputs discriminate when the second draw's,
+// judged by the row's own check against the first's, would fail it (beyond the precision's
+// tolerance; int8: outside the cosine and SNR bounds). Otherwise the check cannot tell a
+// compile that ignores its input from a right one, and the worker checks an intermediate
+// tensor instead (graph/intermediate.h), or says the check was inconclusive.
+struct InputDependence {
+  bool discriminates = false;
+  // The second draw's outputs against the first's, as the check measures: max |a - b| /
+  // max(1, max |b|), the worst output.
+  double max_rel_change = 0;
+  bool all_zero = false;  // every value of both draws is 0
+};
+InputDependence JudgeInputDependence(const std::vector<HostTensor>& reference,
+                                     const std::vector<HostTensor>& redrawn,
+                                     const CheckSettings& settings, const std::string& precision);
+
 // The reference outputs on disk (the worker's cache, results/.cache/reference/): a binary file
 // "NGBTENS1", a uint64 tensor count, then per tensor a uint64 rank, int64 dims and float32
 // data, all little-endian as written by this machine. ReadTensorFile checks every size against

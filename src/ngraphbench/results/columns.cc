@@ -300,6 +300,14 @@ const std::vector<Column>& Columns() {
            "largest |out - ref| / max(1, max |ref|) over the outputs (the worst output)"),
       Opt("check_tolerance", &R::check_tolerance,
            "the relative error allowed at this precision; beyond it the row is `wrong`"),
+      Since(12, Text("check_verdict", &R::check_verdict,
+           "`pass`, `fail` or `inconclusive`: whether the check could fail at all (a compile "
+           "that ignored its input would fail it); inconclusive when nothing the reference "
+           "computes near the outputs depends on the input, the why in `notes`; empty without "
+           "a check")),
+      Since(12, Text("check_tensor", &R::check_tensor,
+           "where the model's outputs do not depend on its input: the intermediate tensor the "
+           "verdict rests on, compared in a second compile of the graph cut there; else empty")),
       Since(11, Opt("check_cosine", &R::check_cosine,
            "`int8`: cosine similarity of the outputs (all as one vector) to the fp32 "
            "reference's; below 0.99 the row is `wrong`")),

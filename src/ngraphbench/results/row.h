@@ -32,7 +32,10 @@ namespace ngraphbench {
 //    it empty.
 // 11: check_cosine, check_snr_db, check_top1_agreement, check_top5_agreement (the output check
 //    of precision int8, measure/quant_check.h). Rows of older versions read them empty.
-constexpr int kSchemaVersion = 11;
+// 12: check_verdict, check_tensor (whether the output check could fail, and the intermediate
+//    tensor it judged where the model's outputs do not depend on its input). Rows of older
+//    versions read them empty.
+constexpr int kSchemaVersion = 12;
 // The oldest version ParseRowCsv reads.
 constexpr int kOldestReadableSchemaVersion = 2;
 
@@ -109,6 +112,10 @@ struct ResultRow {
   // Output check of the first inference against an independent reference (measure/check.h)
   std::string check_reference;  // the reference compiler, or "off"; "unavailable: <why>"
   std::optional<double> check_max_abs_err, check_max_rel_err, check_tolerance;
+  // pass, fail or inconclusive (the check could not fail: nothing the reference computes depends
+  // on the input, measure/check.h); empty without a check. check_tensor: the intermediate tensor
+  // the verdict rests on where the model's outputs do not depend on its input, else empty.
+  std::string check_verdict, check_tensor;
   // Of an int8 row (measure/quant_check.h): cosine similarity and SNR in dB of the outputs
   // against the FP32 reference; for a classifier, top-1 and top-5 agreement with it.
   std::optional<double> check_cosine, check_snr_db, check_top1_agreement, check_top5_agreement;

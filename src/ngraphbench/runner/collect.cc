@@ -68,6 +68,7 @@ void Collector::WriteRunRow(RunState& st, const std::string& reason) {
     ++tally_.invalid;
     for (ValidityRule rule : broken) ++tally_.invalid_by_rule[rule];
   }
+  if (row.status == kStatusOk && row.check_verdict == "inconclusive") ++tally_.inconclusive;
   std::string detail = row.error.substr(0, 160);
   if (row.status == kStatusOk) {
     const std::optional<double> rel = IntervalRelHalfWidth(row);
@@ -96,6 +97,9 @@ void Collector::WriteRunRow(RunState& st, const std::string& reason) {
                          row.processes.value_or(0) == 1 ? "" : "es",
                          reason == "fixed" ? "" : ", " + reason,
                          row.valid == false ? "  INVALID: " + row.invalid_reason : "");
+    if (row.check_verdict == "inconclusive") {
+      detail += "  CHECK INCONCLUSIVE: the outputs do not depend on the input (notes say why)";
+    }
   }
   std::cerr << fmt::format("  = {:<28} {} {:<8} {}\n", run.run_id, plan.info->name, row.status,
                            detail);

@@ -32,6 +32,8 @@ struct Tally {
   int failed = 0;   // runs not ok (those kept from earlier sweeps too)
   int skipped = 0;  // this machine cannot run them
   int invalid = 0;  // measured now ok, but invalid
+  // Measured now ok, but with an output check that could not fail (its row's notes say why).
+  int inconclusive = 0;
   size_t done = 0;  // runs whose row this sweep wrote
   int done_by_others = 0;  // runs another scheduler sharing the tree measured since the scan
   std::string unavailable_reasons;  // why runs were skipped (the first reason seen)

@@ -107,9 +107,12 @@ std::vector<std::string> WorkerCommand(const std::string& spec_path, int process
 }
 
 std::vector<std::string> ReferenceCommand(const std::string& spec_path,
-                                          const std::string& reference, const std::string& out) {
-  return {SelfExe(), "worker", "--spec", spec_path, "--reference-compiler", reference,
-          "--reference-out", out};
+                                          const std::string& reference, const std::string& out,
+                                          bool probe) {
+  std::vector<std::string> cmd = {SelfExe(), "worker", "--spec", spec_path,
+                                  "--reference-compiler", reference, "--reference-out", out};
+  if (probe) cmd.push_back("--reference-probe");
+  return cmd;
 }
 
 std::vector<std::string> ReproduceCommand(const RunArgs& r, const std::string& run_id,

@@ -60,10 +60,12 @@ std::string SelfExe();
 
 // The command line of process `process` of the run that `spec_path` specifies (spec.h).
 std::vector<std::string> WorkerCommand(const std::string& spec_path, int process);
-// The command line of a worker's reference child: the run of `spec_path` once through
-// `reference`, its outputs written to `out`.
+// The command line of a worker's reference child: the run of `spec_path` through `reference`,
+// its outputs on the run's inputs and on the output check's second draw written to `out`; with
+// `probe`, those of the graph's intermediate candidates instead (graph/intermediate.h).
 std::vector<std::string> ReferenceCommand(const std::string& spec_path,
-                                          const std::string& reference, const std::string& out);
+                                          const std::string& reference, const std::string& out,
+                                          bool probe = false);
 // The command line that reruns process `process` of run `run_id` of `args` by hand (the
 // `reproduce:` line): the worker then resolves the run from the YAML (ResolveRunFromYaml,
 // plan.h), as `run` did.

@@ -188,6 +188,15 @@ ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
                      const std::string& reason, std::vector<ValidityRule>* broken) {
   if (parts.empty()) throw std::invalid_argument("no parts to merge");
   ResultRow row = parts.front().row;
+  // The output check's verdict: the first process's, which alone checks an intermediate tensor
+  // where the outputs cannot fail (worker.cc), unless another failed the check.
+  for (const Part& p : parts) {
+    if (p.row.check_verdict == "fail") {
+      row.check_verdict = p.row.check_verdict;
+      row.check_tensor = p.row.check_tensor;
+      break;
+    }
+  }
   row.processes = static_cast<int64_t>(parts.size());
   row.processes_reason = reason;
   row.timestamp = parts.back().row.timestamp;
@@ -270,6 +279,13 @@ ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
   verdict.ci_rel = IntervalRelHalfWidth(row);
   for (const Part& p : measured) {
     const std::string& why = p.row.invalid_reason;
+    // Stalls are judged per process, where its timed runs and the pauses between them were
+    // seen (worker.cc): the part's reason carries over, naming the process.
+    for (size_t at = why.find(kStallsReason); at != std::string::npos;
+         at = why.find(kStallsReason, at + 1)) {
+      verdict.stalled.push_back(fmt::format("process {}: {}", p.process,
+                                            why.substr(at, why.find("; ", at) - at)));
+    }
     for (size_t at = why.find(kDegradedPrefix); at != std::string::npos;
          at = why.find(kDegradedPrefix, at + 1)) {
       const size_t from = at + std::string(kDegradedPrefix).size();

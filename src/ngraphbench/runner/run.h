@@ -46,9 +46,12 @@ struct WorkerArgs {
   // `run` resolves it (ResolveRunFromYaml, plan.h; `run.jobs` says what `threads: 0` means).
   RunArgs run;
   std::string run_id;
-  // Set for the output check's reference child: run the model once with this compiler and
-  // write its outputs to reference_out (measure/check.h's tensor file), nothing else.
+  // Set for the output check's reference child: run the model with this compiler on the run's
+  // inputs and on the check's second draw, and write both outputs to reference_out
+  // (measure/check.h's tensor file), nothing else; with reference_probe, the outputs of the
+  // graph's intermediate candidates (graph/intermediate.h) instead of the model's.
   std::string reference_compiler, reference_out;
+  bool reference_probe = false;
   // The index of this worker among the run's processes: it measures its share of the timed runs
   // and writes them as the run's part `process` (runner/parts.h). -1: the whole run in this
   // one process, written as its row (a worker started by hand).

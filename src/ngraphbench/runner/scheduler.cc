@@ -460,8 +460,13 @@ int RunSweep(const RunArgs& given) {
     return kExitInterrupted + signal;
   }
   std::cerr << fmt::format(
-      "done: {} runs, {} not ok, {} measured now ok but invalid{}{}; rows in {}\n", grid_runs,
+      "done: {} runs, {} not ok, {} measured now ok but invalid{}{}{}; rows in {}\n", grid_runs,
       tally.failed, tally.invalid,
+      tally.inconclusive
+          ? fmt::format(", {} measured now ok with an inconclusive output check (nothing the "
+                        "reference computes near the outputs depends on the input)",
+                        tally.inconclusive)
+          : "",
       tally.skipped
           ? fmt::format(", {} skipped (this machine cannot run them: {})", tally.skipped,
                         tally.unavailable_reasons.empty() ? "see each row's error"

@@ -32,6 +32,7 @@
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/process.h"
 #include "ngraphbench/core/random.h"
+#include "ngraphbench/graph/intermediate.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/graph/ops.h"
 #include "ngraphbench/graph/working_set.h"
@@ -158,6 +159,29 @@ std::vector<HostTensor> RunInputs(const Graph& graph, const RunSpec& run) {
   return inputs;
 }
 
+// The output check's second draw of inputs, which the reference alone runs: whether its outputs
+// depend on the input at all (measure/check.h, JudgeInputDependence).
+std::vector<HostTensor> RedrawnInputs(const Graph& graph, const RunSpec& run) {
+  std::vector<HostTensor> inputs;
+  for (const auto& in : graph.inputs) {
+    inputs.push_back(RandomNormal(in.shape, RedrawSeed(run.run_id, in.name)));
+  }
+  return inputs;
+}
+
+// The intermediate tensors the output check may compare where a model's outputs do not depend
+// on its input: the kIntermediateCandidates nearest the outputs (graph/intermediate.h). The
+// reference's probe computes them all at once, as the outputs of one graph.
+constexpr size_t kIntermediateCandidates = 8;
+Graph ProbeGraph(const Graph& graph) {
+  return WithOutputs(graph, IntermediateCandidates(graph, kIntermediateCandidates));
+}
+
+// A reference: its outputs on the run's inputs, and on the second draw.
+struct ReferenceSet {
+  std::vector<HostTensor> outputs, redrawn;
+};
+
 // The reference's settings: fp32, every default, and the opt_level its description gives as a
 // reference (`reference: {opt_level: ...}`; ONNX Runtime's: no graph optimization), so that the
 // path shares as little as possible with the compilers it checks.
@@ -176,12 +200,13 @@ std::string ModelKey(const ModelSpec& model) {
          "\n";
 }
 
-// The cache file of a run's reference outputs, named by its run id and keyed by the reference
-// compiler, the model, the batch size, the input seeds and this build (which fixes the model
-// builder and generator).
+// The cache file of a run's reference outputs (with `probe`: of its intermediate candidates,
+// ProbeGraph), named by its run id and keyed by the reference compiler, the model, the batch
+// size, the input seeds and this build (which fixes the model builder and generator).
 std::string ReferencePath(const std::string& results_dir, const RunSpec& run, const Graph& graph,
-                          const std::string& reference) {
-  std::string key = std::string("reference=1\n") + reference + "\n" + ModelKey(run.model) +
+                          const std::string& reference, bool probe) {
+  std::string key = std::string(probe ? "probe=1\n" : "reference=2\n") + reference + "\n" +
+                    ModelKey(run.model) +
                     run.model.onnx_path + "\n" +
                     (run.model.onnx_path.empty() ? "" : FileDigest(run.model.onnx_path)) +
                     "\nb" + std::to_string(run.batch_size) + "\n";
@@ -189,7 +214,7 @@ std::string ReferencePath(const std::string& results_dir, const RunSpec& run, co
     key += in.name + "=" + std::to_string(InputSeed(run.run_id, in.name)) + "\n";
   }
   return results_dir + "/.cache/reference/" + run.run_id + "." + reference + "." +
-         Fnv1a64Hex(key) + ".bin";
+         (probe ? "probe." : "") + Fnv1a64Hex(key) + ".bin";
 }
 
 // Runs `argv` with stdout and stderr into `log`; returns its wait status. The child stays in
@@ -216,8 +241,8 @@ int RunChild(const std::vector<std::string>& argv, const std::string& log) {
   return status;
 }
 
-// The size of the reference file of `graph`'s outputs (FormatTensorFile), its ceiling when
-// read; where an output's shape is not known here, the ceiling of a model.
+// The size of the reference file of `graph`'s outputs on both draws (FormatTensorFile), its
+// ceiling when read; where an output's shape is not known here, the ceiling of a model.
 uint64_t ReferenceBytes(const Graph& graph) {
   uint64_t bytes = 16;  // magic and tensor count
   for (const TensorSpec& out : graph.outputs) {
@@ -226,17 +251,30 @@ uint64_t ReferenceBytes(const Graph& graph) {
       if (d <= 0 || elements > kMaxModelBytes / static_cast<uint64_t>(d)) return kMaxModelBytes;
       elements *= static_cast<uint64_t>(d);
     }
-    bytes += 8 + 8 * out.shape.size() + 4 * elements;
+    bytes += 2 * (8 + 8 * out.shape.size() + 4 * elements);
     if (bytes > kMaxModelBytes) return kMaxModelBytes;
   }
   return bytes;
 }
 
-// The reference outputs in the cache file `path`; InputError when it is not a regular file of
-// at most the outputs' size holding a tensor file.
-std::vector<HostTensor> ReadReference(const std::string& path, const Graph& graph) {
-  return ParseTensorFile(
+// The reference in the cache file `path`: `graph`'s outputs on the run's inputs, then on the
+// second draw. InputError when it is not a regular file of at most their size holding a tensor
+// file of twice as many tensors as the graph has outputs.
+ReferenceSet ReadReference(const std::string& path, const Graph& graph) {
+  std::vector<HostTensor> tensors = ParseTensorFile(
       ReadFileCapped(path, ReferenceBytes(graph), "reference cache", Links::kRefuse), path);
+  const size_t n = graph.outputs.size();
+  if (tensors.size() != 2 * n) {
+    throw InputError(fmt::format("reference file '{}' holds {} tensors, expected {} (the {} "
+                                 "outputs on each of the two draws of inputs)",
+                                 path, tensors.size(), 2 * n, n));
+  }
+  ReferenceSet set;
+  set.redrawn.assign(std::make_move_iterator(tensors.begin() + n),
+                     std::make_move_iterator(tensors.end()));
+  tensors.resize(n);
+  set.outputs = std::move(tensors);
+  return set;
 }
 
 // The reference outputs of `run` (the spec's run, its model prepared), from the cache or
@@ -245,10 +283,12 @@ std::vector<HostTensor> ReadReference(const std::string& path, const Graph& grap
 // written for it now. Throws std::runtime_error saying why when there is none. A cache entry
 // that cannot be read (damaged, cut short, a FIFO, a link to a device) is discarded and computed
 // again: a bad cache never turns the check off.
-std::vector<HostTensor> ReferenceOutputs(const ResolvedRun& spec, const std::string& spec_path,
-                                         const RunSpec& run, const Graph& graph,
-                                         const std::string& reference) {
-  const std::string path = ReferencePath(spec.results_dir, run, graph, reference);
+// With `probe`, the same for the intermediate candidates (ProbeGraph(graph)'s outputs, which
+// `graph` then is).
+ReferenceSet ReferenceOutputs(const ResolvedRun& spec, const std::string& spec_path,
+                              const RunSpec& run, const Graph& graph,
+                              const std::string& reference, bool probe) {
+  const std::string path = ReferencePath(spec.results_dir, run, graph, reference, probe);
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     try {
@@ -264,7 +304,7 @@ std::vector<HostTensor> ReferenceOutputs(const ResolvedRun& spec, const std::str
   if (spec_path.empty()) own.emplace(spec);
   const std::string log = path + ".log." + std::to_string(::getpid());
   const int status =
-      RunChild(ReferenceCommand(own ? own->path() : spec_path, reference, path), log);
+      RunChild(ReferenceCommand(own ? own->path() : spec_path, reference, path, probe), log);
   std::string tail = ReadLogTail(log);
   ::unlink(log.c_str());
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
@@ -455,10 +495,9 @@ BuiltModel Build(const ResolvedRun& spec, int process, ResultRow& row) {
 // Reference: the output check's reference outputs, first, in their own process, before this
 // worker loads its compiler. None when the check is off or its reference is unavailable (the
 // row's check_reference says which).
-std::optional<std::vector<HostTensor>> Reference(const ResolvedRun& spec,
-                                                 const std::string& spec_path,
-                                                 const CompilerInfo& info,
-                                                 const BuiltModel& model, ResultRow& row) {
+std::optional<ReferenceSet> Reference(const ResolvedRun& spec, const std::string& spec_path,
+                                      const CompilerInfo& info, const BuiltModel& model,
+                                      ResultRow& row) {
   if (!spec.run.check.enabled) {
     row.check_reference = "off";
     return std::nullopt;
@@ -475,7 +514,8 @@ std::optional<std::vector<HostTensor>> Reference(const ResolvedRun& spec,
     return std::nullopt;
   }
   try {
-    return ReferenceOutputs(spec, spec_path, model.run, model.graph, row.check_reference);
+    return ReferenceOutputs(spec, spec_path, model.run, model.graph, row.check_reference,
+                            /*probe=*/false);
   } catch (const StorageError&) {
     throw;  // the machine's failure, not the reference's: no row (CmdWorker)
   } catch (const std::exception& e) {
@@ -612,6 +652,8 @@ struct Measured {
   std::vector<std::string> invalid_reasons = {};
   // Server with find_peak: every step of the search, for `<run_id>.server_steps.csv`.
   std::vector<ServerStep> server_steps = {};
+  // Single stream: the time stalls took in the timed window (measure/verdict.h).
+  double stall_s = 0;
 };
 
 // Measure: this process's timed runs (measure/harness.h) and what the sampler saw meanwhile.
@@ -634,6 +676,13 @@ Measured MeasureProcess(const ResolvedRun& spec, int process, Executable& execut
   FillSystemColumns(spec, m.system, row);
   Measured measured{m.system, m.system.window_s, {}};
   if (capture_outputs) measured.first_outputs.push_back(std::move(m.first_outputs));
+  // A timed run, or a pause between two, far beyond the median: the process stopped there.
+  const Stalls stalls = FindStalls(latencies, m.pauses_ns);
+  if (const std::string note = DescribeStalls(stalls, m.system.window_s); !note.empty()) {
+    row.notes += (row.notes.empty() ? "" : "; ") +
+                 (process >= 0 ? fmt::format("process {} ", process) : std::string()) + note;
+  }
+  measured.stall_s = static_cast<double>(stalls.total_ns) / 1e9;
   return measured;
 }
 
@@ -940,6 +989,127 @@ void Check(const std::vector<std::vector<HostTensor>>& streams_outputs,
   }
 }
 
+// How the check judges `outputs` against `reference` at `precision`: within the tolerance (int8:
+// the cosine and SNR bounds), and its figures as the row's error or notes quote them.
+std::pair<bool, std::string> Judge(const std::vector<HostTensor>& outputs,
+                                   const std::vector<HostTensor>& reference,
+                                   const std::string& precision, const ResultRow& row) {
+  if (precision == "int8") {
+    const QuantAccuracy a = CompareQuantized(outputs, reference);
+    if (!a.mismatch.empty()) return {false, a.mismatch};
+    return {WithinInt8Bounds(a),
+            fmt::format("cosine {:.4f} (bound >= {}), SNR {:.1f} dB (bound >= {} dB)", a.cosine,
+                        kInt8MinCosine, a.snr_db, kInt8MinSnrDb)};
+  }
+  const CheckResult c = CompareOutputs(outputs, reference);
+  if (!c.mismatch.empty()) return {false, c.mismatch};
+  const bool ok = WithinTolerance(c, *row.check_tolerance);
+  return {ok, fmt::format("max abs err {:.3g}, max rel err {:.3g} {} tolerance {:.3g} ({})",
+                          c.max_abs_err, c.max_rel_err, ok ? "<=" : ">", *row.check_tolerance,
+                          precision)};
+}
+
+void AddNote(ResultRow& row, const std::string& note) {
+  row.notes += (row.notes.empty() ? "" : "; ") + note;
+}
+
+// Whether the check could fail (measure/check.h, JudgeInputDependence): the row's
+// check_verdict. Where the model's outputs do not depend on its input, the run's first process
+// (and a worker started by hand) checks an intermediate tensor in their place: the nearest of the
+// graph's candidates whose reference does (graph/intermediate.h, computed by the reference's
+// probe child), in a second compile of the graph cut there, made as --quick makes it (no
+// autotuning) and run once on the run's inputs. Beyond the tolerance the row is `wrong`; with no
+// such tensor, or no second compile, the check is inconclusive. The row's notes say which. The
+// later processes leave the verdict to the first (MergeParts).
+void JudgeCheck(const ResolvedRun& spec, const std::string& spec_path, const CompilerInfo& info,
+                const BuiltModel& model, const ReferenceSet& reference, Compiler& compiler,
+                int process, ResultRow& row) {
+  if (row.status != kStatusOk) {
+    if (row.status == kStatusWrong) row.check_verdict = "fail";
+    return;
+  }
+  const std::string& precision = spec.config.precision;
+  const InputDependence outputs =
+      JudgeInputDependence(reference.outputs, reference.redrawn, spec.run.check, precision);
+  if (outputs.discriminates) {
+    row.check_verdict = "pass";
+    return;
+  }
+  if (process > 0) return;
+  const std::string why =
+      "the model's outputs do not depend on its input (" +
+      (outputs.all_zero
+           ? std::string("the reference's are all 0 on two draws of inputs)")
+           : fmt::format("the reference's change by at most {:.3g}, relative, between two draws "
+                         "of inputs, which the check at {} passes)",
+                         outputs.max_rel_change, precision));
+  auto inconclusive = [&](const std::string& rest) {
+    row.check_verdict = "inconclusive";
+    AddNote(row, "output check inconclusive: " + why + ", " + rest +
+                     ": a compile that ignored its input would pass it");
+  };
+  const std::vector<std::string> candidates =
+      IntermediateCandidates(model.graph, kIntermediateCandidates);
+  if (candidates.empty()) return inconclusive("and the graph computes no other tensor to check");
+  ReferenceSet probe;
+  try {
+    probe = ReferenceOutputs(spec, spec_path, model.run, ProbeGraph(model.graph),
+                             row.check_reference, /*probe=*/true);
+  } catch (const StorageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    return inconclusive(std::string("and the reference could not compute the tensors nearest "
+                                    "them (") + e.what() + ")");
+  }
+  size_t chosen = candidates.size();
+  for (size_t i = 0; i < candidates.size() && chosen == candidates.size(); ++i) {
+    if (JudgeInputDependence({probe.outputs.at(i)}, {probe.redrawn.at(i)}, spec.run.check,
+                             precision)
+            .discriminates) {
+      chosen = i;
+    }
+  }
+  if (chosen == candidates.size()) {
+    std::string names;
+    for (const std::string& c : candidates) names += (names.empty() ? "'" : ", '") + c + "'";
+    return inconclusive(fmt::format("nor does any of the {} tensors nearest them ({})",
+                                    candidates.size(), names));
+  }
+  const std::string& tensor = candidates[chosen];
+  row.check_tensor = tensor;
+  std::vector<HostTensor> cut_outputs;
+  try {
+    const Graph cut = WithOutputs(model.graph, {tensor});
+    const OnnxForCompiler onnx(cut, info, spec.results_dir);
+    CompileRequest request =
+        onnx.Request(cut, spec.config, spec.results_dir + "/.cache", /*quick=*/true);
+    const std::unique_ptr<Executable> executable = compiler.Compile(request);
+    executable->SetInputs(model.inputs);
+    executable->Run();
+    cut_outputs = executable->GetOutputs();
+  } catch (const StorageError&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    return inconclusive(fmt::format("and the tensor '{}', which does, could not be checked: "
+                                    "compiling the graph cut there failed ({})",
+                                    tensor, e.what()));
+  }
+  const auto [ok, figures] = Judge(cut_outputs, {probe.outputs.at(chosen)}, precision, row);
+  const std::string where = fmt::format(
+      "the intermediate tensor '{}', in a second compile of the graph cut there, since {}",
+      tensor, why);
+  if (ok) {
+    row.check_verdict = "pass";
+    AddNote(row, "output check on " + where + ": " + figures);
+    return;
+  }
+  row.check_verdict = "fail";
+  row.status = kStatusWrong;
+  row.error = "outputs differ from " + row.check_reference + "'s at " + where + ": " + figures;
+}
+
 // Verdict: what the SDK says it ran with (its settings, what it did less of than asked), the
 // CPUs its threads may run on, and the measurement against the run's validity thresholds
 // (measure/verdict.h). `heap` is PinHeapThresholds()'s setting.
@@ -957,6 +1127,7 @@ void Verdict(const RunSpec& run, const CompilerConfig& config, const Measured& m
   verdict.other_cpu_pct = m.system.other_cpu_pct;
   verdict.processes = 1;  // a part's verdict is judged again once the run's parts are merged
   verdict.degraded = executable.Degraded();
+  verdict.stall_s = m.stall_s;
   // Read back over every thread after the timed runs: a runtime may re-pin its own threads.
   const std::vector<int> ran_on = ThreadsCpus();
   row.affinity_cpus = FormatCpuList(ran_on);
@@ -1023,12 +1194,11 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
     const std::vector<int> pinned = Pin(spec.config, row);
     const BuiltModel model = Build(spec, process, row);
     phases.Mark("build");
-    const std::optional<std::vector<HostTensor>> reference =
-        Reference(spec, spec_path, info, model, row);
+    const std::optional<ReferenceSet> reference = Reference(spec, spec_path, info, model, row);
     phases.Mark("reference");
     const OnnxForCompiler onnx = ExportForCompiler(spec, info, model, row);
     phases.Mark("build");
-    const Compiled compiled = LoadAndCompile(spec, info, model, onnx, process, row);
+    Compiled compiled = LoadAndCompile(spec, info, model, onnx, process, row);
     // Loading the module and asking it about this machine, then its compile call.
     const double load_and_compile = phases.Lap();
     phases.Add("load", std::max(0.0, load_and_compile - row.compile_s.value_or(0)));
@@ -1047,7 +1217,7 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
     phases.Add("warmup", std::max(0.0, measured_s - m.window_s));
     phases.Add("timed", m.window_s);
     row.status = kStatusOk;
-    if (reference) Check(m.first_outputs, *reference, spec.config.precision, row);
+    if (reference) Check(m.first_outputs, reference->outputs, spec.config.precision, row);
     Verdict(spec.run, spec.config, m, *compiled.executable, heap, pinned, row);
     // Before the row, as the trace: a row on disk means its steps are written too.
     if (!m.server_steps.empty()) {
@@ -1057,6 +1227,12 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
     if (spec.run.profile && process <= 0 && row.status == kStatusOk) {
       ProfilePass(*compiled.executable, model.graph, spec.config.compiler, dir,
                   spec.run.run_id, row);
+    }
+    if (reference) {
+      // A second compile (JudgeCheck) never runs beside the measured executable: an SDK may
+      // hold process-wide state that its executables share (ExecuTorch's thread pool).
+      compiled.executable.reset();
+      JudgeCheck(spec, spec_path, info, model, *reference, *compiled.compiler, process, row);
     }
     phases.Mark("check");
   } catch (const UnavailableError& e) {
@@ -1086,14 +1262,17 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
   return kExitOk;
 }
 
-// The reference child: the spec's model and inputs through the compiler `reference`, outputs
-// of one run written atomically to `out`.
-int RunReference(const ResolvedRun& spec, const std::string& reference, const std::string& out) {
+// The reference child: the spec's model (with `probe`, ProbeGraph's cut of it) through the
+// compiler `reference` on the run's inputs and on the check's second draw, both outputs written
+// atomically to `out` (ReadReference).
+int RunReference(const ResolvedRun& spec, const std::string& reference, const std::string& out,
+                 bool probe) {
   const CompilerInfo& info = FindCompiler(reference);
   RunSpec run = spec.run;
   PrepareModel(run.model, run.batch_size, spec.results_dir + "/.cache");  // cached by now
   // The weights the worker that started it drew and stored, where it did (BuildGraph).
-  const Graph graph = BuildGraph(spec, run.model, /*process=*/1);
+  Graph graph = BuildGraph(spec, run.model, /*process=*/1);
+  if (probe) graph = ProbeGraph(graph);
   const OnnxForCompiler onnx(graph, info, spec.results_dir);
   const CompilerConfig config = ReferenceConfig(info);
   std::unique_ptr<Compiler> compiler = LoadCompiler(info.name);
@@ -1101,7 +1280,11 @@ int RunReference(const ResolvedRun& spec, const std::string& reference, const st
       onnx.Request(graph, config, spec.results_dir + "/.cache", /*quick=*/true));
   executable->SetInputs(RunInputs(graph, run));
   executable->Run();
-  WriteFileAtomic(out, FormatTensorFile(executable->GetOutputs()));
+  std::vector<HostTensor> outputs = executable->GetOutputs();
+  executable->SetInputs(RedrawnInputs(graph, run));
+  executable->Run();
+  for (HostTensor& t : executable->GetOutputs()) outputs.push_back(std::move(t));
+  WriteFileAtomic(out, FormatTensorFile(outputs));
   return kExitOk;
 }
 
@@ -1190,7 +1373,8 @@ int CmdWorker(const WorkerArgs& args) {
                                                   : ReadResolvedRun(args.spec_path);
   try {
     if (!args.reference_out.empty()) {
-      return RunReference(spec, args.reference_compiler, args.reference_out);
+      return RunReference(spec, args.reference_compiler, args.reference_out,
+                          args.reference_probe);
     }
     return RunWorker(spec, args.spec_path, args.process);
   } catch (const StorageError& e) {
