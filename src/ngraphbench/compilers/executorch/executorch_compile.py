@@ -6,7 +6,7 @@ ahead-of-time path (torch.export, the edge dialect, the XNNPACK partitioner, the
 exists only in Python. The timed execution happens in C++ (ExecuTorch's runtime in the worker),
 never here.
 
-    executorch_compile.py --onnx M.onnx --out-dir DIR
+    executorch_compile.py --onnx M.onnx --out-dir DIR [--route onnx2torch|onnx2torch_traced|auto]
     executorch_compile.py --program P.pt2 --out-dir DIR
 
 The path, the one ExecuTorch documents for XNNPACK:
@@ -16,6 +16,16 @@ The path, the one ExecuTorch documents for XNNPACK:
    one, so both compile the same module: the benchmark's own weights, the same static-shape
    rewrites of onnx2torch's Reshape/Expand/Slice/... modules). A model given as PyTorch code
    (--program) is its own torch.export program.
+   The route (--route, the C++ module's option `route`) says how the module becomes a program:
+   onnx2torch: torch.export of the module, as above; onnx2torch_traced: the module traced with
+   torch.jit.trace on the example inputs, then PyTorch's TorchScript-to-ExportedProgram converter
+   with static shapes (inductor_compile.torchscript_to_program). Tracing runs the module, so
+   every value an onnx2torch module reads from a constant operand at run time (Resize's sizes or
+   scales, which torch.export cannot guard on: GuardOnDataDependentSymNode in timm's
+   ghostnetv2_100) is fixed in the trace; a value read from the input would be fixed too, which
+   the worker's output check would catch. auto: onnx2torch, and where its export or lowering
+   fails, onnx2torch_traced; meta.json records the module that was lowered and why the first
+   failed.
 2. executorch.exir.to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()]):
    the edge dialect, with every subgraph that XNNPACK supports replaced by a call to the XNNPACK
    delegate. What XNNPACK does not take stays as edge operators, which the runtime executes
@@ -79,33 +89,70 @@ def delegation(edge_program, meta):
     meta["non_delegated_by_op"] = dict(sorted(left.items()))
 
 
-def compile_program(args):
-    import inductor_compile  # pylint: disable=import-outside-toplevel,import-error
-    import torch  # pylint: disable=import-outside-toplevel
+def lower(exported, meta):
+    """The edge dialect with XNNPACK's subgraphs delegated (step 2 above)."""
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import (  # pylint: disable=import-outside-toplevel
         XnnpackPartitioner)
-    from executorch.exir import (  # pylint: disable=import-outside-toplevel
-        ExecutorchBackendConfig, to_edge_transform_and_lower)
+    from executorch.exir import to_edge_transform_and_lower  # pylint: disable=import-outside-toplevel
+
+    start = time.monotonic()
+    edge = to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()])
+    meta["lower_s"] = time.monotonic() - start
+    delegation(edge, meta)
+    return edge
+
+
+def lower_onnx(path, route, torch, meta):
+    """ONNX -> onnx2torch's module -> a program by `route` (see the top) -> lowered."""
+    import inductor_compile  # pylint: disable=import-outside-toplevel,import-error
+
+    meta["onnx2torch_version"] = importlib.metadata.version("onnx2torch")
+    module, inputs = inductor_compile.convert_onnx(
+        path, inductor_compile.import_onnx2torch(torch), torch, meta)
+    if route != "onnx2torch_traced":
+        try:
+            start = time.monotonic()
+            with torch.no_grad():
+                exported = torch.export.export(module, inputs, strict=False)
+            meta["export_s"] = time.monotonic() - start
+            edge = lower(exported, meta)
+            meta["module"] = "onnx2torch"
+            return edge
+        except Exception as e:  # pylint: disable=broad-except
+            if route != "auto":
+                raise
+            meta["onnx2torch_failed"] = (f"{type(e).__name__}: "
+                                         f"{inductor_compile.first_line(str(e))}")
+            log(f"exporting or lowering onnx2torch's module failed "
+                f"({meta['onnx2torch_failed']}); tracing the module")
+    start = time.monotonic()
+    with torch.no_grad():
+        traced = torch.jit.trace(module, inputs, check_trace=False)
+    exported = inductor_compile.torchscript_to_program(traced, inputs, torch)
+    meta["export_s"] = time.monotonic() - start
+    meta["module"] = "onnx2torch_traced"
+    return lower(exported, meta)
+
+
+def compile_program(args):
+    import torch  # pylint: disable=import-outside-toplevel
+    from executorch.exir import ExecutorchBackendConfig  # pylint: disable=import-outside-toplevel
     from executorch.exir.passes import MemoryPlanningPass  # pylint: disable=import-outside-toplevel
 
     os.makedirs(args.out_dir, exist_ok=True)
     meta = {
         "torch_version": torch.__version__,
         "executorch_version": importlib.metadata.version("executorch"),
+        "route": args.route,
     }
     if args.program:
         start = time.monotonic()
         exported = torch.export.load(args.program)
         meta["export_s"] = time.monotonic() - start
+        meta["module"] = "torch.export"
+        edge = lower(exported, meta)
     else:
-        meta["onnx2torch_version"] = importlib.metadata.version("onnx2torch")
-        onnx2torch = inductor_compile.import_onnx2torch(torch)
-        exported = inductor_compile.export_onnx(args.onnx, onnx2torch, torch, meta, "cpu")
-
-    start = time.monotonic()
-    edge = to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()])
-    meta["lower_s"] = time.monotonic() - start
-    delegation(edge, meta)
+        edge = lower_onnx(args.onnx, args.route, torch, meta)
 
     # The inputs stay out of the memory plan (alloc_graph_input=False): a planned input's
     # buffer is free for reuse once its last reader has run, so a later subgraph may overwrite
@@ -133,6 +180,9 @@ def main():
     source.add_argument("--program", help="a model given as PyTorch code: its torch.export "
                         "program (torch.export.save), lowered as it is")
     parser.add_argument("--out-dir", required=True, help="cache entry: model.pte and meta.json")
+    parser.add_argument("--route", default="onnx2torch",
+                        choices=["onnx2torch", "onnx2torch_traced", "auto"],
+                        help="with --onnx: how onnx2torch's module becomes a program (see the top)")
     compile_program(parser.parse_args())
     return 0
 

@@ -10,10 +10,18 @@
 // optimized kernels with the portable ones for every other operator), and makes the run
 // Degraded(): it is then not the XNNPACK runtime that is measured.
 //
+// How onnx2torch's module becomes a torch.export program is the option `route`
+// (executorch_compile.py): onnx2torch (torch.export of the module), onnx2torch_traced (the module
+// traced with torch.jit.trace, then PyTorch's TorchScript-to-ExportedProgram converter: what
+// onnx2torch's modules read from constant operands at run time, such as Resize's sizes, which
+// torch.export cannot guard on, is fixed by the trace), or auto (the first, and the second where
+// it fails); the row's settings name the module lowered (`module`) and why onnx2torch's export
+// failed (`onnx2torch_failed`).
+//
 // Programs are cached under <cache_dir>/executorch/<key>/model.pte where the key hashes what
 // the program depends on: the ONNX bytes (and external data files) or the torch.export program
-// of a model given as PyTorch code, the executorch and torch versions the lowering used, and the
-// compile script itself. The thread count is not in it: XNNPACK takes its thread pool when the
+// of a model given as PyTorch code, the route, the executorch and torch versions the lowering
+// used, and the compile script itself. The thread count is not in it: XNNPACK takes its thread pool when the
 // program is loaded, not when it is lowered. A rerun then costs a program load instead of a
 // lowering.
 //
@@ -115,9 +123,10 @@ struct Entry {
   std::string key;
 };
 
-// Lowers the model with executorch_compile.py into <cache_dir>/executorch/<key>/, or finds it
-// there. Without a cache dir, into a temporary folder that the executable removes.
-Entry BuildProgram(const CompileRequest& request, const fs::path& root, bool cached) {
+// Lowers the model with executorch_compile.py by `route` into <cache_dir>/executorch/<key>/, or
+// finds it there. Without a cache dir, into a temporary folder that the executable removes.
+Entry BuildProgram(const CompileRequest& request, const std::string& route, const fs::path& root,
+                   bool cached) {
   const std::string script_path = Script();
   const std::string script = ReadFile(script_path);
   if (script.empty()) {
@@ -131,6 +140,8 @@ Entry BuildProgram(const CompileRequest& request, const fs::path& root, bool cac
     key.Add("program").AddFile(request.torch_program, "executorch");
   } else {
     AddOnnxModel(key, request.onnx_path, request.onnx, "executorch");
+    // onnx2torch's entries keep the keys they had before there were routes.
+    if (route != "onnx2torch") key.Add("route=" + route);
   }
   key.Add(script);
   const fs::path entry = root / key.Hex();
@@ -150,7 +161,7 @@ Entry BuildProgram(const CompileRequest& request, const fs::path& root, bool cac
       argv.insert(argv.end(), {"--program", request.torch_program});
     } else {
       onnx.emplace(request.onnx_path, request.onnx, build.dir());
-      argv.insert(argv.end(), {"--onnx", onnx->path().string()});
+      argv.insert(argv.end(), {"--onnx", onnx->path().string(), "--route", route});
     }
     RunCompileScript(argv, build.dir(), build.dir() / "meta.json", cached ? fs::path() : root,
                      "executorch", kFix);
@@ -543,7 +554,8 @@ class ExecuTorchCompiler : public Compiler {
     const fs::path root = cached ? fs::path(request.cache_dir) / "executorch"
                                  : fs::temp_directory_path() /
                                        ("ngraphbench-executorch-" + std::to_string(::getpid()));
-    const Entry entry = BuildProgram(request, root, cached);
+    const std::string route = config.options.String("route");
+    const Entry entry = BuildProgram(request, route, root, cached);
     const nlohmann::json meta =
         nlohmann::json::parse(ReadFile(entry.meta), nullptr, /*allow_exceptions=*/false);
     if (!meta.is_object()) throw CompileError("executorch: unreadable " + entry.meta.string());
@@ -571,7 +583,11 @@ class ExecuTorchCompiler : public Compiler {
 
     std::map<std::string, std::string> settings = {
         {"cache_hit", Bool(entry.hit)},
-        {"module", request.torch_program.empty() ? "onnx2torch" : "torch.export"},
+        // The program lowered: the PyTorch model's own (torch.export), or onnx2torch's module
+        // exported (onnx2torch) or traced (onnx2torch_traced), and the route asked for.
+        {"module", meta.value("module", request.torch_program.empty() ? "onnx2torch"
+                                                                       : "torch.export")},
+        {"route", route},
         // What XNNPACK took: operators inside its subgraphs over all operators of the lowered
         // graph (tensorrt's fallback count, as a fraction).
         {"xnnpack_fraction", fraction},
@@ -587,6 +603,13 @@ class ExecuTorchCompiler : public Compiler {
         {"pte_bytes", std::to_string(meta.value("pte_bytes", int64_t{0}))},
         {"cache_key", entry.key}};
     if (!left_ops.empty()) settings["portable_by_op"] = left_ops;
+    if (const std::string failed = meta.value("onnx2torch_failed", ""); !failed.empty()) {
+      // The settings are "k=v;k=v": the reason loses what would break that.
+      std::string why = failed.substr(0, 200);
+      std::replace(why.begin(), why.end(), ';', ',');
+      std::replace(why.begin(), why.end(), '=', ':');
+      settings["onnx2torch_failed"] = why;
+    }
     return std::make_unique<ExecuTorchExecutable>(request.graph, entry.pte, std::move(settings),
                                                   std::move(degraded),
                                                   cached ? fs::path() : root, streams);

@@ -15,6 +15,7 @@
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/models/builder.h"
 #include "ngraphbench/models/zoo.h"
 #include "conformance/compare_support.h"
 #include "require_compiler.h"
@@ -38,6 +39,7 @@ class ExecuTorch : public test_support::CompilerModuleTest {
     config.compiler = compiler;
     config.threads = threads;
     config.opt_level = "default";
+    config.options = Options({{"route", std::string("auto")}});
     return config;
   }
 };
@@ -82,6 +84,9 @@ TEST_F(ExecuTorch, ConvBlockIsAllXnnpackMatchesOnnxRuntimeAndIsCached) {
   ExpectClose(cold.outputs, ref.outputs, "conv_block");
   EXPECT_EQ(cold.settings.at("cache_hit"), "false");
   EXPECT_EQ(cold.settings.at("threads"), "1");
+  // Route auto: onnx2torch's module exports, so nothing falls back.
+  EXPECT_EQ(cold.settings.at("module"), "onnx2torch");
+  EXPECT_EQ(cold.settings.count("onnx2torch_failed"), 0u);
   EXPECT_EQ(cold.settings.at("xnnpack_fraction"), "1.0000");
   EXPECT_EQ(cold.settings.at("portable_ops"), "0");
   EXPECT_GE(std::stoi(cold.settings.at("xnnpack_ops")), 1);
@@ -146,6 +151,37 @@ TEST_F(ExecuTorch, AttentionLeftPartlyToCpuKernelsIsDegradedButRight) {
     }
   }
   EXPECT_EQ(runtime_kernels > 0, settings.at("portable_ops") != "0");
+}
+
+// A Resize to constant sizes, as timm's ghostnetv2_100 has: onnx2torch's module reads the sizes
+// from its operand at run time, which torch.export cannot guard on (GuardOnDataDependentSymNode,
+// which route onnx2torch stops at). Route auto falls back to tracing the module, whose program
+// matches onnxruntime, and says so in the settings, also when a later process loads it.
+TEST_F(ExecuTorch, AutoRouteTracesTheModuleWhereItsExportFails) {
+  NGB_REQUIRE_BUILT("onnxruntime");  // the reference
+  GraphBuilder b("resize_sizes");
+  const std::string x = b.Input("input", {1, 3, 4, 5});
+  const std::string conv = b.Conv(x, 4, 3, 1, 1);
+  b.Output(b.AddNode("Resize", {conv, "", "", b.Int64Constant("sizes", {1, 4, 8, 10})},
+                     {1, 4, 8, 10},
+                     {{"mode", std::string("nearest")},
+                      {"coordinate_transformation_mode", std::string("asymmetric")},
+                      {"nearest_mode", std::string("floor")}}));
+  const Graph graph = b.Finish();
+  const auto inputs = test_support::RandomInputs(graph, 3);
+  const Compiled got = CompileAndRun(*compiler_, Config("executorch"), graph, inputs, cache_dir_);
+  ExpectClose(got.outputs, OnnxRuntimeReference(graph, inputs).outputs, "resize_sizes");
+  EXPECT_EQ(got.settings.at("module"), "onnx2torch_traced");
+  EXPECT_EQ(got.settings.at("route"), "auto");
+  ASSERT_TRUE(got.settings.count("onnx2torch_failed"));
+  EXPECT_NE(got.settings.at("onnx2torch_failed").find("GuardOnDataDependentSymNode"),
+            std::string::npos)
+      << got.settings.at("onnx2torch_failed");
+  // Another process of the run loads the program, and says how it was made.
+  const Compiled again =
+      CompileAndRun(*compiler_, Config("executorch"), graph, inputs, cache_dir_);
+  EXPECT_EQ(again.settings.at("cache_hit"), "true");
+  EXPECT_EQ(again.settings.at("module"), "onnx2torch_traced");
 }
 
 // Offline: two contexts of one executable (two loads of the cached .pte), each on its own

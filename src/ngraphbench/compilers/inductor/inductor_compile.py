@@ -279,8 +279,9 @@ def example_inputs(model, torch):
     return tuple(inputs)
 
 
-def export_onnx(path, onnx2torch, torch, meta, device):
-    """ONNX -> onnx2torch module -> torch.export program (steps 1 and 2 above), on `device`."""
+def convert_onnx(path, onnx2torch, torch, meta):
+    """ONNX -> onnx2torch module with its static-shape rewrites (step 1 above), and the example
+    inputs: (module, inputs), on the CPU."""
     import onnx  # pylint: disable=import-outside-toplevel
 
     start = time.monotonic()
@@ -291,10 +292,16 @@ def export_onnx(path, onnx2torch, torch, meta, device):
     module = onnx2torch.convert(model).eval()
     with torch.no_grad():
         meta["shapes_specialized"] = specialize_shape_operands(module, inputs, torch)
+    meta["convert_s"] = time.monotonic() - start
+    return module, inputs
+
+
+def export_onnx(path, onnx2torch, torch, meta, device):
+    """ONNX -> onnx2torch module -> torch.export program (steps 1 and 2 above), on `device`."""
+    module, inputs = convert_onnx(path, onnx2torch, torch, meta)
     if device != "cpu":
         module = module.to(device)
         inputs = tuple(t.to(device) for t in inputs)
-    meta["convert_s"] = time.monotonic() - start
 
     start = time.monotonic()
     with torch.no_grad():
@@ -315,9 +322,25 @@ def export_torchscript(path, shapes, torch, meta, device):
     visformer_tiny did not export ("The inequality, 14 - 14*(((x/2)//8)) < 0, cannot be solved");
     with static shapes all three are right (2.5e-7, 4.5e-7, 6.2e-6). So that step runs here with the
     static shapes of every route (step 2 above): the converter's call of torch.export._trace._export
-    is given dynamic_shapes=None. Should a later torch export it another way, the check below fails
-    the compile rather than compile a dynamic program.
+    is given dynamic_shapes=None (torchscript_to_program). Should a later torch export it another
+    way, that function's check fails the compile rather than compile a dynamic program.
     """
+    start = time.monotonic()
+    module = torch.jit.load(path, map_location="cpu")
+    inputs = tuple(torch.zeros(shape, dtype=torch.float32) for shape in shapes)
+    exported = torchscript_to_program(module, inputs, torch)
+    if device != "cpu":
+        from torch.export.passes import move_to_device_pass  # pylint: disable=import-outside-toplevel
+
+        exported = move_to_device_pass(exported, device)
+    meta["export_s"] = time.monotonic() - start
+    return exported
+
+
+def torchscript_to_program(module, inputs, torch):
+    """A TorchScript module -> a torch.export program with the static shapes of `inputs`, by
+    PyTorch's TorchScript-to-ExportedProgram converter (see export_torchscript for why its
+    torch.export call is given dynamic_shapes=None)."""
     from unittest import mock  # pylint: disable=import-outside-toplevel
 
     from torch._export.converter import TS2EPConverter  # pylint: disable=import-outside-toplevel
@@ -328,9 +351,6 @@ def export_torchscript(path, shapes, torch, meta, device):
         kwargs["dynamic_shapes"] = None
         return export(*args, **kwargs)
 
-    start = time.monotonic()
-    module = torch.jit.load(path, map_location="cpu")
-    inputs = tuple(torch.zeros(shape, dtype=torch.float32) for shape in shapes)
     with torch.no_grad(), mock.patch.object(torch.export._trace, "_export", static_export):
         exported = TS2EPConverter(module, inputs).convert()
     for node in exported.graph.nodes:
@@ -338,11 +358,6 @@ def export_torchscript(path, shapes, torch, meta, device):
                                             for d in getattr(node.meta.get("val"), "shape", ())):
             raise RuntimeError(f"the TorchScript converter's program has a dynamic input shape "
                                f"({node.name}: {tuple(node.meta['val'].shape)}); static expected")
-    if device != "cpu":
-        from torch.export.passes import move_to_device_pass  # pylint: disable=import-outside-toplevel
-
-        exported = move_to_device_pass(exported, device)
-    meta["export_s"] = time.monotonic() - start
     return exported
 
 
