@@ -1,10 +1,15 @@
 #include "ngraphbench/measure/harness.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <ctime>
 #include <thread>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/measure/verdict.h"
 
 namespace ngraphbench {
 namespace {
@@ -27,6 +32,48 @@ class CountingExecutable : public Executable {
  private:
   std::chrono::microseconds run_time_;
 };
+
+// The process stopped (SIGSTOP) for 300 ms during its timed runs, by a child: the stop lands
+// inside a run (its latency) or between two (a pause the harness keeps); either way it is seen.
+TEST(Harness, AStopDuringTheTimedRunsIsSeenAsAStall) {
+  CountingExecutable exe(std::chrono::microseconds(0));
+  MeasureOptions options;
+  options.warmup = 0;
+  options.repeats = 100'000'000;
+  options.max_repeats = 100'000'000;
+  options.max_time = std::chrono::milliseconds(600);
+  options.sample_period = std::chrono::milliseconds(0);
+  const pid_t parent = ::getpid();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const timespec before{0, 100'000'000}, stopped{0, 300'000'000};
+    ::nanosleep(&before, nullptr);
+    ::kill(parent, SIGSTOP);
+    ::nanosleep(&stopped, nullptr);
+    ::kill(parent, SIGCONT);
+    ::_exit(0);
+  }
+  const Measurement m = Measure(exe, {}, options);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  const Stalls stalls = FindStalls(m.latencies_ns, m.pauses_ns);
+  EXPECT_EQ(stalls.runs + stalls.pauses, 1) << stalls.runs << " runs, " << stalls.pauses;
+  EXPECT_GE(stalls.longest_ns, 250'000'000);
+  EXPECT_GE(stalls.total_ns, 250'000'000);
+  EXPECT_GT(m.latencies_ns.size(), 1000u);
+}
+
+// Without a stop, no pause between timed runs reaches a stall.
+TEST(Harness, QuietTimedRunsHaveNoPauses) {
+  CountingExecutable exe(std::chrono::microseconds(100));
+  MeasureOptions options;
+  options.warmup = 0;
+  options.repeats = 200;
+  const Measurement m = Measure(exe, {}, options);
+  EXPECT_TRUE(m.pauses_ns.empty());
+  EXPECT_EQ(FindStalls(m.latencies_ns, m.pauses_ns).total_ns, 0);
+}
 
 TEST(Harness, RunsFirstWarmupAndRepeatsInsideTheComputeBoundary) {
   CountingExecutable exe(std::chrono::microseconds(0));

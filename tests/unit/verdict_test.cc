@@ -101,6 +101,78 @@ TEST(Verdict, ThresholdsAreInclusiveAndUnmeasuredFiguresAreNoVerdict) {
   EXPECT_EQ(InvalidReasons(in, Settings(), 0.5).size(), 1u);
 }
 
+// The window of the drill a quiet machine once called valid: about 10,000 timed runs of 1 ms
+// and one run of 40 s (the worker was stopped inside it), a mean of 4.36 ms against a median of
+// 1 ms; or the same stop between two runs, where no latency shows it.
+std::vector<int64_t> QuietRuns(size_t n) {
+  std::vector<int64_t> ns(n);
+  for (size_t i = 0; i < n; ++i) ns[i] = 1'000'000 + static_cast<int64_t>(i % 7) * 10'000;
+  return ns;
+}
+
+TEST(Verdict, AStallInsideATimedRunOrBetweenTwoIsSeenAndJudged) {
+  std::vector<int64_t> runs = QuietRuns(10'000);
+  runs[5'000] = 40'004'000'000;
+  const Stalls inside = FindStalls(runs, {});
+  EXPECT_EQ(inside.runs, 1);
+  EXPECT_EQ(inside.pauses, 0);
+  EXPECT_EQ(inside.total_ns, 40'004'000'000);
+  EXPECT_EQ(inside.median_ns, 1'030'000);
+  const double window_s = 50.0;
+  EXPECT_EQ(DescribeStalls(inside, window_s),
+            "stalls: 1 timed run over 20x the median (1.03 ms) and 100 ms, the longest 40 s; "
+            "40 s in all, 80% of the 50 s timed window");
+  VerdictInput in = Good();
+  in.window_s = window_s;
+  in.stall_s = static_cast<double>(inside.total_ns) / 1e9;
+  std::vector<BrokenRule> broken = JudgeValidity(in, Settings(), 0.5);
+  ASSERT_EQ(broken.size(), 1u);
+  EXPECT_EQ(broken[0].rule, ValidityRule::kStall);
+  EXPECT_EQ(broken[0].reason,
+            "stalls took 40 s, 80% of the timed window > max_stall_share 10%");
+
+  // Between two runs: only the harness's pauses show it.
+  const Stalls between = FindStalls(QuietRuns(10'000), {40'000'000'000, 150'000'000});
+  EXPECT_EQ(between.runs, 0);
+  EXPECT_EQ(between.pauses, 2);
+  EXPECT_EQ(between.longest_ns, 40'000'000'000);
+  EXPECT_NE(DescribeStalls(between, window_s).find("2 pauses between timed runs"),
+            std::string::npos);
+
+  // Where parts are merged, each process's own reason carries over as a stall.
+  in = Good();
+  in.stalled = {"process 2: stalls took 40 s, 80% of the timed window > max_stall_share 10%"};
+  broken = JudgeValidity(in, Settings(), 0.5);
+  ASSERT_EQ(broken.size(), 1u);
+  EXPECT_EQ(broken[0].rule, ValidityRule::kStall);
+  EXPECT_EQ(broken[0].reason, in.stalled[0]);
+}
+
+// What is no stall: a slow run under 100 ms, or under 20x the median (a model of 10 ms whose run
+// took 150 ms); and stalls within max_stall_share of the window are noted, not invalid.
+TEST(Verdict, JitterIsNoStallAndAShortStallOnlyANote) {
+  std::vector<int64_t> runs = QuietRuns(1'000);
+  runs[10] = 99'000'000;  // 99x the median, but under 100 ms
+  EXPECT_EQ(FindStalls(runs, {99'000'000}).runs + FindStalls(runs, {99'000'000}).pauses, 0);
+  std::vector<int64_t> slow(1'000, 10'000'000);
+  slow[10] = 150'000'000;  // 15x a median of 10 ms
+  EXPECT_EQ(FindStalls(slow, {}).runs, 0);
+  slow[10] = 250'000'000;  // 25x
+  EXPECT_EQ(FindStalls(slow, {}).runs, 1);
+  EXPECT_EQ(FindStalls({}, {}).total_ns, 0);
+  EXPECT_EQ(DescribeStalls(FindStalls(QuietRuns(100), {}), 1.0), "");
+
+  VerdictInput in = Good();
+  in.window_s = 10;
+  in.stall_s = 1.0;  // 10%: at the threshold, still valid
+  EXPECT_TRUE(InvalidReasons(in, Settings(), 0.5).empty());
+  in.stall_s = 1.01;
+  EXPECT_EQ(BrokenRules(in, Settings(), 0.5), std::vector<ValidityRule>{ValidityRule::kStall});
+  ValiditySettings lenient = Settings();
+  lenient.max_stall_share = 0.5;
+  EXPECT_TRUE(InvalidReasons(in, lenient, 0.5).empty());
+}
+
 // A run that breaks every rule, with two degraded builds.
 VerdictInput BreaksEveryRule() {
   VerdictInput in;
@@ -110,21 +182,23 @@ VerdictInput BreaksEveryRule() {
   in.processes = 1;
   in.ci_rel = 0.5;
   in.other_cpu_pct = 120;
+  in.stall_s = 0.005;
   in.degraded = {"a", "b"};
   return in;
 }
 
 TEST(Verdict, AllReasonsInAFixedOrder) {
   const auto r = InvalidReasons(BreaksEveryRule(), Settings(), 0.5);
-  ASSERT_EQ(r.size(), 8u);
+  ASSERT_EQ(r.size(), 9u);
   EXPECT_EQ(r[0].rfind("timed window", 0), 0u);
   EXPECT_EQ(r[1].rfind("3 timed runs", 0), 0u);
   EXPECT_EQ(r[2].rfind("1 process(es)", 0), 0u);
   EXPECT_EQ(r[3].rfind("interval +-50%", 0), 0u);
   EXPECT_EQ(r[4].rfind("cv 2", 0), 0u);
   EXPECT_EQ(r[5].rfind("other processes used 120%", 0), 0u);
-  EXPECT_EQ(r[6], "degraded build: a");
-  EXPECT_EQ(r[7], "degraded build: b");
+  EXPECT_EQ(r[6].rfind("stalls took 0.005 s, 50%", 0), 0u);
+  EXPECT_EQ(r[7], "degraded build: a");
+  EXPECT_EQ(r[8], "degraded build: b");
 }
 
 TEST(Verdict, EachReasonHasItsRuleAndAdvice) {
@@ -132,7 +206,7 @@ TEST(Verdict, EachReasonHasItsRuleAndAdvice) {
   using R = ValidityRule;
   EXPECT_EQ(BrokenRules(in, Settings(), 0.5),
             (std::vector<R>{R::kWindow, R::kRepeats, R::kProcesses, R::kInterval, R::kCv,
-                            R::kOtherCpu, R::kDegraded, R::kDegraded}));
+                            R::kOtherCpu, R::kStall, R::kDegraded, R::kDegraded}));
   EXPECT_EQ(BrokenRules(in, Settings(), 0.5).size(), InvalidReasons(in, Settings(), 0.5).size());
   EXPECT_TRUE(BrokenRules(Good(), Settings(), 0.5).empty());
   for (R rule : BrokenRules(in, Settings(), 0.5)) EXPECT_FALSE(ValidityAdvice(rule).empty());

@@ -263,7 +263,8 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
   if (const YAML::Node v = map["validity"]) {
     const Where w = where / "validity";
     CheckKeys(v, w,
-              {"max_ci_rel", "min_processes", "max_cv", "max_other_cpu_pct", "min_repeats"});
+              {"max_ci_rel", "min_processes", "max_cv", "max_other_cpu_pct", "min_repeats",
+               "max_stall_share"});
     if (v["max_ci_rel"]) e.validity.max_ci_rel = ToDouble(v["max_ci_rel"], w / "max_ci_rel", 0);
     if (v["min_processes"]) {
       e.validity.min_processes =
@@ -275,6 +276,11 @@ void ApplyRunSettings(const YAML::Node& map, const Where& where, ExperimentConfi
     }
     if (v["min_repeats"]) {
       e.validity.min_repeats = ToInt(v["min_repeats"], w / "min_repeats", 1, kMaxRepeats);
+    }
+    if (v["max_stall_share"]) {
+      const Where share = w / "max_stall_share";
+      e.validity.max_stall_share = ToDouble(v["max_stall_share"], share, 0);
+      if (!(e.validity.max_stall_share <= 1)) share.Fail("must be at most 1 (the whole window)");
     }
   }
 }

@@ -6,25 +6,32 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/measure/clock.h"
 #include "ngraphbench/measure/stats.h"
+#include "ngraphbench/measure/verdict.h"  // kStallMinNs
 
 namespace ngraphbench {
 
 namespace {
 
-// One iteration inside the timing boundary; returns its latency.
+// One iteration inside the timing boundary; returns its latency. `start` and `end`, when
+// given, receive the clock's readings around it.
 int64_t TimedIteration(Executable& executable, const std::vector<HostTensor>& inputs,
-                       TimingBoundary boundary) {
+                       TimingBoundary boundary, MeasureClock::time_point* start = nullptr,
+                       MeasureClock::time_point* end = nullptr) {
+  MeasureClock::time_point started, ended;
   if (boundary == TimingBoundary::kCompute) {
-    const auto start = MeasureClock::now();
+    started = MeasureClock::now();
     executable.Run();
-    return ElapsedNs(start, MeasureClock::now());
+    ended = MeasureClock::now();
+  } else {
+    started = MeasureClock::now();
+    executable.SetInputs(inputs);
+    executable.Run();
+    std::vector<HostTensor> outputs = executable.GetOutputs();
+    ended = MeasureClock::now();
   }
-  const auto start = MeasureClock::now();
-  executable.SetInputs(inputs);
-  executable.Run();
-  std::vector<HostTensor> outputs = executable.GetOutputs();
-  const auto end = MeasureClock::now();
-  return ElapsedNs(start, end);
+  if (start) *start = started;
+  if (end) *end = ended;
+  return ElapsedNs(started, ended);
 }
 
 // The half-width of the median's 95% interval relative to the median, of a copy of `ns`;
@@ -93,8 +100,14 @@ Measurement Measure(Executable& executable, const std::vector<HostTensor>& input
     return RelativeHalfWidth(m.latencies_ns) <= options.ci_rel_target ? "ci" : nullptr;
   };
   const char* reason = nullptr;
+  // From the end of one timed run to the start of the next: a stall there shows in no latency.
+  MeasureClock::time_point previous_end = timed_start, start, end;
   while (!(reason = done())) {
-    m.latencies_ns.push_back(TimedIteration(executable, inputs, options.boundary));
+    m.latencies_ns.push_back(TimedIteration(executable, inputs, options.boundary, &start, &end));
+    if (const int64_t pause = ElapsedNs(previous_end, start); pause >= kStallMinNs) {
+      m.pauses_ns.push_back(pause);
+    }
+    previous_end = end;
   }
   m.stop_reason = reason;
   m.system = sampler.Stop();

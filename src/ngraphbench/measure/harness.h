@@ -63,6 +63,10 @@ struct Measurement {
   double first_run_ms = 0;             // the first Run() after compilation, not in the stats
   int64_t warmup_runs = 0;             // warmup runs done (fewer than asked under max_time)
   std::vector<int64_t> latencies_ns;   // one per timed repeat, raw
+  // The pauses between two consecutive timed runs (the end of one to the start of the next,
+  // the stop rule's check included) of kStallMinNs or more (measure/verdict.h): the process
+  // stopped there. Without stalls, empty.
+  std::vector<int64_t> pauses_ns;
   SystemStats system;                  // over the timed repeats only
   std::vector<HostTensor> first_outputs;  // with capture_first_outputs
   // Why the timed phase ended: "repeats" (the fixed count), "ci" (the interval was narrow

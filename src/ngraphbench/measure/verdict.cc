@@ -2,6 +2,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cstddef>
+
 namespace ngraphbench {
 
 std::vector<BrokenRule> JudgeValidity(const VerdictInput& in, const ValiditySettings& settings,
@@ -32,8 +35,64 @@ std::vector<BrokenRule> JudgeValidity(const VerdictInput& in, const ValiditySett
         fmt::format("other processes used {:.0f}% of a core > max_other_cpu_pct {:.3g}",
                     *in.other_cpu_pct, settings.max_other_cpu_pct)});
   }
+  if (in.window_s > 0 && in.stall_s > settings.max_stall_share * in.window_s) {
+    reasons.push_back(
+        {R::kStall, fmt::format("{}{:.3g} s, {:.0f}% of the timed window > max_stall_share {:.3g}%",
+                                kStallsReason, in.stall_s, 100 * in.stall_s / in.window_s,
+                                100 * settings.max_stall_share)});
+  }
+  for (const auto& s : in.stalled) reasons.push_back({R::kStall, s});
   for (const auto& d : in.degraded) reasons.push_back({R::kDegraded, "degraded build: " + d});
   return reasons;
+}
+
+namespace {
+
+// The median (the upper one of an even count) of `ns`, non-empty.
+int64_t MedianNs(std::vector<int64_t> ns) {
+  const auto middle = ns.begin() + static_cast<std::ptrdiff_t>(ns.size() / 2);
+  std::nth_element(ns.begin(), middle, ns.end());
+  return *middle;
+}
+
+}  // namespace
+
+Stalls FindStalls(const std::vector<int64_t>& latencies_ns,
+                  const std::vector<int64_t>& pauses_ns) {
+  Stalls stalls;
+  if (latencies_ns.empty()) return stalls;
+  stalls.median_ns = MedianNs(latencies_ns);
+  const double threshold = std::max(static_cast<double>(kStallMinNs),
+                                    kStallMedianFactor * static_cast<double>(stalls.median_ns));
+  const auto count = [&](int64_t ns, int64_t& counter) {
+    if (static_cast<double>(ns) <= threshold) return;
+    ++counter;
+    stalls.total_ns += ns;
+    stalls.longest_ns = std::max(stalls.longest_ns, ns);
+  };
+  for (const int64_t ns : latencies_ns) count(ns, stalls.runs);
+  for (const int64_t ns : pauses_ns) count(ns, stalls.pauses);
+  return stalls;
+}
+
+std::string DescribeStalls(const Stalls& stalls, double window_s) {
+  if (stalls.runs == 0 && stalls.pauses == 0) return "";
+  std::string what;
+  if (stalls.runs > 0) {
+    what = fmt::format("{} timed run{}", stalls.runs, stalls.runs == 1 ? "" : "s");
+  }
+  if (stalls.pauses > 0) {
+    what += fmt::format("{}{} pause{} between timed runs", what.empty() ? "" : " and ",
+                        stalls.pauses, stalls.pauses == 1 ? "" : "s");
+  }
+  const double total_s = static_cast<double>(stalls.total_ns) / 1e9;
+  return fmt::format("stalls: {} over {:g}x the median ({:.3g} ms) and {:g} ms, the longest {:.3g} s; "
+                     "{:.3g} s in all, {:.0f}% of the {:.3g} s timed window",
+                     what, kStallMedianFactor,
+                     static_cast<double>(stalls.median_ns) / 1e6,
+                     static_cast<double>(kStallMinNs) / 1e6,
+                     static_cast<double>(stalls.longest_ns) / 1e9, total_s,
+                     window_s > 0 ? 100 * total_s / window_s : 100.0, window_s);
 }
 
 std::vector<std::string> InvalidReasons(const VerdictInput& in, const ValiditySettings& settings,
@@ -68,6 +127,10 @@ std::string ValidityAdvice(ValidityRule rule) {
     case ValidityRule::kOtherCpu:
       return "other processes used the CPUs during the timed runs: measure when no build, test "
              "or other sweep runs beside it";
+    case ValidityRule::kStall:
+      return "a process stopped during its timed runs (its notes say how long): a suspended or "
+             "stopped process, a VM or container paused, the machine swapping or too busy to "
+             "schedule it; measure again on a machine where nothing pauses the workers";
     case ValidityRule::kDegraded:
       return "the compiler built less than asked (each row's invalid_reason says what: an "
              "untuned TVM build, another thread count, operators left outside the backend)";

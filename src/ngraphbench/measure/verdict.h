@@ -21,7 +21,35 @@ struct ValiditySettings {
   std::optional<double> max_cv;
   double max_other_cpu_pct = 50;  // CPU used by other processes over the window, % of one core
   int64_t min_repeats = 10;       // timed runs
+  // The most of a process's timed window its stalls (FindStalls) may take: beyond it the
+  // process was not measuring the model for a tenth of the time it reports on.
+  double max_stall_share = 0.1;
 };
+
+// A stall: the process stopped (SIGSTOP, a suspended VM or container, swapping, a machine too
+// busy to schedule it) during its timed runs. Seen as a timed run, or a pause between two timed
+// runs, longer than both kStallMedianFactor times the process's median run and kStallMinNs: far
+// beyond what the model's own jitter gives, and longer than any scheduler tick or page fault.
+constexpr double kStallMedianFactor = 20;
+constexpr int64_t kStallMinNs = 100'000'000;  // 100 ms
+
+struct Stalls {
+  int64_t median_ns = 0;   // the process's median timed run
+  int64_t runs = 0;        // timed runs that were stalls
+  int64_t pauses = 0;      // pauses between timed runs that were stalls
+  int64_t longest_ns = 0;  // the longest of them
+  int64_t total_ns = 0;    // their time, whole (a stalled run counts all its latency)
+};
+
+// The stalls among a process's timed runs `latencies_ns` and the pauses between consecutive
+// ones, `pauses_ns` (the harness keeps those of kStallMinNs or more: Measurement::pauses_ns).
+Stalls FindStalls(const std::vector<int64_t>& latencies_ns, const std::vector<int64_t>& pauses_ns);
+
+// The row's note on them, e.g. "stalls: 1 timed run over 20x the median (1 ms) and 100 ms, the
+// longest 40 s; 40 s in all, 89% of the 45 s timed window"; "" without stalls.
+std::string DescribeStalls(const Stalls& stalls, double window_s);
+// The beginning of the reason JudgeValidity gives for too many stalls.
+inline constexpr const char* kStallsReason = "stalls took ";
 
 // What the verdict looks at.
 struct VerdictInput {
@@ -37,10 +65,24 @@ struct VerdictInput {
   std::optional<double> ci_rel;
   std::optional<double> other_cpu_pct;  // empty: not measurable here, no verdict on it
   std::vector<std::string> degraded;    // what the compiler did less of than asked
+  // The time this process's stalls took in its window (Stalls::total_ns, in s): judged against
+  // max_stall_share of window_s. Where the parts of a run are merged, each process has been
+  // judged where it measured: `stalled` holds their reasons ("process 1: stalls took ...").
+  double stall_s = 0;
+  std::vector<std::string> stalled;
 };
 
 // The rules of the verdict, in the order the reasons are given.
-enum class ValidityRule { kWindow, kRepeats, kProcesses, kInterval, kCv, kOtherCpu, kDegraded };
+enum class ValidityRule {
+  kWindow,
+  kRepeats,
+  kProcesses,
+  kInterval,
+  kCv,
+  kOtherCpu,
+  kStall,
+  kDegraded
+};
 
 // Each rule the run breaks, in a fixed order, with its reason naming the value and the
 // threshold; empty when it is valid. InvalidReasons and BrokenRules are its two halves.

@@ -76,7 +76,8 @@ Json RunJson(const RunSpec& r) {
                 {"min_processes", v.min_processes},
                 {"max_cv", v.max_cv ? Json(*v.max_cv) : Json(nullptr)},
                 {"max_other_cpu_pct", v.max_other_cpu_pct},
-                {"min_repeats", v.min_repeats}}}};
+                {"min_repeats", v.min_repeats},
+                {"max_stall_share", v.max_stall_share}}}};
 }
 
 Json ConfigJson(const CompilerConfig& c) {
@@ -190,6 +191,7 @@ RunSpec ParseRun(const Fields& f) {
   r.validity.max_cv = validity.GetOptional("max_cv");
   r.validity.max_other_cpu_pct = validity.Get<double>("max_other_cpu_pct");
   r.validity.min_repeats = validity.Get<int64_t>("min_repeats");
+  r.validity.max_stall_share = validity.Get<double>("max_stall_share");
   return r;
 }
 
