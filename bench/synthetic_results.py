@@ -252,6 +252,7 @@ def scenario_row(rng, device, compiler, spec, run_id, scenario, streams, latenci
            "latency_p95_ms": g(percentile(samples, 0.95)),
            "latency_p99_ms": g(percentile(samples, 0.99)), "latency_max_ms": g(samples[-1]),
            "cv": g(std / mean), "latency_p50_ci_low_ms": "", "latency_p50_ci_high_ms": "",
+           "latency_p50_within_ci_low_ms": "", "latency_p50_within_ci_high_ms": "",
            "throughput_median_sps": "", "throughput_mean_sps": "", "timed_window_s": g(window_s),
            "cpu_util_pct": g(rng.uniform(90, 100) * streams), "compile_s": g(rng.uniform(0.05, 3)),
            "first_run_ms": g(p50 * rng.uniform(1.2, 6))}
