@@ -224,34 +224,40 @@ TEST(Description, OperatorsMistakesAreRefused) {
   ExpectError(WithOperators("{no_column: why, colour: red}"), "'operators.colour' is not a known key");
 }
 
-// `prior_tuning:` names an int option of the description (the trial budget) and a cost per trial.
+// `prior_tuning:` names an int option of the description (the trial budget) and a cost per trial
+// and per task.
 TEST(Description, PriorTuningNamesAnIntOptionAndSecondsPerTrial) {
   const std::string m = std::string(kMinimal) +
                         "options:\n  - {key: trials, type: int, default: 8, help: h}\n"
                         "  - {key: name, type: string, default: x, help: h}\n";
   const CompilerInfo info = ParseCompilerDescription(
-      m + "prior_tuning: {trials_option: trials, seconds_per_trial: 1.5}\n",
+      m + "prior_tuning: {trials_option: trials, seconds_per_trial: 1.5, seconds_per_task: 20}\n",
       "/src/demo/compiler.yaml");
   EXPECT_EQ(info.tuning_trials_option, "trials");
   EXPECT_DOUBLE_EQ(info.prior_tuning_s_per_trial, 1.5);
+  EXPECT_DOUBLE_EQ(info.prior_tuning_s_per_task, 20);
   EXPECT_TRUE(ParseCompilerDescription(kMinimal, "/src/demo/compiler.yaml")
                   .tuning_trials_option.empty());
-  ExpectError(m + "prior_tuning: {trials_option: name, seconds_per_trial: 1}\n",
+  ExpectError(m + "prior_tuning: {trials_option: name, seconds_per_trial: 1, seconds_per_task: 1}\n",
               "'prior_tuning.trials_option' is 'name', not an int option of this compiler");
-  ExpectError(m + "prior_tuning: {trials_option: budget, seconds_per_trial: 1}\n",
+  ExpectError(m + "prior_tuning: {trials_option: budget, seconds_per_trial: 1, seconds_per_task: 1}\n",
               "'prior_tuning.trials_option' is 'budget', not an int option");
-  ExpectError(m + "prior_tuning: {trials_option: trials, seconds_per_trial: 0}\n",
+  ExpectError(m + "prior_tuning: {trials_option: trials, seconds_per_trial: 0, seconds_per_task: 1}\n",
               "'prior_tuning.seconds_per_trial' must be a number of seconds > 0, got '0'");
   ExpectError(m + "prior_tuning: {trials_option: trials}\n",
               "'prior_tuning' needs 'seconds_per_trial'");
+  ExpectError(m + "prior_tuning: {trials_option: trials, seconds_per_trial: 1}\n",
+              "'prior_tuning' needs 'seconds_per_task'");
+  ExpectError(m + "prior_tuning: {trials_option: trials, seconds_per_trial: 1, seconds_per_task: x}\n",
+              "'prior_tuning.seconds_per_task' must be a number of seconds > 0, got 'x'");
   EXPECT_TRUE(info.tuning_timeout_option.empty());
   EXPECT_EQ(ParseCompilerDescription(m + "prior_tuning: {trials_option: trials, seconds_per_trial: "
-                                         "1, timeout_option: trials}\n",
+                                         "1, seconds_per_task: 1, timeout_option: trials}\n",
                                      "/src/demo/compiler.yaml")
                 .tuning_timeout_option,
             "trials");
   ExpectError(m + "prior_tuning: {trials_option: trials, seconds_per_trial: 1, "
-                  "timeout_option: name}\n",
+                  "seconds_per_task: 1, timeout_option: name}\n",
               "'prior_tuning.timeout_option' is 'name', not an int option of this compiler");
   // tvm's: a run that tunes has its worker's timeout extended by tuning_timeout_s.
   EXPECT_EQ(FindCompiler("tvm").tuning_timeout_option, "tuning_timeout_s");

@@ -1,8 +1,10 @@
 // Estimates of a run's wall time, and shards balanced by them.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/experiments/estimate.h"
@@ -288,6 +290,55 @@ TEST(Estimate, LaterProcessesLoadTheCompileCache) {
   EXPECT_NEAR(EstimateRun(run, in).seconds,
               (0.5 + 0.5 + 0.01 + 0.01 + 0.1 + 1.0) + 2 * (0.5 + 0.2 + 0.01 + 0.01 + 0.1 + 1.0),
               1e-9);
+}
+
+// Where the models' kernels are known, a run is charged for the kernels no run before it tuned,
+// at the seconds per kernel, within the budget's time: models sharing kernels share their tuning.
+TEST(Estimate, TuningIsChargedPerKernelNotTunedBefore) {
+  std::vector<RunSpec> runs = ConvBlocksGrid();  // w16 d1,d2,d4 x b1,b8, then w32
+  EstimateInputs in = TvmInputs();
+  in.tuning_s_per_kernel = 30;
+  in.kernels["conv_blocks_w16_d1"] = {1, 2};
+  in.kernels["conv_blocks_w16_d2"] = {1, 2};     // a stack of the same layer: no new kernel
+  in.kernels["conv_blocks_w16_d4"] = {1, 2, 3};  // one more, say
+  in.kernels["conv_blocks_w32_d1"] = {4, 5};
+  in.kernels["conv_blocks_w32_d2"] = {4, 5};
+  std::vector<RunCost> costs = EstimateRuns(runs, in);
+  std::map<std::string, double> tuning;
+  for (size_t i = 0; i < runs.size(); ++i) tuning[runs[i].run_id] = costs[i].tuning_s;
+  EXPECT_EQ(tuning["conv_blocks_w16_d1_b1"], 60.0);
+  EXPECT_EQ(tuning["conv_blocks_w16_d2_b1"], 0.0);
+  EXPECT_EQ(tuning["conv_blocks_w16_d4_b1"], 30.0);
+  EXPECT_EQ(tuning["conv_blocks_w16_d1_b8"], 60.0);  // another batch size: other shapes
+  EXPECT_EQ(tuning["conv_blocks_w32_d1_b1"], 60.0);
+  EXPECT_EQ(tuning["conv_blocks_w32_d2_b1"], 0.0);
+  // conv_blocks_w32_d4's kernels are unknown: charged the budget once per workload.
+  EXPECT_EQ(tuning["conv_blocks_w32_d4_b1"], 1000.0);
+  // The budget's time caps a run of many kernels.
+  in.tuning_s_per_kernel = 600;
+  EXPECT_EQ(EstimateRuns(runs, in)[0].tuning_s, 1000.0);
+
+  // Rows that tuned give the seconds per kernel on this machine (the median), and their
+  // kernels are tuned.
+  in.tuning_s_per_kernel = 30;
+  for (const auto& [model, seconds, tasks] :
+       {std::tuple{"conv_blocks_w16_d4", 90, 3}, std::tuple{"conv_blocks_w32_d2", 100, 2},
+        std::tuple{"conv_blocks_w32_d1", 40, 1}}) {
+    ResultRow row = Row(model, 8, 10.0, 1e9);
+    row.family = "conv_block";
+    row.precision = "fp32";
+    row.threads = 2;
+    row.quick = false;
+    row.compiler_settings = fmt::format(
+        "cache_hit=false;tasks_tuned={};trials_requested=200;tuning=ok;tuning_s={}", tasks,
+        seconds);
+    in.measured[row.run_id] = row;
+  }
+  costs = EstimateRuns(runs, in);
+  for (size_t i = 0; i < runs.size(); ++i) tuning[runs[i].run_id] = costs[i].tuning_s;
+  EXPECT_EQ(tuning["conv_blocks_w16_d1_b1"], 2 * 40.0);  // median of 30, 50 and 40 s a kernel
+  EXPECT_EQ(tuning["conv_blocks_w16_d1_b8"], 0.0);       // tuned by the w16 d4 b8 row
+  EXPECT_EQ(tuning["conv_blocks_w32_d1_b8"], 0.0);       // a row of its own
 }
 
 // A row on disk whose compile tuned this config's database: its workload is tuned, by whichever

@@ -379,19 +379,25 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
   }
   if (const YAML::Node tuning = root["prior_tuning"]) {
     const Where w = top / "prior_tuning";
-    CheckKeys(tuning, w, {"trials_option", "seconds_per_trial", "timeout_option"});
+    CheckKeys(tuning, w, {"trials_option", "seconds_per_trial", "seconds_per_task",
+                          "timeout_option"});
     info.tuning_trials_option =
         ToString(Required(tuning, "trials_option", w), w / "trials_option");
     if (tuning["timeout_option"]) {
       info.tuning_timeout_option = ToString(tuning["timeout_option"], w / "timeout_option");
     }
-    const Where sw = w / "seconds_per_trial";
-    double v = 0;
-    const YAML::Node seconds = Required(tuning, "seconds_per_trial", w);
-    if (!seconds.IsScalar() || !YAML::convert<double>::decode(seconds, v) || !(v > 0 && v < 1e6)) {
-      sw.Fail("must be a number of seconds > 0, got '" + QuoteShort(YAML::Dump(seconds)) + "'");
-    }
-    info.prior_tuning_s_per_trial = v;
+    const auto seconds_of = [&](const char* key) {
+      double v = 0;
+      const YAML::Node seconds = Required(tuning, key, w);
+      if (!seconds.IsScalar() || !YAML::convert<double>::decode(seconds, v) ||
+          !(v > 0 && v < 1e6)) {
+        (w / key).Fail("must be a number of seconds > 0, got '" +
+                       QuoteShort(YAML::Dump(seconds)) + "'");
+      }
+      return v;
+    };
+    info.prior_tuning_s_per_trial = seconds_of("seconds_per_trial");
+    info.prior_tuning_s_per_task = seconds_of("seconds_per_task");
   }
   if (const YAML::Node options = root["options"]; options && !options.IsNull()) {
     const Where w = top / "options";

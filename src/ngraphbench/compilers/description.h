@@ -42,6 +42,9 @@ struct CompilerInfo {
   // option: the compiler does not tune.
   std::string tuning_trials_option;
   double prior_tuning_s_per_trial = 0;
+  // And per tuning task (a fused kernel, graph/kernels.h) while the trial budget lasts: tasks
+  // stop early (the tuning's patience), so a model of few tasks tunes far less than the budget.
+  double prior_tuning_s_per_task = 0;
   // The int option that caps a tuning's wall-clock seconds (`prior_tuning.timeout_option`), or
   // empty: a run that tunes gets that much more time before its worker counts as timed out.
   std::string tuning_timeout_option;

@@ -142,32 +142,62 @@ const ResultRow* Nearest(const RunSpec& run, const EstimateInputs& in) {
   return best;
 }
 
-// The row's tuning workload, where its compile tuned this config's database to the end
-// (tuning=ok: its records merged, or every task found tuned already); empty otherwise.
-std::string TunedWorkloadOf(const ResultRow& row, const EstimateInputs& in) {
-  if (row.quick.value_or(false) || Setting(row, "tuning") != "ok" ||
-      Setting(row, "trials_requested") != std::to_string(in.tuning_trials)) {
-    return "";
-  }
-  RunSpec run;  // the row's run, as far as its workload goes
+// Whether the row's compile tuned this config's database to the end (tuning=ok: its records
+// merged, or every task found tuned already).
+bool TunedToTheEnd(const ResultRow& row, const EstimateInputs& in) {
+  return !row.quick.value_or(false) && Setting(row, "tuning") == "ok" &&
+         Setting(row, "trials_requested") == std::to_string(in.tuning_trials);
+}
+
+// The row's run, as far as its tuning goes, and the threads of its pool.
+RunSpec TuningRunOf(const ResultRow& row, int64_t* pool_threads) {
+  RunSpec run;
   run.model.family = row.family;
   run.model.name = row.model;
   run.model.depth = row.depth.value_or(0);
   run.batch_size = row.batch_size;
   run.scenario = row.scenario;
-  const int64_t pool_threads = row.scenario == kScenarioSingleStream
-                                   ? row.threads.value_or(0)
-                                   : row.threads_per_stream.value_or(0);
-  return TuningWorkload(run, row.precision, pool_threads);
+  *pool_threads = row.scenario == kScenarioSingleStream ? row.threads.value_or(0)
+                                                        : row.threads_per_stream.value_or(0);
+  return run;
 }
 
-std::set<std::string> TunedWorkloads(const EstimateInputs& in) {
-  std::set<std::string> tuned;
-  for (const auto& [id, row] : in.measured) {
-    std::string workload = TunedWorkloadOf(row, in);
-    if (!workload.empty()) tuned.insert(std::move(workload));
+// What the tunings of runs estimated together have tuned so far: kernels (with the batch size,
+// precision and pool threads they were tuned at) and, for models of unknown kernels, workloads.
+struct Tuned {
+  std::set<std::pair<uint64_t, std::string>> kernels;
+  std::set<std::string> workloads;
+
+  // Takes the run's tuning in; returns the kernels it tunes that were not tuned before (-1: its
+  // kernels are unknown and its workload is new, 0: nothing new).
+  int64_t Add(const RunSpec& run, const std::string& precision, int64_t pool_threads,
+              const EstimateInputs& in) {
+    const auto known = in.kernels.find(run.model.name);
+    if (known == in.kernels.end()) {
+      return workloads.insert(TuningWorkload(run, precision, pool_threads)).second ? -1 : 0;
+    }
+    const std::string at = fmt::format("b{} {} threads={}", run.batch_size, precision,
+                                       pool_threads);
+    int64_t added = 0;
+    for (const uint64_t kernel : known->second) added += kernels.insert({kernel, at}).second;
+    return added;
   }
-  return tuned;
+};
+
+// The seconds of tuning per kernel on this machine: the median over this config's rows that
+// tuned tasks of tuning_s / tasks_tuned, else the prior.
+double TuningSecondsPerKernel(const EstimateInputs& in) {
+  std::vector<double> per_kernel;
+  for (const auto& [id, row] : in.measured) {
+    const double tasks = std::atof(Setting(row, "tasks_tuned").c_str());
+    if (TunedToTheEnd(row, in) && tasks >= 1 && TuningInCompileS(row) > 0) {
+      per_kernel.push_back(TuningInCompileS(row) / tasks);
+    }
+  }
+  if (per_kernel.empty()) return in.tuning_s_per_kernel;
+  std::sort(per_kernel.begin(), per_kernel.end());
+  const size_t n = per_kernel.size();
+  return n % 2 ? per_kernel[n / 2] : (per_kernel[n / 2 - 1] + per_kernel[n / 2]) / 2;
 }
 
 // Whether the run has a row that resume keeps: it then does not run again (a skipped row is
@@ -177,9 +207,9 @@ bool HasRow(const RunSpec& run, const EstimateInputs& in) {
   return own != in.measured.end() && own->second.status != kStatusSkipped;
 }
 
-// The run's cost; `tunes`: its first compile tunes its workload (never for a run with a row:
-// the row says what its compile took).
-RunCost Estimate(const RunSpec& run, const EstimateInputs& in, bool tunes) {
+// The run's cost; `tuning_s`: what its first compile tunes (0 for a run with a row: the row says
+// what its compile took).
+RunCost Estimate(const RunSpec& run, const EstimateInputs& in, double tuning_s) {
   const double b = static_cast<double>(run.batch_size);
   Parts parts;
   RunCost cost;
@@ -242,7 +272,7 @@ RunCost Estimate(const RunSpec& run, const EstimateInputs& in, bool tunes) {
   };
   // The tuning, in the first process's compile, has a timeout of its own on top of the run's
   // (MakePlan): it is not under run.timeout_s.
-  cost.tuning_s = tunes ? in.tuning_s : 0.0;
+  cost.tuning_s = tuning_s;
   cost.seconds =
       process_s(parts.first_fixed_s) + (k - 1) * process_s(parts.later_fixed_s) + cost.tuning_s;
   return cost;
@@ -270,15 +300,30 @@ std::string TuningWorkload(const RunSpec& run, const std::string& precision,
 }
 
 std::vector<RunCost> EstimateRuns(const std::vector<RunSpec>& runs, const EstimateInputs& in) {
-  std::set<std::string> tuned = in.tuning_s > 0 ? TunedWorkloads(in) : std::set<std::string>{};
+  Tuned tuned;
+  double per_kernel = 0;
+  if (in.tuning_s > 0) {
+    for (const auto& [id, row] : in.measured) {
+      if (!TunedToTheEnd(row, in)) continue;
+      int64_t pool_threads = 0;
+      const RunSpec run = TuningRunOf(row, &pool_threads);
+      tuned.Add(run, row.precision, pool_threads, in);
+    }
+    per_kernel = TuningSecondsPerKernel(in);
+  }
   std::vector<RunCost> costs;
   costs.reserve(runs.size());
   for (const RunSpec& run : runs) {
-    // The first run to compile a workload tunes it: runs with a row do not run again.
-    const bool tunes =
-        in.tuning_s > 0 && !run.quick && !HasRow(run, in) &&
-        tuned.insert(TuningWorkload(run, in.precision, PoolThreads(run, in.threads))).second;
-    costs.push_back(Estimate(run, in, tunes));
+    // The first run to compile a kernel tunes it: runs with a row do not run again.
+    double tuning_s = 0;
+    if (in.tuning_s > 0 && !run.quick && !HasRow(run, in)) {
+      const int64_t added =
+          tuned.Add(run, in.precision, PoolThreads(run, in.threads), in);
+      tuning_s = added < 0   ? in.tuning_s
+                 : added > 0 ? std::min(in.tuning_s, static_cast<double>(added) * per_kernel)
+                             : 0.0;
+    }
+    costs.push_back(Estimate(run, in, tuning_s));
   }
   return costs;
 }

@@ -18,11 +18,14 @@
 // With stop ci a run may take more processes than `processes` (up to max_processes): the count
 // of the row it is measured or scaled from is used where that row has one.
 // A compiler that auto-tunes (TVM) tunes in the first compile of a run that is not --quick, into
-// a tuning database shared by every run with the same TuningWorkload: so the tuning estimate
-// (EstimateInputs::tuning_s) is charged once per workload, to the first of the runs estimated
-// together (EstimateRuns, in the order the sweep starts them: grid order), and not at all where a
-// row on disk already tuned the workload. A row's own compile time has its tuning taken out
-// before it is scaled to another run.
+// a tuning database shared by every run of the config, each tuning task (a fused kernel) tuned
+// once: so a run is charged for the kernels of its model (DistinctKernels, graph/kernels.h, at
+// its batch size) that no run estimated before it (EstimateRuns, in the order the sweep starts
+// them: grid order) and no row on disk tuned, at EstimateInputs::tuning_s_per_kernel each and
+// at most EstimateInputs::tuning_s (the trial budget's time, or the tuning's timeout). A model
+// whose kernels are unknown (a PyTorch model, exported by the worker) is charged tuning_s once
+// per TuningWorkload instead. A row's own compile time has its tuning taken out before it is
+// scaled to another run.
 #pragma once
 
 #include <map>
@@ -56,6 +59,12 @@ struct EstimateInputs {
   // The config's trial budget: a row tuned with another budget tuned into another database
   // (its compiler_settings' trials_requested).
   int64_t tuning_trials = 0;
+  // The kernels a tuning tunes, by model name: DistinctKernels of the model at batch 1; missing =
+  // unknown (charged per workload).
+  std::map<std::string, std::vector<uint64_t>> kernels;
+  // Seconds of tuning per kernel: the median of tuning_s / tasks_tuned over this config's rows
+  // that tuned (EstimateRuns), else the description's prior (prior_tuning.seconds_per_task).
+  double tuning_s_per_kernel = 0;
 };
 
 struct RunCost {

@@ -16,6 +16,7 @@
 #include "ngraphbench/experiments/budget.h"
 #include "ngraphbench/experiments/fingerprint.h"
 #include "ngraphbench/experiments/resolve.h"
+#include "ngraphbench/graph/kernels.h"
 #include "ngraphbench/measure/machine.h"
 #include "ngraphbench/models/zoo.h"
 #include "ngraphbench/profile/profile.h"
@@ -459,57 +460,74 @@ std::deque<Task> QueueProcesses(std::deque<RunState>& states, Resumed* resumed) 
 
 namespace {
 
-// A MAC count cache entry's value: one non-negative whole number and a newline, as ModelMacs
-// writes it; nullopt for anything else.
-std::optional<double> ParseMacsEntry(const std::string& text) {
-  if (text.size() < 2 || text.size() > 32 || text.back() != '\n') return std::nullopt;
-  const std::string digits = text.substr(0, text.size() - 1);
+// A model facts cache entry's value, as ModelFacts writes it: the MAC count (a non-negative
+// whole number) on the first line, the kernels' keys (16 hex digits each, space-separated) on
+// the second; nullopt for anything else.
+std::optional<ModelFacts> ParseFactsEntry(const std::string& text) {
+  const size_t end = text.find('\n');
+  if (end == std::string::npos || end == 0 || end > 30 || text.back() != '\n') return std::nullopt;
+  const std::string digits = text.substr(0, end);
   if (digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  return std::stod(digits);
+  ModelFacts facts;
+  facts.macs = std::stod(digits);
+  const std::string keys = text.substr(end + 1, text.size() - end - 2);
+  if (keys.find_first_not_of("0123456789abcdef ") != std::string::npos) return std::nullopt;
+  for (size_t at = 0; at < keys.size(); at += 17) {
+    if (keys.size() - at < 16 || (at + 16 < keys.size() && keys[at + 16] != ' ')) {
+      return std::nullopt;
+    }
+    facts.kernels.push_back(std::stoull(keys.substr(at, 16), nullptr, 16));
+  }
+  return facts;
 }
 
 }  // namespace
 
-std::map<std::string, double> ModelMacs(const std::vector<RunSpec>& runs,
-                                        const std::string& results_dir) {
-  std::map<std::string, double> macs;
+std::map<std::string, ModelFacts> LoadModelFacts(const std::vector<RunSpec>& runs,
+                                                 const std::string& results_dir) {
+  std::map<std::string, ModelFacts> facts;
   const fs::path cache = fs::path(results_dir) / ".cache" / "macs";
   for (const RunSpec& run : runs) {
     const ModelSpec& m = run.model;
-    if (macs.count(m.name)) continue;
+    if (facts.count(m.name)) continue;
     // A model given as PyTorch code is only built once exported, which is a worker's job (in
     // Python, seconds to minutes): unknown here, so its estimate uses the priors.
     if (m.family == "torch") continue;
-    // Building a large architecture takes seconds (its weights are generated): the count is kept
-    // per model and build, so every shard of a sweep pays it once per results tree.
+    // Building a large architecture takes seconds (its weights are generated): the facts are
+    // kept per model and build, so every shard of a sweep pays it once per results tree.
     const std::string key = fmt::format(
-        "macs=1\n{}\n{}\n{}\n{}\n{}x{}\n{}\n{}\n", NGB_VERSION, m.family, m.name, m.variant,
+        "facts=2\n{}\n{}\n{}\n{}\n{}x{}\n{}\n{}\n", NGB_VERSION, m.family, m.name, m.variant,
         m.width, m.depth, m.onnx_path, m.onnx_path.empty() ? "" : FileDigest(m.onnx_path));
     const fs::path file = cache / (m.name + "." + Fnv1a64Hex(key) + ".txt");
-    // An entry that is not a plain count (damaged, a FIFO, a link to a device) is computed
-    // again and replaced.
-    std::optional<double> cached;
+    // An entry that is not what ModelFacts writes (damaged, a FIFO, a link to a device) is
+    // computed again and replaced.
+    std::optional<ModelFacts> cached;
     try {
-      cached = ParseMacsEntry(ReadFileCapped(file.string(), kMaxCacheBytes, "MAC count cache",
-                                             Links::kRefuse));
+      cached = ParseFactsEntry(ReadFileCapped(file.string(), kMaxCacheBytes, "model facts cache",
+                                              Links::kRefuse));
     } catch (const InputError&) {
     }
-    double value = cached.value_or(0);
     if (!cached) {
-      value = static_cast<double>(CountMacs(BuildModel(m, 1)));
+      const Graph graph = BuildModel(m, 1);
+      cached = ModelFacts{static_cast<double>(CountMacs(graph)), DistinctKernels(graph)};
+      std::string text = fmt::format("{:.0f}\n", cached->macs);
+      for (size_t i = 0; i < cached->kernels.size(); ++i) {
+        text += fmt::format("{}{:016x}", i ? " " : "", cached->kernels[i]);
+      }
+      text += "\n";
       std::error_code error;
       fs::create_directories(cache, error);
       if (!error) {
         try {
-          WriteFileAtomic(file.string(), fmt::format("{:.0f}\n", value));
+          WriteFileAtomic(file.string(), text);
         } catch (const std::exception&) {
-          // A read-only results tree: the count is computed again next time.
+          // A read-only results tree: the facts are computed again next time.
         }
       }
     }
-    macs[m.name] = value;
+    facts[m.name] = std::move(*cached);
   }
-  return macs;
+  return facts;
 }
 
 EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArgs& args,
@@ -518,10 +536,14 @@ EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArg
   in.compiler = args.compiler;
   in.threads = config.threads;
   in.precision = config.precision;
-  in.macs = ModelMacs(runs, args.results_dir);
+  for (auto& [name, model] : LoadModelFacts(runs, args.results_dir)) {
+    in.macs[name] = model.macs;
+    in.kernels[name] = std::move(model.kernels);
+  }
   if (const CompilerInfo& info = FindCompiler(args.compiler); !info.tuning_trials_option.empty()) {
     in.tuning_trials = config.options.Int(info.tuning_trials_option);
     in.tuning_s = static_cast<double>(in.tuning_trials) * info.prior_tuning_s_per_trial;
+    in.tuning_s_per_kernel = info.prior_tuning_s_per_task;
     // No tuning outlives its own timeout: past it the untuned build is used.
     if (!info.tuning_timeout_option.empty()) {
       in.tuning_s = std::min(

@@ -125,10 +125,16 @@ std::deque<Task> QueueProcesses(std::deque<RunState>& states, Resumed* resumed);
 // YAML what the user now asks for. Throws InputError when the run is not in the experiment.
 ResolvedRun ResolveRunFromYaml(const RunArgs& args, const std::string& run_id);
 
-// Multiply-accumulates of one sample of each model of `runs` (by model name), from
-// <results_dir>/.cache/macs/ or built once and kept there.
-std::map<std::string, double> ModelMacs(const std::vector<RunSpec>& runs,
-                                        const std::string& results_dir);
+// What the estimate needs of a model: multiply-accumulates of one sample, and its kernels
+// (DistinctKernels, graph/kernels.h) at batch 1.
+struct ModelFacts {
+  double macs = 0;
+  std::vector<uint64_t> kernels;
+};
+// The facts of each model of `runs` (by model name), from <results_dir>/.cache/macs/ or built
+// once and kept there; none for a model given as PyTorch code (built by the worker only).
+std::map<std::string, ModelFacts> LoadModelFacts(const std::vector<RunSpec>& runs,
+                                                 const std::string& results_dir);
 // What EstimateRun needs for `args.compiler` on `args.device`; with `use_measured`, the rows in
 // results/<device>/<compiler>/ too. Without them (shards) the estimate depends only on the grid
 // and the config, so every process of a sweep, started at any time, computes the same.
