@@ -110,6 +110,23 @@ def compiler_styles(compilers):
     return styles
 
 
+def series(rows, styles):
+    """The rows by (compiler, precision), each with its label, compiler and line style: the
+    compiler's colour, solid at fp32 (or no precision: an analysis from before the column),
+    dotted at another precision."""
+    groups = OrderedDict()
+    for row in rows:
+        groups.setdefault((row["compiler"], row.get("precision", "")), []).append(row)
+    out = []
+    for (compiler, precision), points in sorted(groups.items()):
+        if precision in ("", "fp32"):
+            out.append((compiler, compiler, styles[compiler], points))
+        else:
+            out.append((f"{compiler} {precision}", compiler,
+                        dict(styles[compiler], linestyle=":"), points))
+    return out
+
+
 def small_multiples(count):
     cols = min(4, count)
     rows = math.ceil(count / cols)
@@ -196,8 +213,8 @@ def plot_batch_scaling(rows, column, ylabel, styles, path, title, ase_bounds=Fal
     models = group_by(rows, "model")
     fig, axes = small_multiples(len(models))
     for ax, ((model,), model_rows) in zip(axes, models.items()):
-        for (compiler,), points in sorted(group_by(model_rows, "compiler").items()):
-            plot_line(ax, points, "batch_size", column, compiler, styles[compiler])
+        for label, _, style, points in series(model_rows, styles):
+            plot_line(ax, points, "batch_size", column, label, style)
         batches = sorted({int(r["batch_size"]) for r in model_rows})
         if ase_bounds:
             ax.plot(batches, [1.0] * len(batches), color="grey", linestyle=":",
@@ -217,10 +234,10 @@ def plot_vs_depth(rows, column, ylabel, speedup, styles, path, title):
     widths = sorted(group_by(rows, "width").items(), key=lambda kv: int(kv[0][0]))
     fig, axes = small_multiples(len(widths))
     for ax, ((width,), width_rows) in zip(axes, widths):
-        for (compiler,), points in sorted(group_by(width_rows, "compiler").items()):
+        for label, compiler, style, points in series(width_rows, styles):
             if speedup and compiler == BASELINE:
                 continue
-            plot_line(ax, points, "depth", column, compiler, styles[compiler])
+            plot_line(ax, points, "depth", column, label, style)
         if speedup:
             ax.axhline(1.0, label=BASELINE, **styles[BASELINE])
         log_y_axis(ax)
@@ -234,16 +251,24 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
 
+def compiler_label(row):
+    """The compiler, with its precision where that is not fp32 (an int8 run is another column)."""
+    precision = row.get("precision", "")
+    return row["compiler"] + ("" if precision in ("", "fp32") else f" {precision}")
+
+
 def speedup_summary(scaling):
-    """Geometric-mean speedup over identity per (device, experiment, batch size) and compiler."""
+    """Geometric-mean speedup over identity per (device, experiment, batch size) and compiler
+    (and precision)."""
     out = []
-    compilers = sorted({r["compiler"] for r in scaling if r["compiler"] != BASELINE})
+    compilers = sorted({compiler_label(r) for r in scaling if r["compiler"] != BASELINE})
     for (device, experiment, batch), rows in sorted(
             group_by(scaling, "device", "experiment", "batch_size").items(),
             key=lambda kv: (kv[0][0], kv[0][1], int(kv[0][2]))):
         cells = []
         for compiler in compilers:
-            values = [num(r["speedup_vs_identity"]) for r in rows if r["compiler"] == compiler
+            values = [num(r["speedup_vs_identity"]) for r in rows
+                      if compiler_label(r) == compiler and r["compiler"] != BASELINE
                       and num(r["speedup_vs_identity"]) is not None]
             cells.append(f"{fmt(geomean(values))} ({len(values)})" if values else "")
         if any(cells):
@@ -292,6 +317,81 @@ def interval_text(row, prefix):
 
 def clip(text, length=160):
     return (text[:length] + "…") if len(text) > length else text
+
+
+PRECISION = "precision_speedup.csv"  # written by analyze since it has a precision column
+
+
+def plot_accuracy_latency(rows, styles, path, title):
+    """One panel per model: each run at a precision other than fp32 a point (latency p50 with its
+    95% interval as a horizontal bar, SNR in dB against the fp32 reference), and each compiler's
+    fp32 run a vertical line at its latency (its interval shaded): left of its line is faster,
+    higher is closer to fp32."""
+    models = group_by(rows, "model")
+    fig, axes = legible_multiples(len(models))
+    for ax, ((model,), model_rows) in zip(axes, models.items()):
+        fp32_drawn = set()
+        for r in model_rows:
+            style = styles[r["compiler"]]
+            latency, snr = num(r["latency_p50_ms"]), num(r["check_snr_db"])
+            if latency is not None and snr is not None:
+                low = num(r["latency_p50_ci_low_ms"])
+                high = num(r["latency_p50_ci_high_ms"])
+                xerr = ([[max(0.0, latency - low)], [max(0.0, high - latency)]]
+                        if low is not None and high is not None else None)
+                ax.errorbar([latency], [snr], xerr=xerr, fmt="o", markersize=4,
+                            color=style["color"], elinewidth=0.8, capsize=2,
+                            label=f"{r['compiler']} {r['precision']}")
+            fp32 = num(r["fp32_latency_p50_ms"])
+            if fp32 is not None and r["compiler"] not in fp32_drawn:
+                fp32_drawn.add(r["compiler"])
+                ax.axvline(fp32, color=style["color"], linestyle="--", linewidth=0.9,
+                           label=f"{r['compiler']} fp32")
+                low = num(r["fp32_latency_p50_ci_low_ms"])
+                high = num(r["fp32_latency_p50_ci_high_ms"])
+                if low is not None and high is not None:
+                    ax.axvspan(low, high, color=style["color"], alpha=0.12, linewidth=0)
+        ax.set_xscale("log")
+        plain_log_axis(ax.xaxis)
+        ax.margins(y=0.3)
+        ax.set_xlabel("latency p50 (ms)", fontsize=8)
+        ax.set_ylabel("SNR vs fp32 (dB)", fontsize=8)
+        ax.set_title(model, fontsize=9)
+    finish(fig, axes, title, path)
+
+
+def precision_section(analysis_dir, fig_dir, styles):
+    """Speedup over fp32 and accuracy of the runs at other precisions, where there are any."""
+    rows = optional_table(analysis_dir, PRECISION)
+    if not rows:
+        return []
+    md = ["## Precision: speedup over fp32 and accuracy\n",
+          "Each run at a precision other than fp32 against the same compiler's fp32 run "
+          "(same device, experiment, model, batch size and other settings): speedup = "
+          "T_precision/T_fp32 with its 95% interval (Welch on the two runs' process medians), "
+          "and the output check against the fp32 reference: cosine similarity, SNR in dB and "
+          "top-1 agreement (docs/results.md, Quantized rows).\n"]
+    md.append(md_table(
+        ["device", "experiment", "compiler", "precision", "model", "batch size", "p50 ms",
+         "fp32 p50 ms", "speedup", "95%", "cosine", "SNR dB", "top-1", "note"],
+        [[r["device"], r["experiment"], r["compiler"], r["precision"], r["model"],
+          r["batch_size"], fmt(num(r["latency_p50_ms"]), 4), fmt(num(r["fp32_latency_p50_ms"]), 4),
+          fmt(num(r["speedup_vs_fp32"])), interval_text(r, "speedup"),
+          fmt(num(r["check_cosine"]), 5), fmt(num(r["check_snr_db"])),
+          fmt(num(r["check_top1_agreement"])), clip(r["note"])] for r in rows]))
+    for (device, experiment, batch), group in group_by(rows, "device", "experiment",
+                                                       "batch_size").items():
+        if not any(num(r["check_snr_db"]) is not None for r in group):
+            continue
+        name = safe(f"{device}_{experiment}_b{batch}_accuracy_vs_latency.png")
+        plot_accuracy_latency(group, styles, os.path.join(fig_dir, name),
+                              f"{experiment} on {device}, batch {batch}: accuracy against latency")
+        md.append(f"![accuracy against latency, {on(experiment, device)}, batch "
+                  f"{md_text(batch)}](figures/{name})\n")
+    md.append("Points: the runs at another precision (bars: the 95% interval of the median "
+              "latency); dashed lines: each compiler's fp32 run (shaded: its interval). Left of "
+              "its compiler's line is faster than fp32; higher is closer to the fp32 outputs.\n")
+    return md
 
 
 PROFILE_RUNS, PROFILE_OPS, PROFILE_SPEEDUP = (
@@ -720,6 +820,7 @@ def write_report(analysis_dir, out_dir):
             rows.append(row)
         md.append(md_table(header, rows))
 
+    md.extend(precision_section(analysis_dir, fig_dir, styles))
     md.extend(scenarios_section(analysis_dir, fig_dir, styles))
     md.extend(profile_section(analysis_dir, fig_dir))
 

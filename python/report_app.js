@@ -335,6 +335,56 @@
     }
   }
 
+  // ---- accuracy against latency ----
+
+  // Only where some run has an SNR (an int8 run); otherwise the section is removed.
+  const HAS_ACCURACY = C.check_snr_db.some((v) => v !== null);
+  const accuracyGroup = (i) => `${C.model[i]} · b${C.batch_size[i]} · ${C.device[i]}`;
+  let accuracyGroups = [];
+  function drawAccuracy(idx) {
+    if (!HAS_ACCURACY) return;
+    const ok = idx.filter(isSingleOk);
+    const groups = [...new Set(ok.filter((i) => C.check_snr_db[i] !== null).map(accuracyGroup))].sort();
+    const select = $("accuracy-group");
+    const before = select.value;
+    if (groups.join("\n") !== accuracyGroups.join("\n")) {
+      select.innerHTML = groups.map((g) => `<option>${esc(g)}</option>`).join("");
+      accuracyGroups = groups;
+      if (groups.includes(before)) select.value = before;
+    }
+    const title = "SNR against fp32 (dB) and median latency";
+    if (!groups.length) { draw("fig-accuracy", [], emptyLayout(title, "no run with an SNR (int8) under these filters")); return; }
+    const group = groups.includes(select.value) ? select.value : groups[0];
+    const runs = ok.filter((i) => accuracyGroup(i) === group && C.latency_p50_ms[i] !== null);
+    const snrs = runs.map((i) => C.check_snr_db[i]).filter((v) => v !== null);
+    const yLow = Math.min(...snrs) - 5, yHigh = Math.max(...snrs) + 5;
+    const traces = [];
+    for (const i of runs) {
+      const L = C.latency_p50_ms[i], lo = C.latency_p50_ci_low_ms[i], hi = C.latency_p50_ci_high_ms[i];
+      const name = esc(`${C.compiler[i]} ${C.precision[i] || ""}`.trim());
+      const snr = C.check_snr_db[i];
+      let text = `${esc(runLabel(i))}<br>p50 ${fmt(L, 4)} ms` +
+                 (lo === null || hi === null ? "" : ` [${fmt(lo, 4)}, ${fmt(hi, 4)}]`);
+      if (snr === null) {  // checked at a float tolerance: a line at its latency
+        traces.push({ type: "scatter", mode: "lines", name, x: [L, L], y: [yLow, yHigh],
+                      customdata: [i, i], text: [text, text], hovertemplate: "%{text}<extra></extra>",
+                      line: { color: COLOR(C.compiler[i]), dash: "dash", width: 1.3 } });
+        continue;
+      }
+      text += `<br>SNR ${fmt(snr, 3)} dB, cosine ${fmt(C.check_cosine[i], 5)}` +
+              (C.check_top1_agreement[i] === null ? "" : `, top-1 agreement ${fmt(C.check_top1_agreement[i], 3)}`);
+      traces.push({ type: "scatter", mode: "markers", name, x: [L], y: [snr], customdata: [i],
+                    text: [text], hovertemplate: "%{text}<extra></extra>",
+                    marker: { color: COLOR(C.compiler[i]), size: 10, symbol: "diamond" },
+                    error_x: { type: "data", symmetric: false, array: [hi === null ? null : hi - L],
+                               arrayminus: [lo === null ? null : L - lo], thickness: 1.2, width: 3,
+                               color: COLOR(C.compiler[i]) } });
+    }
+    draw("fig-accuracy", traces, layout(`${title}: ${esc(group)}`, {
+      xaxis: { type: "log", title: { text: "median latency of one batch (ms)" } },
+      yaxis: { title: { text: "SNR against fp32 (dB)" }, range: [yLow, yHigh] } }));
+  }
+
   // ---- ranking ----
 
   let rankingGroups = [];
@@ -344,6 +394,8 @@
     const compilers = new Set(idx.map((i) => C.compiler[i]));
     const rows = RAW.ranking.filter((r) => devices.has(r.device) && batches.has(r.batch_size) && compilers.has(r.compiler));
     const groups = [...new Set(rows.map((r) => r.device + " · batch " + r.batch_size))];
+    // Two precisions of one compiler are two columns (an analysis from before precision: none).
+    const rlabel = (r) => r.compiler + (r.precision && r.precision !== "fp32" ? " " + r.precision : "");
     const select = $("ranking-group");
     const before = select.value;
     if (groups.join("\n") !== rankingGroups.join("\n")) {
@@ -361,7 +413,7 @@
     const chosen = rows.filter((r) => r.device + " · batch " + r.batch_size === group);
     const order = (text) => (text ? text.split(">") : []);
     const identityOrder = chosen.map((r) => order(r.identity_order)).sort((a, b) => b.length - a.length)[0];
-    const columns = [BASELINE].concat(chosen.map((r) => r.compiler));
+    const columns = [BASELINE].concat(chosen.map(rlabel));
     const models = identityOrder.slice();
     for (const r of chosen) for (const m of order(r.compiler_order)) if (!models.includes(m)) models.push(m);
     const traces = models.map((m, k) => {
@@ -379,12 +431,12 @@
     for (const [verdict, color, dash] of [["significant", "#c62828", "solid"], ["tie", "#ef6c00", "dot"]]) {
       const xs = [], ys = [], hover = [];
       for (const r of reversals.filter((r) => (r.verdict || "tie") === verdict)) {
-        const j = columns.indexOf(r.compiler);
-        if (j < 0) continue;
+        const j = columns.indexOf(rlabel(r));
+        if (j < 1) continue;
         const o = order(chosen[j - 1].compiler_order);
         for (const m of [r.model_a, r.model_b]) {
-          xs.push(esc(r.compiler)); ys.push(o.indexOf(m) + 1);
-          hover.push(`${verdict} reversal under ${esc(r.compiler)}: ${esc(r.model_a)} / ${esc(r.model_b)}`);
+          xs.push(esc(rlabel(r))); ys.push(o.indexOf(m) + 1);
+          hover.push(`${verdict} reversal under ${esc(rlabel(r))}: ${esc(r.model_a)} / ${esc(r.model_b)}`);
         }
       }
       traces.push({ type: "scatter", mode: "markers", name: verdict + " reversal", x: xs, y: ys,
@@ -397,7 +449,7 @@
       yaxis: { autorange: "reversed", dtick: 1, title: { text: "rank" } } }));
     let html = "<table><tr><th>compiler</th><th>models</th><th>Kendall tau-b</th><th>reversed pairs</th><th>significant</th><th>ties</th><th>note</th></tr>";
     for (const r of chosen) {
-      html += `<tr><td>${esc(r.compiler)}</td><td class="num">${esc(r.models_ranked)}</td><td class="num">${esc(fmt(csvNum(r.kendall_tau_b)))}</td>` +
+      html += `<tr><td>${esc(rlabel(r))}</td><td class="num">${esc(r.models_ranked)}</td><td class="num">${esc(fmt(csvNum(r.kendall_tau_b)))}</td>` +
               `<td class="num">${esc(r.reversed_pairs)} of ${esc(r.pairs)}</td><td class="num">${esc(r.significant_reversals || "")}</td>` +
               `<td class="num">${esc(r.tied_reversals || "")}</td><td>${esc(r.note)}</td></tr>`;
     }
@@ -407,7 +459,7 @@
       const ci = (r, p) => (r[p + "_ci_low"] ? `${fmt(csvNum(r[p + "_ci_low"]), 3)}–${fmt(csvNum(r[p + "_ci_high"]), 3)}` : "");
       for (const r of reversals) {
         const cls = r.verdict === "significant" ? "sig" : "tie";
-        html += `<tr><td>${esc(r.compiler)}</td><td>${esc(r.model_a)}</td><td>${esc(r.model_b)}</td>` +
+        html += `<tr><td>${esc(rlabel(r))}</td><td>${esc(r.model_a)}</td><td>${esc(r.model_b)}</td>` +
                 `<td class="num">${fmt(csvNum(r.identity_a_sps), 4)}, ${fmt(csvNum(r.identity_b_sps), 4)}</td>` +
                 `<td class="num">${fmt(csvNum(r.compiler_a_sps), 4)}, ${fmt(csvNum(r.compiler_b_sps), 4)}</td>` +
                 `<td class="num">${ci(r, "identity_latency_ratio")}</td><td class="num">${ci(r, "compiler_latency_ratio")}</td>` +
@@ -802,6 +854,7 @@
     timed("batch", () => drawBatch(idx));
     timed("scaling", () => drawScaling(idx));
     timed("speedup", () => drawSpeedup(idx));
+    timed("accuracy", () => drawAccuracy(idx));
     timed("depth", () => drawDepth(idx));
     timed("ranking", () => drawRanking(idx));
     timed("scenarios", () => drawScenarios());
@@ -848,6 +901,8 @@
   }
   // Reports without offline or server runs have no such section (and look as they did).
   if (!HAS_SCENARIOS) $("sec-scenarios").remove();
+  if (!HAS_ACCURACY) $("sec-accuracy").remove();
+  else $("accuracy-group").addEventListener("change", () => { drawAccuracy(lastIdx); flush(); });
   buildFilters();
   buildResources();
   $("ranking-group").addEventListener("change", () => { drawRanking(lastIdx); flush(); });
@@ -857,6 +912,7 @@
   drawAll().then(() => {
     // Plotly's event methods exist once a div holds a plot.
     for (const id of ["fig-latency", "fig-throughput", "fig-rtr", "fig-ase"]) onPointClick(id);
+    if (HAS_ACCURACY) onPointClick("fig-accuracy");
     showErrors();
   });
 })();

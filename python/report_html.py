@@ -40,10 +40,14 @@ NUMBER_COLUMNS = ("batch_size", "threads", "width", "depth", "params", "macs", "
                   "latency_p50_ci_high_ms", "latency_p99_ms", "cv", "processes",
                   "throughput_median_sps", "cpu_util_pct", "cpu_ms_per_inference",
                   "other_cpu_pct", "rss_peak_mb", "gpu_util_pct", "gpu_mem_mb", "gpu_power_w",
-                  "gpu_energy_j", "energy_j", "power_w")
-# From scaling.csv, joined to the run by (device, experiment, compiler, model, batch size): the
-# analysis has at most one run per key (analyze refuses a run present twice).
-SCALING_KEY = ("device", "experiment", "compiler", "model", "batch_size")
+                  "gpu_energy_j", "energy_j", "power_w", "check_snr_db",
+                  "check_top1_agreement", "check_max_rel_err")
+# Kept to 7 significant digits: a cosine similarity of 0.99984 is 0.9998 at DIGITS.
+PRECISE_COLUMNS = ("check_cosine",)
+# From scaling.csv, joined to the run by (device, experiment, compiler, precision, model, batch
+# size): the analysis has at most one run per key (analyze refuses a run present twice). An
+# analysis from before its precision column joins without it.
+SCALING_KEY = ("device", "experiment", "compiler", "precision", "model", "batch_size")
 SCALING_NUMBERS = ("rtr", "rtr_ci_low", "rtr_ci_high", "ase", "ase_ci_low", "ase_ci_high",
                    "speedup_vs_identity", "speedup_ci_low", "speedup_ci_high")
 SCALING_TEXT = ("scaling_note", "speedup_note")
@@ -72,6 +76,15 @@ def number(text):
         return compact(report.num(text))
     except ValueError:
         return None
+
+
+def precise(text):
+    """A number at 7 significant digits, or None."""
+    try:
+        value = report.num(text)
+    except ValueError:
+        return None
+    return None if value is None else float(f"{value:.7g}")
 
 
 def text_column(values):
@@ -127,8 +140,9 @@ def process_medians(text):
 def collect(analysis_dir, inputs):
     """The page's data: every run of every input (skipped and failed ones too) with its
     analysis values, its distribution, and the analysis tables the page draws."""
-    scaling = {tuple(r[k] for k in SCALING_KEY): r
-               for r in report.read_table(os.path.join(analysis_dir, "scaling.csv"))}
+    scaling_rows = report.read_table(os.path.join(analysis_dir, "scaling.csv"))
+    key = tuple(k for k in SCALING_KEY if not scaling_rows or k in scaling_rows[0])
+    scaling = {tuple(r[k] for k in key): r for r in scaling_rows}
     rows, dists, machines, left_out = [], [], {}, []
     for path in inputs:
         tree = Tree(path)
@@ -152,7 +166,7 @@ def collect(analysis_dir, inputs):
         r["scenario"] = r.get("scenario") or "single_stream"
     # Only a single-stream run has scaling values: an offline or server run of the same model
     # and batch size stands beside it.
-    joined = [scaling.get(tuple(r.get(k, "") for k in SCALING_KEY), {})
+    joined = [scaling.get(tuple(r.get(k, "") for k in key), {})
               if r["scenario"] == "single_stream" else {} for r in rows]
     cols = {}
     for r in rows:  # each process's median, at the precision of every other number here
@@ -161,6 +175,8 @@ def collect(analysis_dir, inputs):
         cols[name] = text_column([r.get(name) or "" for r in rows])
     for name in NUMBER_COLUMNS:
         cols[name] = [number(r.get(name)) for r in rows]
+    for name in PRECISE_COLUMNS:
+        cols[name] = [precise(r.get(name)) for r in rows]
     for name in SCALING_NUMBERS:
         cols[name] = [number(s.get(name)) for s in joined]
     for name in SCALING_TEXT:

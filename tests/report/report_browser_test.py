@@ -8,13 +8,15 @@ Makes three reports with `ngraphbench report --html-only`: the released traces
 (resources/traces/results_raw.zip), a synthetic zip of 20,350 runs (bench/synthetic_results.py,
 its rows copied from a row that `ngraphbench run tiny null` writes here, so in today's schema;
 350 of them offline and server runs, find_peak's with their steps files), and those null runs
-copied under compilers and a device named __proto__, constructor and toString.
+copied under compilers and a device named __proto__, constructor and toString, and at int8 in a
+second tree.
 Loads each page from its file and checks: no JavaScript error (uncaught errors and rejections the
 page collects, and the browser's console errors), every figure drawn by Plotly, that a filter
 changes what is drawn (only onnxruntime: the latency figure then holds onnxruntime's single-stream
 runs and no other compiler's), the offline and server figures: drawn with data on the
 synthetic page, absent from the released traces' (which hold no such run), and on the third page
-each compiler's line in the latency figure. Prints each page's size and load time (navigation
+each compiler's line in the latency figure and the accuracy view's int8 point and fp32 line (no
+accuracy section on the released traces' page, which has no int8 run). Prints each page's size and load time (navigation
 start to every view drawn), and writes screenshots into OUT_DIR/screenshots/. --update-docs
 also writes docs/report.png, the released traces' report as the README shows it.
 Exit 0 when every check passed, 1 otherwise: a missing chromium, chromium-driver or selenium is
@@ -118,9 +120,46 @@ def make_names_report(binary, null_runs, out):
                 writer.writeheader()
                 writer.writerows(rows)
     shutil.copy(os.path.join(null_runs, "..", "machine.json"), os.path.join(tree, "local"))
+    # The null runs once more at int8, in a tree of their own (one tree holds one precision of
+    # a run), with the output check's cosine and SNR: the accuracy view's points.
+    int8 = os.path.join(out, "names_int8")
+    shutil.copytree(os.path.join(tree, "local", "null"), os.path.join(int8, "local", "null"))
+    for name in os.listdir(os.path.join(int8, "local", "null")):
+        path = os.path.join(int8, "local", "null", name)
+        if name.endswith(".latencies.csv"):
+            continue
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        for row in rows:
+            row.update(precision="int8", check_cosine="0.99953", check_snr_db=str(INT8_SNR_DB))
+        with open(path, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
     report = os.path.join(out, "names_report")
-    run([binary, "report", tree, "-o", report, "--include-invalid", "--html-only"])
+    run([binary, "report", tree, int8, "-o", report, "--include-invalid", "--html-only"])
     return report
+
+
+INT8_SNR_DB = 31.5
+
+
+def check_accuracy(driver, name, expected):
+    """The accuracy view: an int8 point at its SNR and the fp32 line of the same compiler, or
+    no such section (no run has an SNR)."""
+    traces = driver.execute_script("""
+      const gd = document.getElementById('fig-accuracy');
+      if (!gd) return null;
+      return (gd.data || []).map((t) => [t.name, t.mode, t.y]);""")
+    if not expected:
+        check(traces is None, f"{name}: no accuracy section (no int8 run): {traces}")
+        return
+    points = [t for t in traces or [] if t[1] == "markers"]
+    lines = [t for t in traces or [] if t[1] == "lines"]
+    check(any(t[0] == "null int8" and t[2] == [INT8_SNR_DB] for t in points) and
+          any(t[0] == "null fp32" for t in lines),
+          f"{name}: the accuracy view draws null's int8 run at SNR {INT8_SNR_DB} dB and its fp32 "
+          f"run as a line ({traces})")
 
 
 def check_names(driver):
@@ -312,6 +351,7 @@ def main():
         load(driver, traces, "released traces")
         check_page(driver, "released traces")
         check_scenarios(driver, "released traces", expected=False)
+        check_accuracy(driver, "released traces", expected=False)
         screenshot(driver, os.path.join(shots, "traces_full.png"))
         if args.update_docs:
             docs_screenshot(driver, os.path.join(args.source, "docs", "report.png"))
@@ -330,6 +370,7 @@ def main():
         load(driver, names, "names like __proto__")
         check_page(driver, "names like __proto__")
         check_names(driver)
+        check_accuracy(driver, "names like __proto__", expected=True)
     finally:
         driver.quit()
     print(f"report_browser_test: {len(failures)} failed check(s), "

@@ -361,6 +361,21 @@ TEST(AnalysisMetrics, MismatchedSettingsLeaveCellsEmpty) {
     EXPECT_DOUBLE_EQ(*Find(rows, "identity", "m", 8).ase, 0.5);
 
     const std::vector<RankingRow> ranking = ComputeRankings(runs, kBaseline);
+    if (std::string(c.setting) == "precision") {
+      // Two precisions of tvm are two rankings; identity has no bf16 runs, so its fp32 ones
+      // stand in, each differing.
+      ASSERT_EQ(ranking.size(), 2u);
+      EXPECT_EQ(ranking[0].precision, "bf16");
+      EXPECT_EQ(ranking[0].models, 0);
+      EXPECT_EQ(ranking[0].note,
+                "not ranked, no ok run of both compilers: a, c; not ranked, identity run "
+                "differs: b (precision fp32 vs bf16 here); fewer than 2 models ranked");
+      EXPECT_EQ(ranking[1].precision, "fp32");
+      EXPECT_EQ(ranking[1].models, 2);
+      EXPECT_EQ(ranking[1].identity_order, "a>c");
+      EXPECT_EQ(ranking[1].note, "not ranked, no ok run of both compilers: b");
+      continue;
+    }
     ASSERT_EQ(ranking.size(), 1u);
     EXPECT_EQ(ranking[0].models, 2);
     EXPECT_EQ(ranking[0].identity_order, "a>c");
@@ -594,6 +609,85 @@ TEST(AnalysisMetrics, RankingsOfArchitectures) {
   EXPECT_EQ(tvm8.note, "no identity run of architectures at this device and batch size");
 }
 
+// An int8 run and the fp32 run of the same compiler and model are two runs: each has its own
+// batch scaling, speedups over identity only at its own precision, and the int8 run its speedup
+// over fp32 with the interval of the two runs' process medians.
+TEST(AnalysisMetrics, PrecisionIsPartOfARunsIdentity) {
+  auto at = [](RunPoint p, const std::string& precision) {
+    p.precision = precision;
+    return p;
+  };
+  RunPoint int8_1 = at(Measured("onnxruntime", "m", 1, {4.9, 5, 5.1}), "int8");
+  int8_1.check_cosine = 0.9998;
+  int8_1.check_snr_db = 34.5;
+  const std::vector<RunPoint> runs = {
+      at(Measured("identity", "m", 1, {19.6, 20, 20.4}), "fp32"),
+      at(Measured("onnxruntime", "m", 1, {9.8, 10, 10.2}), "fp32"),
+      at(Measured("onnxruntime", "m", 8, {39, 40, 41}), "fp32"),
+      int8_1,
+      at(Measured("onnxruntime", "m", 8, {19.5, 20, 20.5}), "int8"),
+      at(Measured("openvino", "m", 1, {6}), "int8"),  // one process; no fp32 run
+  };
+  const std::vector<ScalingRow> scaling = ComputeScaling(runs, kBaseline);
+  ASSERT_EQ(scaling.size(), 6u);
+  auto find = [&](const std::string& compiler, int64_t batch, const std::string& precision) {
+    for (const ScalingRow& row : scaling) {
+      if (row.compiler == compiler && row.batch_size == batch && row.precision == precision) {
+        return row;
+      }
+    }
+    throw std::runtime_error("no row");
+  };
+  // Batch scaling within a precision: int8 b8 over int8 b1 (ASE = 5 / 20).
+  EXPECT_DOUBLE_EQ(*find("onnxruntime", 8, "int8").ase, 0.25);
+  EXPECT_DOUBLE_EQ(*find("onnxruntime", 8, "fp32").ase, 0.25);
+  EXPECT_DOUBLE_EQ(*find("onnxruntime", 1, "fp32").speedup_vs_identity, 2.0);
+  // No identity run at int8: the note names the precision, no number is made up.
+  const ScalingRow int8_row = find("onnxruntime", 1, "int8");
+  EXPECT_FALSE(int8_row.speedup_vs_identity);
+  EXPECT_EQ(int8_row.speedup_note,
+            "identity run at this batch size differs: precision fp32 vs int8 here");
+
+  const std::vector<PrecisionRow> rows = ComputePrecisionSpeedups(runs);
+  ASSERT_EQ(rows.size(), 3u);  // the runs not at fp32, identity's at fp32 none
+  const PrecisionRow& ort1 = rows[0];
+  EXPECT_EQ(ort1.compiler, "onnxruntime");
+  EXPECT_EQ(ort1.batch_size, 1);
+  EXPECT_EQ(ort1.precision, "int8");
+  EXPECT_DOUBLE_EQ(*ort1.speedup_vs_fp32, 2.0);  // 10 ms / 5 ms
+  EXPECT_DOUBLE_EQ(*ort1.fp32_latency_p50_ms, 10);
+  EXPECT_DOUBLE_EQ(*ort1.latency_p50_ms, 5);
+  EXPECT_DOUBLE_EQ(*ort1.check_cosine, 0.9998);
+  EXPECT_DOUBLE_EQ(*ort1.check_snr_db, 34.5);
+  EXPECT_EQ(ort1.note, "");
+  // The same interval as any ratio of two runs' latencies (fp32 over int8).
+  std::string note;
+  const std::optional<Interval> expected =
+      LatencyRatioInterval(runs[1], "fp32 run", runs[3], "this run", note);
+  ASSERT_TRUE(ort1.speedup_ci);
+  EXPECT_DOUBLE_EQ(ort1.speedup_ci->low, expected->low);
+  EXPECT_DOUBLE_EQ(ort1.speedup_ci->high, expected->high);
+  EXPECT_LT(ort1.speedup_ci->low, 2.0);
+  EXPECT_GT(ort1.speedup_ci->high, 2.0);
+  EXPECT_DOUBLE_EQ(*rows[1].speedup_vs_fp32, 2.0);  // b8: 40 ms / 20 ms
+  const PrecisionRow& ov = rows[2];
+  EXPECT_EQ(ov.compiler, "openvino");
+  EXPECT_FALSE(ov.speedup_vs_fp32);
+  EXPECT_FALSE(ov.fp32_latency_p50_ms);
+  EXPECT_EQ(ov.note, "no fp32 run of openvino");
+
+  // The fp32 run must agree in its other settings.
+  std::vector<RunPoint> threads = runs;
+  threads[1].threads = 2;
+  EXPECT_EQ(ComputePrecisionSpeedups(threads)[0].note,
+            "fp32 run of onnxruntime differs: threads 2 vs unset here");
+  // Two runs of one precision are still one too many.
+  std::vector<RunPoint> twice = runs;
+  twice.push_back(runs[3]);
+  EXPECT_THROW(ComputePrecisionSpeedups(twice), std::invalid_argument);
+  EXPECT_THROW(ComputeScaling(twice, kBaseline), std::invalid_argument);
+}
+
 // ---- Loading and `analyze` end to end over real files ----
 
 class AnalyzeFiles : public ::testing::Test {
@@ -728,32 +822,32 @@ TEST_F(AnalyzeFiles, DirectoryAndZipGiveByteIdenticalCsvs) {
   const std::string scaling = ReadText(root_ / "from_zip" / kScalingCsv);
   // One process a run: the intervals are empty and the notes say why (a run against itself, at
   // batch 1 or as identity, is exactly 1).
-  EXPECT_NE(scaling.find("cpu0,conv2d,tvm,conv2d_w64,conv2d,,,8,12000.5,,,1500,8.000333333333334,"
+  EXPECT_NE(scaling.find("cpu0,conv2d,tvm,fp32,conv2d_w64,conv2d,,,8,12000.5,,,1500,8.000333333333334,"
                          ",,1.0000416666666667,,,4000,3.000125,,,\"interval: fewer than 2 "
                          "processes (batch-1 run 1, this run 1)\",\"interval: fewer than 2 "
                          "processes (identity run 1, this run 1)\"\n"),
             std::string::npos)
       << scaling;
-  EXPECT_NE(scaling.find("cpu0,conv2d,identity,conv2d_w64,conv2d,,,1,1000,,,1000,1,1,1,1,1,1,1000,"
+  EXPECT_NE(scaling.find("cpu0,conv2d,identity,fp32,conv2d_w64,conv2d,,,1,1000,,,1000,1,1,1,1,1,1,1000,"
                          "1,1,1,,\n"),
             std::string::npos)
       << scaling;
   EXPECT_EQ(std::count(scaling.begin(), scaling.end(), '\n'), 11);  // header + 10 ok runs
   EXPECT_EQ(ReadText(root_ / "from_zip" / kFailuresCsv),
-            "device,experiment,compiler,model,batch_size,status,error\n"
-            "cpu0,conv2d,tvm,conv2d_w64,16,crashed,worker died with signal 11\n");
+            "device,experiment,compiler,precision,model,batch_size,status,error\n"
+            "cpu0,conv2d,tvm,fp32,conv2d_w64,16,crashed,worker died with signal 11\n");
   EXPECT_EQ(ReadText(root_ / "from_zip" / kReversalsCsv),
-            "device,batch_size,compiler,model_a,model_b,identity_a_sps,identity_b_sps,"
+            "device,batch_size,compiler,precision,model_a,model_b,identity_a_sps,identity_b_sps,"
             "compiler_a_sps,compiler_b_sps,identity_latency_ratio_ci_low,"
             "identity_latency_ratio_ci_high,compiler_latency_ratio_ci_low,"
             "compiler_latency_ratio_ci_high,verdict,note\n"
-            "cpu0,1,tvm,resnet50,deit_tiny,100,80,90,120,,,,,tie,\"identity interval: fewer than "
+            "cpu0,1,tvm,fp32,resnet50,deit_tiny,100,80,90,120,,,,,tie,\"identity interval: fewer than "
             "2 processes (resnet50 1, deit_tiny 1); compiler interval: fewer than 2 processes "
             "(resnet50 1, deit_tiny 1)\"\n");
   EXPECT_EQ(ReadText(root_ / "from_zip" / kRankingCsv),
-            "device,batch_size,compiler,models_ranked,pairs,reversed_pairs,significant_reversals,"
+            "device,batch_size,compiler,precision,models_ranked,pairs,reversed_pairs,significant_reversals,"
             "tied_reversals,kendall_tau_b,compiler_order,identity_order,note\n"
-            "cpu0,1,tvm,3,3,1,0,1,0.3333333333333333,resnet18>deit_tiny>resnet50,"
+            "cpu0,1,tvm,fp32,3,3,1,0,1,0.3333333333333333,resnet18>deit_tiny>resnet50,"
             "resnet18>resnet50>deit_tiny,\n");
 
   // ReadRunLatencies reads the trace beside the row in the zip, and tells a missing one apart.
@@ -831,9 +925,9 @@ TEST_F(AnalyzeFiles, IntervalsInTheCsvs) {
 
   EXPECT_EQ(ReadText(root_ / "out" / kRankingCsv).substr(
                 ReadText(root_ / "out" / kRankingCsv).find('\n') + 1),
-            "cpu0,1,tvm,2,1,1,1,0,-1,b>a,a>b,\n");
+            "cpu0,1,tvm,fp32,2,1,1,1,0,-1,b>a,a>b,\n");
   const std::string reversals = ReadText(root_ / "out" / kReversalsCsv);
-  EXPECT_NE(reversals.find("cpu0,1,tvm,a,b,100,50,100,200,"), std::string::npos) << reversals;
+  EXPECT_NE(reversals.find("cpu0,1,tvm,fp32,a,b,100,50,100,200,"), std::string::npos) << reversals;
   EXPECT_NE(reversals.find(",significant,\n"), std::string::npos) << reversals;
 }
 
@@ -849,25 +943,25 @@ TEST_F(AnalyzeFiles, InvalidAndWrongRowsInTheirOwnFiles) {
 
   ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "out").string()), kExitOk);
   EXPECT_EQ(ReadText(root_ / "out" / kInvalidCsv),
-            "device,experiment,compiler,model,batch_size,run_id,invalid_reason,left_out\n"
-            "cpu0,conv2d,identity,c,8,c_b8,cv 0.31 > 0.1; other_cpu_pct 90 > 50,true\n");
+            "device,experiment,compiler,precision,model,batch_size,run_id,invalid_reason,left_out\n"
+            "cpu0,conv2d,identity,fp32,c,8,c_b8,cv 0.31 > 0.1; other_cpu_pct 90 > 50,true\n");
   EXPECT_EQ(ReadText(root_ / "out" / kFailuresCsv),
-            "device,experiment,compiler,model,batch_size,status,error\n"
-            "cpu0,conv2d,tvm,c,1,wrong,max abs err 0.5 > tolerance 1e-4\n");
+            "device,experiment,compiler,precision,model,batch_size,status,error\n"
+            "cpu0,conv2d,tvm,fp32,c,1,wrong,max abs err 0.5 > tolerance 1e-4\n");
   const std::string scaling = ReadText(root_ / "out" / kScalingCsv);
   EXPECT_EQ(scaling.substr(scaling.find('\n') + 1),
-            "cpu0,conv2d,identity,c,conv2d,,,1,100,,,100,1,1,1,1,1,1,100,1,1,1,,\n"
-            "cpu0,conv2d,tvm,c,conv2d,,,8,1000,,,,,,,,,,,,,,batch-1 run of tvm ended with status "
+            "cpu0,conv2d,identity,fp32,c,conv2d,,,1,100,,,100,1,1,1,1,1,1,100,1,1,1,,\n"
+            "cpu0,conv2d,tvm,fp32,c,conv2d,,,8,1000,,,,,,,,,,,,,,batch-1 run of tvm ended with status "
             "wrong,identity run at this batch size is invalid (cv 0.31 > 0.1; other_cpu_pct 90 > "
             "50)\n");
 
   ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "all").string(), InvalidRuns::kInclude), kExitOk);
   const std::string all = ReadText(root_ / "all" / kScalingCsv);
-  EXPECT_NE(all.find("cpu0,conv2d,identity,c,conv2d,,,8,400,,,100,4,,,0.5,,,400,1,1,1,\"interval: "
+  EXPECT_NE(all.find("cpu0,conv2d,identity,fp32,c,conv2d,,,8,400,,,100,4,,,0.5,,,400,1,1,1,\"interval: "
                      "fewer than 2 processes (batch-1 run 1, this run 1)\",\n"),
             std::string::npos)
       << all;
-  EXPECT_NE(all.find("cpu0,conv2d,tvm,c,conv2d,,,8,1000,,,,,,,,,,400,2.5,,,"), std::string::npos)
+  EXPECT_NE(all.find("cpu0,conv2d,tvm,fp32,c,conv2d,,,8,1000,,,,,,,,,,400,2.5,,,"), std::string::npos)
       << all;
   EXPECT_NE(ReadText(root_ / "all" / kInvalidCsv)
                 .find(",c_b8,cv 0.31 > 0.1; other_cpu_pct 90 > 50,false\n"),
@@ -938,6 +1032,82 @@ TEST_F(AnalyzeFiles, SameRunInTwoInputsIsAnError) {
       InputErrorOf([&] { LoadRuns({(root_ / "a").string(), (root_ / "b").string()}); });
   EXPECT_NE(message.find("same run"), std::string::npos) << message;
   EXPECT_THROW(RunAnalyze({}, (root_ / "out").string()), InputError);
+}
+
+// An int8 tree and the fp32 tree of the same runs are analyzed together: every table tells the
+// precisions apart, and precision_speedup.csv holds int8 over fp32 with its interval and the
+// output check's measures.
+TEST_F(AnalyzeFiles, Int8AndFp32TreesTogether) {
+  auto int8 = [](ResultRow row) {
+    row.precision = "int8";
+    row.check_cosine = 0.9998;
+    row.check_snr_db = 34.25;
+    return row;
+  };
+  WriteTree(root_ / "fp32",
+            {Processes(Row("identity", "conv2d", "c", 1, {}), {19.6, 20, 20.4}),
+             Processes(Row("onnxruntime", "conv2d", "c", 1, {}), {9.8, 10, 10.2})});
+  WriteTree(root_ / "int8",
+            {int8(Processes(Row("onnxruntime", "conv2d", "c", 1, {}), {4.9, 5, 5.1})),
+             int8(Row("openvino", "conv2d", "c", 1, {}, kStatusWrong))});
+  const std::vector<std::string> inputs = {(root_ / "fp32").string(), (root_ / "int8").string()};
+  ASSERT_EQ(LoadRuns(inputs).size(), 4u);
+  ASSERT_EQ(RunAnalyze(inputs, (root_ / "out").string()), kExitOk);
+
+  const std::string scaling = ReadText(root_ / "out" / kScalingCsv);
+  EXPECT_NE(scaling.find("cpu0,conv2d,onnxruntime,fp32,c,conv2d,,,1,100,"), std::string::npos)
+      << scaling;
+  EXPECT_NE(scaling.find("cpu0,conv2d,onnxruntime,int8,c,conv2d,,,1,200,"), std::string::npos)
+      << scaling;
+  EXPECT_NE(scaling.find("identity run at this batch size differs: precision fp32 vs int8 here"),
+            std::string::npos)
+      << scaling;
+  EXPECT_EQ(ReadText(root_ / "out" / kFailuresCsv),
+            "device,experiment,compiler,precision,model,batch_size,status,error\n"
+            "cpu0,conv2d,openvino,int8,c,1,wrong,worker died with signal 11\n");
+
+  const std::string precision = ReadText(root_ / "out" / kPrecisionCsv);
+  // The figures as the rows read back (9 significant digits).
+  std::optional<RunPoint> fp32, quantized;
+  for (const LoadedRun& run : LoadRuns(inputs)) {
+    if (run.row.compiler != "onnxruntime") continue;
+    (run.row.precision == "int8" ? quantized : fp32) = ToRunPoint(run.row);
+  }
+  ASSERT_TRUE(fp32 && quantized);
+  std::string note;
+  const Interval ci = *LatencyRatioInterval(*fp32, "a", *quantized, "b", note);
+  const std::string line = Line()
+                               .Add(std::string("cpu0"))
+                               .Add(std::string("conv2d"))
+                               .Add(std::string("onnxruntime"))
+                               .Add(std::string("int8"))
+                               .Add(std::string("c"))
+                               .Add(std::string("conv2d"))
+                               .Add(std::string())
+                               .Add(std::string())
+                               .Add(int64_t{1})
+                               .Add(5.0)
+                               .Add(*quantized->latency_p50_ci_low_ms)
+                               .Add(*quantized->latency_p50_ci_high_ms)
+                               .Add(10.0)
+                               .Add(*fp32->latency_p50_ci_low_ms)
+                               .Add(*fp32->latency_p50_ci_high_ms)
+                               .Add(200.0)
+                               .Add(100.0)
+                               .Add(2.0)
+                               .Add(ci.low)
+                               .Add(ci.high)
+                               .Add(0.9998)
+                               .Add(34.25)
+                               .Add(std::string())
+                               .Add(std::string())
+                               .Add(std::string())
+                               .Add(std::string())
+                               .End();
+  EXPECT_EQ(precision.substr(precision.find('\n') + 1), line);
+  EXPECT_EQ(precision.substr(0, precision.find('\n')).rfind(
+                "device,experiment,compiler,precision,model,family,width,depth,batch_size,", 0),
+            0u);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <tuple>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "ngraphbench/analysis/csv_line.h"
 #include "ngraphbench/analysis/load.h"
 #include "ngraphbench/analysis/profiles.h"
@@ -27,7 +29,7 @@ std::string Bool(std::optional<bool> value) {
   return value ? (*value ? "true" : "false") : "";
 }
 
-// The rows `keep` selects, in (device, experiment, compiler, model, batch_size) order.
+// The rows `keep` selects, in (device, experiment, compiler, precision, model, batch_size) order.
 template <typename Keep>
 std::vector<const ResultRow*> SortedRows(const std::vector<LoadedRun>& runs, Keep keep) {
   std::vector<const ResultRow*> rows;
@@ -35,8 +37,9 @@ std::vector<const ResultRow*> SortedRows(const std::vector<LoadedRun>& runs, Kee
     if (keep(run.row)) rows.push_back(&run.row);
   }
   std::sort(rows.begin(), rows.end(), [](const ResultRow* a, const ResultRow* b) {
-    return std::tie(a->device, a->experiment, a->compiler, a->model, a->batch_size) <
-           std::tie(b->device, b->experiment, b->compiler, b->model, b->batch_size);
+    return std::tie(a->device, a->experiment, a->compiler, a->precision, a->model,
+                    a->batch_size) <
+           std::tie(b->device, b->experiment, b->compiler, b->precision, b->model, b->batch_size);
   });
   return rows;
 }
@@ -45,12 +48,14 @@ std::string FormatFailuresCsv(const std::vector<LoadedRun>& runs) {
   const std::vector<const ResultRow*> failed =
       SortedRows(runs, [](const ResultRow& row) { return row.status != kStatusOk; });
   std::string csv =
-      Header({"device", "experiment", "compiler", "model", "batch_size", "status", "error"});
+      Header({"device", "experiment", "compiler", "precision", "model", "batch_size", "status",
+              "error"});
   for (const ResultRow* row : failed) {
     csv += Line()
                .Add(row->device)
                .Add(row->experiment)
                .Add(row->compiler)
+               .Add(row->precision)
                .Add(row->model)
                .Add(row->batch_size)
                .Add(row->status)
@@ -62,8 +67,8 @@ std::string FormatFailuresCsv(const std::vector<LoadedRun>& runs) {
 
 // Run ids, not file paths: a results tree and a zip of it give the same file.
 std::string FormatInvalidCsv(const std::vector<LoadedRun>& runs, InvalidRuns invalid_runs) {
-  std::string csv = Header({"device", "experiment", "compiler", "model", "batch_size", "run_id",
-                            "invalid_reason", "left_out"});
+  std::string csv = Header({"device", "experiment", "compiler", "precision", "model",
+                            "batch_size", "run_id", "invalid_reason", "left_out"});
   const std::vector<const ResultRow*> invalid =
       SortedRows(runs, [](const ResultRow& row) { return IsInvalid(ToRunPoint(row)); });
   for (const ResultRow* row : invalid) {
@@ -71,6 +76,7 @@ std::string FormatInvalidCsv(const std::vector<LoadedRun>& runs, InvalidRuns inv
                .Add(row->device)
                .Add(row->experiment)
                .Add(row->compiler)
+               .Add(row->precision)
                .Add(row->model)
                .Add(row->batch_size)
                .Add(row->run_id)
@@ -84,8 +90,9 @@ std::string FormatInvalidCsv(const std::vector<LoadedRun>& runs, InvalidRuns inv
 }  // namespace
 
 std::string FormatScalingCsv(const std::vector<ScalingRow>& rows) {
-  std::string csv = Header({"device", "experiment", "compiler", "model", "family", "width", "depth",
-                            "batch_size", "throughput_median_sps", "throughput_ci_low_sps",
+  std::string csv = Header({"device", "experiment", "compiler", "precision", "model", "family",
+                            "width", "depth", "batch_size", "throughput_median_sps",
+                            "throughput_ci_low_sps",
                             "throughput_ci_high_sps", "batch1_throughput_median_sps", "rtr",
                             "rtr_ci_low", "rtr_ci_high", "ase", "ase_ci_low", "ase_ci_high",
                             "identity_throughput_median_sps", "speedup_vs_identity",
@@ -95,6 +102,7 @@ std::string FormatScalingCsv(const std::vector<ScalingRow>& rows) {
                .Add(row.device)
                .Add(row.experiment)
                .Add(row.compiler)
+               .Add(row.precision)
                .Add(row.model)
                .Add(row.family)
                .Add(row.width)
@@ -118,8 +126,8 @@ std::string FormatScalingCsv(const std::vector<ScalingRow>& rows) {
 }
 
 std::string FormatBlocksCsv(const std::vector<ScalingRow>& blocks) {
-  std::string csv = Header({"device", "experiment", "batch_size", "compiler", "width", "depth",
-                            "model", "throughput_median_sps", "throughput_ci_low_sps",
+  std::string csv = Header({"device", "experiment", "batch_size", "compiler", "precision", "width",
+                            "depth", "model", "throughput_median_sps", "throughput_ci_low_sps",
                             "throughput_ci_high_sps", "identity_throughput_median_sps",
                             "speedup_vs_identity", "speedup_ci_low", "speedup_ci_high",
                             "speedup_note"});
@@ -129,6 +137,7 @@ std::string FormatBlocksCsv(const std::vector<ScalingRow>& blocks) {
                .Add(row.experiment)
                .Add(row.batch_size)
                .Add(row.compiler)
+               .Add(row.precision)
                .Add(row.width)
                .Add(row.depth)
                .Add(row.model)
@@ -144,7 +153,7 @@ std::string FormatBlocksCsv(const std::vector<ScalingRow>& blocks) {
 }
 
 std::string FormatRankingCsv(const std::vector<RankingRow>& rows) {
-  std::string csv = Header({"device", "batch_size", "compiler", "models_ranked", "pairs",
+  std::string csv = Header({"device", "batch_size", "compiler", "precision", "models_ranked", "pairs",
                             "reversed_pairs", "significant_reversals", "tied_reversals",
                             "kendall_tau_b", "compiler_order", "identity_order", "note"});
   for (const RankingRow& row : rows) {
@@ -152,6 +161,7 @@ std::string FormatRankingCsv(const std::vector<RankingRow>& rows) {
                .Add(row.device)
                .Add(row.batch_size)
                .Add(row.compiler)
+               .Add(row.precision)
                .Add(row.models)
                .Add(row.pairs)
                .Add(row.reversed_pairs)
@@ -167,7 +177,7 @@ std::string FormatRankingCsv(const std::vector<RankingRow>& rows) {
 }
 
 std::string FormatReversalsCsv(const std::vector<RankingRow>& rows) {
-  std::string csv = Header({"device", "batch_size", "compiler", "model_a", "model_b",
+  std::string csv = Header({"device", "batch_size", "compiler", "precision", "model_a", "model_b",
                             "identity_a_sps", "identity_b_sps", "compiler_a_sps", "compiler_b_sps",
                             "identity_latency_ratio_ci_low", "identity_latency_ratio_ci_high",
                             "compiler_latency_ratio_ci_low", "compiler_latency_ratio_ci_high",
@@ -178,6 +188,7 @@ std::string FormatReversalsCsv(const std::vector<RankingRow>& rows) {
                  .Add(row.device)
                  .Add(row.batch_size)
                  .Add(row.compiler)
+                 .Add(row.precision)
                  .Add(pair.model_a)
                  .Add(pair.model_b)
                  .Add(pair.identity_a_sps)
@@ -192,6 +203,73 @@ std::string FormatReversalsCsv(const std::vector<RankingRow>& rows) {
     }
   }
   return csv;
+}
+
+std::string FormatPrecisionCsv(const std::vector<PrecisionRow>& rows) {
+  std::string csv = Header(
+      {"device", "experiment", "compiler", "precision", "model", "family", "width", "depth",
+       "batch_size", "latency_p50_ms", "latency_p50_ci_low_ms", "latency_p50_ci_high_ms",
+       "fp32_latency_p50_ms", "fp32_latency_p50_ci_low_ms", "fp32_latency_p50_ci_high_ms",
+       "throughput_median_sps", "fp32_throughput_median_sps", "speedup_vs_fp32",
+       "speedup_ci_low", "speedup_ci_high", "check_cosine", "check_snr_db",
+       "check_top1_agreement", "check_top5_agreement", "check_max_rel_err", "note"});
+  for (const PrecisionRow& row : rows) {
+    csv += Line()
+               .Add(row.device)
+               .Add(row.experiment)
+               .Add(row.compiler)
+               .Add(row.precision)
+               .Add(row.model)
+               .Add(row.family)
+               .Add(row.width)
+               .Add(row.depth)
+               .Add(row.batch_size)
+               .Add(row.latency_p50_ms)
+               .Add(row.latency_p50_ci_low_ms)
+               .Add(row.latency_p50_ci_high_ms)
+               .Add(row.fp32_latency_p50_ms)
+               .Add(row.fp32_latency_p50_ci_low_ms)
+               .Add(row.fp32_latency_p50_ci_high_ms)
+               .Add(row.throughput_sps)
+               .Add(row.fp32_throughput_sps)
+               .Add(row.speedup_vs_fp32)
+               .Add(row.speedup_ci)
+               .Add(row.check_cosine)
+               .Add(row.check_snr_db)
+               .Add(row.check_top1_agreement)
+               .Add(row.check_top5_agreement)
+               .Add(row.check_max_rel_err)
+               .Add(row.note)
+               .End();
+  }
+  return csv;
+}
+
+std::string FormatPrecisionTable(const std::vector<PrecisionRow>& rows) {
+  const auto num = [](const std::optional<double>& v, const char* spec) {
+    return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
+  };
+  std::string out = fmt::format("{:<10} {:<12} {:<12} {:<5} {:<26} {:>5} {:>10} {:>10} {:>22} "
+                                "{:>8} {:>7} {:>6}\n",
+                                "device", "experiment", "compiler", "prec", "model", "batch",
+                                "p50 ms", "fp32 ms", "speedup [95%]", "cosine", "SNR dB",
+                                "top1");
+  for (const PrecisionRow& row : rows) {
+    std::string speedup = num(row.speedup_vs_fp32, "{:.3f}");
+    if (row.speedup_ci) {
+      speedup += fmt::format(" [{:.3f}, {:.3f}]", row.speedup_ci->low, row.speedup_ci->high);
+    }
+    out += fmt::format("{:<10} {:<12} {:<12} {:<5} {:<26} {:>5} {:>10} {:>10} {:>22} {:>8} {:>7} "
+                       "{:>6}",
+                       row.device, row.experiment, row.compiler, row.precision, row.model,
+                       row.batch_size, num(row.latency_p50_ms, "{:.4g}"),
+                       num(row.fp32_latency_p50_ms, "{:.4g}"), speedup,
+                       num(row.check_cosine, "{:.5f}"), num(row.check_snr_db, "{:.1f}"),
+                       num(row.check_top1_agreement, "{:.2f}"));
+    if (!row.note.empty()) out += "  (" + row.note + ")";
+    out += "\n";
+  }
+  return out;
 }
 
 std::string FormatBatchVsStreamsCsv(const std::vector<RoadsRow>& rows) {
@@ -361,6 +439,7 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   const std::vector<ScalingRow> scaling = ComputeScaling(points, baseline, invalid_runs);
   const std::vector<ScalingRow> blocks = SelectBlocks(scaling);
   const std::vector<RankingRow> rankings = ComputeRankings(points, baseline, invalid_runs);
+  const std::vector<PrecisionRow> precisions = ComputePrecisionSpeedups(points, invalid_runs);
   size_t reversals = 0;
   for (const RankingRow& row : rankings) reversals += row.reversals.size();
   // Over every scenario, as failures.csv and invalid.csv are.
@@ -391,6 +470,7 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   WriteFileAtomic((dir / kBlocksCsv).string(), FormatBlocksCsv(blocks));
   WriteFileAtomic((dir / kRankingCsv).string(), FormatRankingCsv(rankings));
   WriteFileAtomic((dir / kReversalsCsv).string(), FormatReversalsCsv(rankings));
+  WriteFileAtomic((dir / kPrecisionCsv).string(), FormatPrecisionCsv(precisions));
   WriteFileAtomic((dir / kFailuresCsv).string(), FormatFailuresCsv(runs));
   WriteFileAtomic((dir / kInvalidCsv).string(), FormatInvalidCsv(runs, invalid_runs));
   // Profiles describe the runs they belong to whatever their verdict: every one is kept.
@@ -443,6 +523,7 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
   std::cerr << "; wrote to " << out_dir << ": " << kScalingCsv << " (" << scaling.size()
             << " rows), " << kBlocksCsv << " (" << blocks.size() << "), " << kRankingCsv << " ("
             << rankings.size() << "), " << kReversalsCsv << " (" << reversals << "), "
+            << kPrecisionCsv << " (" << precisions.size() << "), "
             << kFailuresCsv << " (" << runs.size() - ok << "), " << kInvalidCsv << " (" << invalid
             << ")";
   if (!profiles.empty()) {
@@ -458,6 +539,14 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
               << " (" << server_points.size() << ")";
   }
   std::cerr << "\n";
+  // The quantized and narrower-float runs against fp32, where there are any: the figures a
+  // reader of a precision sweep looks for first.
+  if (!precisions.empty()) {
+    std::cerr << "analyze: speedup over the same compiler's fp32 run (95% interval from the "
+                 "process medians), and the output check against the fp32 reference ("
+              << kPrecisionCsv << "):\n"
+              << FormatPrecisionTable(precisions);
+  }
   return kExitOk;
 }
 

@@ -19,6 +19,7 @@ inline constexpr const char* kRankingCsv = "ranking.csv";
 inline constexpr const char* kReversalsCsv = "rank_reversals.csv";
 inline constexpr const char* kFailuresCsv = "failures.csv";
 inline constexpr const char* kInvalidCsv = "invalid.csv";
+inline constexpr const char* kPrecisionCsv = "precision_speedup.csv";
 // Written when the inputs hold offline runs (batch_vs_streams, offline_runs) or server runs
 // (server_runs, server_steps): analysis/scenarios.h.
 inline constexpr const char* kBatchVsStreamsCsv = "batch_vs_streams.csv";
@@ -50,7 +51,14 @@ std::string FormatServerRunsCsv(const std::vector<const ResultRow*>& rows);
 // server_steps.csv: every rate the server runs measured (ServerCurve), run by run.
 std::string FormatServerCurvesCsv(const std::vector<ServerPoint>& points);
 
-// Loads `inputs`, writes scaling, blocks, ranking and rank_reversals, failures.csv (runs that
+// precision_speedup.csv: every measured run at a precision other than fp32 (ComputePrecisionSpeedups)
+// with its latency and interval, the same compiler's fp32 run's, the speedup over it with its
+// interval, and the output check's cosine, SNR and top-1/top-5 agreement.
+std::string FormatPrecisionCsv(const std::vector<PrecisionRow>& rows);
+// The same rows as a fixed-width text table (what analyze prints to stderr).
+std::string FormatPrecisionTable(const std::vector<PrecisionRow>& rows);
+
+// Loads `inputs`, writes scaling, blocks, ranking, rank_reversals and precision_speedup, failures.csv (runs that
 // did not end ok, `wrong` included, with their error) and invalid.csv (ok runs whose verdict is
 // invalid, with the reason and whether they were left out) into `out_dir` (created if missing),
 // and the scenarios' CSVs when the inputs hold offline or server runs, and prints a summary to

@@ -374,8 +374,10 @@ std::vector<LoadedRun> LoadRuns(const std::string& input) {
 std::vector<LoadedRun> LoadRuns(const std::vector<std::string>& inputs) {
   std::vector<LoadedRun> runs;
   // The run's identity; an offline run's id (which names its streams) tells it from the
-  // single-stream run of the same model and batch size, "" for single stream.
-  std::map<std::tuple<std::string, std::string, std::string, std::string, int64_t, std::string>,
+  // single-stream run of the same model and batch size, "" for single stream. Two precisions of
+  // one run are two runs (an int8 tree analyzed beside its fp32 tree).
+  std::map<std::tuple<std::string, std::string, std::string, std::string, int64_t, std::string,
+                      std::string>,
            std::string>
       seen;
   for (const std::string& input : inputs) {
@@ -383,12 +385,14 @@ std::vector<LoadedRun> LoadRuns(const std::vector<std::string>& inputs) {
       const ResultRow& r = run.row;
       auto [it, fresh] =
           seen.emplace(std::make_tuple(r.device, r.compiler, r.experiment, r.model, r.batch_size,
+                                       r.precision,
                                        r.scenario == "single_stream" ? "" : r.run_id),
                        run.source);
       if (!fresh) {
         throw InputError(run.source + " and " + it->second + " hold the same run (" + r.device +
                          ", " + r.compiler + ", " + r.experiment + ", " + r.model + ", batch " +
                          std::to_string(r.batch_size) +
+                         (r.precision.empty() ? "" : ", " + r.precision) +
                          (r.scenario == "single_stream" ? "" : ", " + r.run_id) +
                          "); expected each run once: pass each results tree once, or give "
                          "different machines different device labels");

@@ -46,7 +46,8 @@ struct LoadedRun {
 std::vector<LoadedRun> LoadRuns(const std::string& input);
 
 // Every input in turn. Throws InputError when two files hold the same run (device, compiler,
-// experiment, model, batch size): the metrics would have to pick one.
+// experiment, model, batch size, precision): the metrics would have to pick one. An int8 tree
+// and an fp32 tree of the same runs load together.
 std::vector<LoadedRun> LoadRuns(const std::vector<std::string>& inputs);
 
 // The run's raw per-iteration latencies in ns, from its trace in the directory or the archive it

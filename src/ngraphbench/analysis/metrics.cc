@@ -11,11 +11,17 @@
 namespace ngraphbench {
 namespace {
 
-using RunKey = std::tuple<std::string, std::string, std::string, std::string, int64_t>;
+// A run's identity without its precision, and with it.
+using ModelKey = std::tuple<std::string, std::string, std::string, std::string, int64_t>;
+using RunKey = std::tuple<ModelKey, std::string>;
 
-RunKey KeyOf(const std::string& device, const std::string& compiler,
-             const std::string& experiment, const std::string& model, int64_t batch_size) {
+ModelKey KeyOf(const std::string& device, const std::string& compiler,
+               const std::string& experiment, const std::string& model, int64_t batch_size) {
   return {device, compiler, experiment, model, batch_size};
+}
+
+ModelKey KeyOf(const RunPoint& run) {
+  return KeyOf(run.device, run.compiler, run.experiment, run.model, run.batch_size);
 }
 
 bool IsOk(const RunPoint& run) { return run.status == kStatusOk; }
@@ -28,15 +34,23 @@ double OkThroughput(const RunPoint& run) {
   return *run.throughput_sps;
 }
 
-std::map<RunKey, const RunPoint*> IndexRuns(const std::vector<RunPoint>& runs) {
-  std::map<RunKey, const RunPoint*> index;
+// The runs by identity, and by identity less the precision (every precision of a model, in
+// precision order), to say why a baseline at the run's precision is missing.
+struct RunIndex {
+  std::map<RunKey, const RunPoint*> exact;
+  std::map<ModelKey, std::map<std::string, const RunPoint*>> precisions;
+};
+
+RunIndex IndexRuns(const std::vector<RunPoint>& runs) {
+  RunIndex index;
   for (const RunPoint& run : runs) {
-    RunKey key = KeyOf(run.device, run.compiler, run.experiment, run.model, run.batch_size);
-    if (!index.emplace(key, &run).second) {
+    if (!index.exact.emplace(RunKey{KeyOf(run), run.precision}, &run).second) {
       throw std::invalid_argument("two runs of " + run.compiler + " on " + run.device + " for " +
                                   run.experiment + "/" + run.model + " at batch size " +
-                                  std::to_string(run.batch_size));
+                                  std::to_string(run.batch_size) + " and precision " +
+                                  (run.precision.empty() ? "unset" : run.precision));
     }
+    index.precisions[KeyOf(run)][run.precision] = &run;
   }
   return index;
 }
@@ -46,17 +60,10 @@ void AppendNote(std::string& note, const std::string& reason) {
   note += reason;
 }
 
-// Looks up the baseline run of `run`; returns it, or nullptr and the reason in `note`. The caller
-// reads its throughput with OkThroughput.
-const RunPoint* Baseline(const std::map<RunKey, const RunPoint*>& index, const RunKey& key,
-                         const RunPoint& run, InvalidRuns invalid_runs, const std::string& what,
-                         std::string& note) {
-  auto it = index.find(key);
-  if (it == index.end()) {
-    AppendNote(note, "no " + what);
-    return nullptr;
-  }
-  const RunPoint& baseline = *it->second;
+// Whether `baseline` may be divided by: measured, and its settings agree with the run's; else
+// nullptr and the reason in `note`, naming it `what`.
+const RunPoint* Usable(const RunPoint& baseline, const RunPoint& run, InvalidRuns invalid_runs,
+                       const std::string& what, std::string& note) {
   if (!IsOk(baseline)) {
     AppendNote(note, what + " ended with status " + baseline.status);
     return nullptr;
@@ -71,6 +78,22 @@ const RunPoint* Baseline(const std::map<RunKey, const RunPoint*>& index, const R
     return nullptr;
   }
   return &baseline;
+}
+
+// Looks up the baseline run of `run` (`key` at the run's precision); returns it, or nullptr and
+// the reason in `note`. The caller reads its throughput with OkThroughput.
+const RunPoint* Baseline(const RunIndex& index, const ModelKey& key, const RunPoint& run,
+                         InvalidRuns invalid_runs, const std::string& what, std::string& note) {
+  auto it = index.exact.find({key, run.precision});
+  if (it != index.exact.end()) return Usable(*it->second, run, invalid_runs, what, note);
+  // At another precision only: never a baseline, but the note says what differs.
+  auto other = index.precisions.find(key);
+  if (other != index.precisions.end()) {
+    AppendNote(note, what + " differs: " + SettingsDiffer(*other->second.begin()->second, run));
+  } else {
+    AppendNote(note, "no " + what);
+  }
+  return nullptr;
 }
 
 Interval Scaled(const Interval& interval, double factor) {
@@ -148,6 +171,11 @@ RunPoint ToRunPoint(const ResultRow& row) {
     run.latency_p50_ci_low_ms = row.latency_p50_ci_low_ms;
     run.latency_p50_ci_high_ms = row.latency_p50_ci_high_ms;
   }
+  run.check_cosine = row.check_cosine;
+  run.check_snr_db = row.check_snr_db;
+  run.check_top1_agreement = row.check_top1_agreement;
+  run.check_top5_agreement = row.check_top5_agreement;
+  run.check_max_rel_err = row.check_max_rel_err;
   run.valid = row.valid;
   run.invalid_reason = row.invalid_reason;
   return run;
@@ -220,6 +248,7 @@ std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs,
     ScalingRow row;
     row.device = run.device;
     row.compiler = run.compiler;
+    row.precision = run.precision;
     row.experiment = run.experiment;
     row.model = run.model;
     row.family = run.family;
@@ -260,8 +289,9 @@ std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs,
     rows.push_back(std::move(row));
   }
   std::sort(rows.begin(), rows.end(), [](const ScalingRow& a, const ScalingRow& b) {
-    return std::tie(a.device, a.experiment, a.compiler, a.width, a.depth, a.model, a.batch_size) <
-           std::tie(b.device, b.experiment, b.compiler, b.width, b.depth, b.model, b.batch_size);
+    return std::tie(a.device, a.experiment, a.compiler, a.precision, a.width, a.depth, a.model,
+                    a.batch_size) < std::tie(b.device, b.experiment, b.compiler, b.precision,
+                                             b.width, b.depth, b.model, b.batch_size);
   });
   return rows;
 }
@@ -271,8 +301,10 @@ std::vector<ScalingRow> SelectBlocks(const std::vector<ScalingRow>& scaling) {
   std::copy_if(scaling.begin(), scaling.end(), std::back_inserter(blocks),
                [](const ScalingRow& row) { return row.width && row.depth; });
   std::sort(blocks.begin(), blocks.end(), [](const ScalingRow& a, const ScalingRow& b) {
-    return std::tie(a.device, a.experiment, a.batch_size, a.compiler, a.width, a.depth, a.model) <
-           std::tie(b.device, b.experiment, b.batch_size, b.compiler, b.width, b.depth, b.model);
+    return std::tie(a.device, a.experiment, a.batch_size, a.compiler, a.precision, a.width,
+                    a.depth, a.model) < std::tie(b.device, b.experiment, b.batch_size,
+                                                 b.compiler, b.precision, b.width, b.depth,
+                                                 b.model);
   });
   return blocks;
 }
@@ -340,24 +372,34 @@ void JudgeReversal(const RunPoint& identity_a, const RunPoint& identity_b,
 std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
                                         const std::string& baseline, InvalidRuns invalid_runs) {
   IndexRuns(runs);  // rejects duplicate runs, as ComputeScaling does
-  // (device, batch size) -> compiler -> model -> run
+  // (device, batch size) -> (compiler, precision) -> model -> run
+  using CompilerKey = std::pair<std::string, std::string>;
   std::map<std::pair<std::string, int64_t>,
-           std::map<std::string, std::map<std::string, const RunPoint*>>>
+           std::map<CompilerKey, std::map<std::string, const RunPoint*>>>
       groups;
   for (const RunPoint& run : runs) {
     if (run.experiment != kRankedExperiment) continue;
-    groups[{run.device, run.batch_size}][run.compiler][run.model] = &run;
+    groups[{run.device, run.batch_size}][{run.compiler, run.precision}][run.model] = &run;
   }
 
   std::vector<RankingRow> rows;
   for (const auto& [group, by_compiler] : groups) {
-    auto baseline_it = by_compiler.find(baseline);
-    for (const auto& [compiler, by_model] : by_compiler) {
+    for (const auto& [compiler_key, by_model] : by_compiler) {
+      const auto& [compiler, precision] = compiler_key;
       if (compiler == baseline) continue;
+      // The baseline at this precision; else at another one, whose models then differ.
+      auto baseline_it = by_compiler.find({baseline, precision});
+      if (baseline_it == by_compiler.end()) {
+        baseline_it = by_compiler.lower_bound({baseline, ""});
+        if (baseline_it != by_compiler.end() && baseline_it->first.first != baseline) {
+          baseline_it = by_compiler.end();
+        }
+      }
       RankingRow row;
       row.device = group.first;
       row.batch_size = group.second;
       row.compiler = compiler;
+      row.precision = precision;
 
       std::set<std::string> all_models;  // stays empty without a baseline
       if (baseline_it == by_compiler.end()) {
@@ -429,7 +471,64 @@ std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
       rows.push_back(std::move(row));
     }
   }
-  return rows;  // std::map iteration already gives (device, batch_size, compiler) order
+  return rows;  // std::map iteration already gives (device, batch_size, compiler, precision) order
+}
+
+std::vector<PrecisionRow> ComputePrecisionSpeedups(const std::vector<RunPoint>& runs,
+                                                   InvalidRuns invalid_runs) {
+  const RunIndex index = IndexRuns(runs);
+  std::vector<PrecisionRow> rows;
+  for (const RunPoint& run : runs) {
+    if (run.precision.empty() || run.precision == "fp32" || !IsMeasured(run, invalid_runs)) {
+      continue;
+    }
+    PrecisionRow row;
+    row.device = run.device;
+    row.experiment = run.experiment;
+    row.compiler = run.compiler;
+    row.model = run.model;
+    row.family = run.family;
+    row.width = run.width;
+    row.depth = run.depth;
+    row.batch_size = run.batch_size;
+    row.precision = run.precision;
+    row.latency_p50_ms = run.latency_p50_ms;
+    row.latency_p50_ci_low_ms = run.latency_p50_ci_low_ms;
+    row.latency_p50_ci_high_ms = run.latency_p50_ci_high_ms;
+    row.throughput_sps = OkThroughput(run);
+    row.check_cosine = run.check_cosine;
+    row.check_snr_db = run.check_snr_db;
+    row.check_top1_agreement = run.check_top1_agreement;
+    row.check_top5_agreement = run.check_top5_agreement;
+    row.check_max_rel_err = run.check_max_rel_err;
+
+    // The fp32 run is judged as a baseline is, but for its precision.
+    const std::string what = "fp32 run of " + run.compiler;
+    const RunPoint* fp32 = nullptr;
+    if (auto it = index.exact.find({KeyOf(run), "fp32"}); it != index.exact.end()) {
+      RunPoint as_fp32 = run;
+      as_fp32.precision = "fp32";
+      fp32 = Usable(*it->second, as_fp32, invalid_runs, what, row.note);
+    } else {
+      AppendNote(row.note, "no " + what);
+    }
+    if (fp32) {
+      row.fp32_latency_p50_ms = fp32->latency_p50_ms;
+      row.fp32_latency_p50_ci_low_ms = fp32->latency_p50_ci_low_ms;
+      row.fp32_latency_p50_ci_high_ms = fp32->latency_p50_ci_high_ms;
+      row.fp32_throughput_sps = OkThroughput(*fp32);
+      row.speedup_vs_fp32 = Speedup(row.throughput_sps, *row.fp32_throughput_sps);
+      // T_precision / T_fp32 = L_fp32 / L_precision.
+      row.speedup_ci = LatencyRatioInterval(*fp32, "fp32 run", run, "this run", row.note);
+    }
+    rows.push_back(std::move(row));
+  }
+  std::sort(rows.begin(), rows.end(), [](const PrecisionRow& a, const PrecisionRow& b) {
+    return std::tie(a.device, a.experiment, a.compiler, a.precision, a.width, a.depth, a.model,
+                    a.batch_size) < std::tie(b.device, b.experiment, b.compiler, b.precision,
+                                             b.width, b.depth, b.model, b.batch_size);
+  });
+  return rows;
 }
 
 }  // namespace ngraphbench

@@ -31,8 +31,10 @@ namespace ngraphbench {
 inline constexpr const char* kRankedExperiment = "architectures";
 
 // One run as the metrics see it. A run is identified by (device, compiler, experiment, model,
-// batch_size); only runs with status `ok` carry a throughput. Two runs are compared only when
-// their settings (threads, precision, timing_boundary, compute_device) agree.
+// batch_size, precision): an int8 and an fp32 run of one model are two runs. Only runs with
+// status `ok` carry a throughput. Two runs are compared only when their settings (threads,
+// precision, timing_boundary, compute_device) agree; ComputePrecisionSpeedups alone compares
+// two precisions of one compiler.
 struct RunPoint {
   std::string device, compiler, experiment, model, family;
   std::optional<int64_t> width, depth;  // set for the block experiments (Table V)
@@ -55,6 +57,10 @@ struct RunPoint {
   std::string scenario = "single_stream", run_id;
   std::optional<int64_t> streams, threads_per_stream;
   std::optional<double> samples_per_s, latency_p99_ms, cpu_util_pct;
+  // The output check's measures of a quantized (int8) run against the fp32 reference
+  // (measure/quant_check.h), empty for other runs; check_max_rel_err for every checked run.
+  std::optional<double> check_cosine, check_snr_db, check_top1_agreement, check_top5_agreement,
+      check_max_rel_err;
 };
 
 RunPoint ToRunPoint(const ResultRow& row);
@@ -97,7 +103,7 @@ std::optional<Interval> ThroughputInterval(const RunPoint& run);
 
 // One ok run with its batch-scaling metrics and its speedup over identity.
 struct ScalingRow {
-  std::string device, compiler, experiment, model, family;
+  std::string device, compiler, precision, experiment, model, family;
   std::optional<int64_t> width, depth;
   int64_t batch_size = 0;
   double throughput_sps = 0;
@@ -112,11 +118,14 @@ struct ScalingRow {
   std::string speedup_note;  // identity_throughput_sps, speedup_vs_identity, speedup_ci
 };
 
-// One row per measured run in `runs` (IsMeasured), sorted by (device, experiment, compiler, width,
-// depth, model, batch_size). RTR and ASE divide by the same compiler's batch-1 run of the same
-// model on the same device and experiment; the speedup divides by identity's run at the same
-// device, experiment, model and batch size. A baseline counts only when it is measured and its
-// settings agree with the run's (SettingsDiffer). `baseline`: the baseline compiler's name.
+// One row per measured run in `runs` (IsMeasured), sorted by (device, experiment, compiler,
+// precision, width, depth, model, batch_size). RTR and ASE divide by the same compiler's batch-1
+// run of the same model and precision on the same device and experiment; the speedup divides by
+// identity's run at the same device, experiment, model, batch size and precision. A baseline
+// counts only when it is measured and its settings agree with the run's (SettingsDiffer); where
+// the baseline ran at another precision only, the note says so ("... differs: precision fp32 vs
+// int8 here"). `baseline`: the baseline compiler's name. Throws std::invalid_argument when two
+// runs share (device, compiler, experiment, model, batch_size, precision).
 std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs,
                                        const std::string& baseline,
                                        InvalidRuns invalid_runs = InvalidRuns::kExclude);
@@ -159,9 +168,10 @@ std::vector<ReversedPair> FindReversedPairs(const std::vector<std::string>& mode
 void JudgeReversal(const RunPoint& identity_a, const RunPoint& identity_b,
                    const RunPoint& compiler_a, const RunPoint& compiler_b, ReversedPair& pair);
 
-// A compiler's ranking of the architectures at one device and batch size against identity's.
+// A compiler's ranking of the architectures at one device, batch size and precision against
+// identity's at that precision.
 struct RankingRow {
-  std::string device, compiler;
+  std::string device, compiler, precision;
   int64_t batch_size = 0;
   int64_t models = 0;  // models with a measured run of both compilers, same settings: ranked
   std::optional<double> kendall_tau_b;
@@ -172,12 +182,44 @@ struct RankingRow {
   std::string note;
 };
 
-// Every (device, batch size, compiler other than identity) with a run of kRankedExperiment,
-// sorted by (device, batch_size, compiler). A model is ranked when both its runs are measured
-// (IsMeasured) and their settings agree; the note lists the others and why. `baseline`: the
-// baseline compiler's name.
+// Every (device, batch size, compiler other than identity, precision) with a run of
+// kRankedExperiment, sorted by (device, batch_size, compiler, precision). The baseline's runs are
+// those at the same precision, or where it has none, those at another (whose every model is then
+// listed as differing). A model is ranked when both its runs are measured (IsMeasured) and their
+// settings agree; the note lists the others and why. `baseline`: the baseline compiler's name.
 std::vector<RankingRow> ComputeRankings(const std::vector<RunPoint>& runs,
                                         const std::string& baseline,
                                         InvalidRuns invalid_runs = InvalidRuns::kExclude);
+
+// A measured run at a precision other than fp32 (int8, bf16, fp16) against the same compiler's
+// fp32 run: the speedup quantization or a narrower float buys, and what it costs in accuracy.
+struct PrecisionRow {
+  std::string device, experiment, compiler, model, family;
+  std::optional<int64_t> width, depth;
+  int64_t batch_size = 0;
+  std::string precision;
+  // This run's latency of one batch and its reproduction interval (the row's), and the fp32
+  // run's; throughputs as in ScalingRow.
+  std::optional<double> latency_p50_ms, latency_p50_ci_low_ms, latency_p50_ci_high_ms;
+  std::optional<double> fp32_latency_p50_ms, fp32_latency_p50_ci_low_ms,
+      fp32_latency_p50_ci_high_ms;
+  double throughput_sps = 0;
+  std::optional<double> fp32_throughput_sps;
+  // T_precision / T_fp32 = L_fp32 / L_precision, with its 95% interval from the two runs'
+  // process medians (LatencyRatioInterval), as the speedups over identity have theirs.
+  std::optional<double> speedup_vs_fp32;
+  std::optional<Interval> speedup_ci;
+  // The run's output check against the fp32 reference (RunPoint).
+  std::optional<double> check_cosine, check_snr_db, check_top1_agreement, check_top5_agreement,
+      check_max_rel_err;
+  std::string note;  // why fp32_* and the speedup are empty; "" when they are filled
+};
+
+// One row per measured run (IsMeasured) whose precision is set and not fp32, sorted by (device,
+// experiment, compiler, precision, width, depth, model, batch_size). The fp32 run is the same
+// compiler's at the same device, experiment, model and batch size; it counts only when it is
+// measured and its other settings (threads, timing_boundary, compute_device) agree.
+std::vector<PrecisionRow> ComputePrecisionSpeedups(
+    const std::vector<RunPoint>& runs, InvalidRuns invalid_runs = InvalidRuns::kExclude);
 
 }  // namespace ngraphbench

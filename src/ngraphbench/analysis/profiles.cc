@@ -11,9 +11,12 @@
 namespace ngraphbench {
 namespace {
 
-using RunKey = std::tuple<std::string, std::string, std::string, int64_t>;
+// Profiles are compared between compilers at one precision.
+using RunKey = std::tuple<std::string, std::string, std::string, int64_t, std::string>;
 
-RunKey KeyOf(const ResultRow& r) { return {r.device, r.experiment, r.model, r.batch_size}; }
+RunKey KeyOf(const ResultRow& r) {
+  return {r.device, r.experiment, r.model, r.batch_size, r.precision};
+}
 
 Line& AddRun(Line& line, const ResultRow& r) {
   return line.Add(r.device).Add(r.compiler).Add(r.experiment).Add(r.model).Add(r.batch_size);
