@@ -4,16 +4,12 @@
 // The library comes from the onnxruntime wheel and is loaded with dlopen (ort_common.h).
 //
 // Precision int8: the model is quantized first (static post-training quantization, QDQ, by
-// ort_quantize.py in a helper process, on the calibration set of core/tensor.h), cached in
-// <cache>/onnxruntime-int8/<key>/quantized.onnx, and that model is what the session runs.
-#include <unistd.h>
-
+// ort_quantize.py in a helper process, on the calibration set of core/tensor.h:
+// quantize_common/quantize_common.h), cached in <cache>/onnxruntime-int8/<key>/quantized.onnx,
+// and that model is what the session runs.
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -21,9 +17,8 @@
 #include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/compilers/onnxruntime/ort_common.h"
+#include "ngraphbench/compilers/quantize_common/quantize_common.h"
 #include "ngraphbench/core/error.h"
-#include "ngraphbench/core/tensor.h"
-#include "ngraphbench/measure/check.h"  // FormatTensorFile: the calibration batches' files
 
 namespace ngraphbench {
 namespace {
@@ -35,79 +30,18 @@ GraphOptimizationLevel OptLevel(const std::string& name) {
   return ORT_ENABLE_ALL;
 }
 
-namespace fs = std::filesystem;
-
-// A model quantized by ort_quantize.py: the cache entry's quantized.onnx and what its meta.json says.
-struct Quantized {
-  fs::path model;
-  bool cache_hit = false;
-  nlohmann::json meta;
-  std::string key;
-};
-
-// Quantizes the request's model (or finds it in the cache): the key covers the model, the
-// script, the calibration set's shapes and count, and the onnxruntime library's version.
-Quantized Quantize(const CompileRequest& request) {
-  const std::string who = "onnxruntime";
-  const std::string script = EnvOr("NGRAPHBENCH_ORT_QUANTIZE_SCRIPT", NGB_ORT_QUANTIZE_SCRIPT);
-  const std::string python = EnvOr("NGRAPHBENCH_ORT_PYTHON", NGB_ORT_PYTHON);
-  Fnv128 key;
-  key.Add("onnxruntime-int8");
-  AddOnnxModel(key, request.onnx_path, request.onnx, who);
-  key.AddFile(script, who);
-  key.Add(ort::VersionString());
-  key.Add(std::to_string(kCalibrationBatches));
-  for (const TensorSpec& in : request.graph.inputs) key.Add(in.name).Add(ShapeToString(in.shape));
-
-  const bool cached = !request.cache_dir.empty();
-  const fs::path root = cached ? fs::path(request.cache_dir) / "onnxruntime-int8"
-                               : fs::temp_directory_path() /
-                                     ("ngraphbench-ort-int8-" + std::to_string(::getpid()));
-  const fs::path entry = root / key.Hex();
-  const auto usable = [](const fs::path& e) {
-    return fs::exists(e / "meta.json") && fs::exists(e / "quantized.onnx");
-  };
-  Quantized q;
-  q.key = key.Hex();
-  q.cache_hit = cached && usable(entry);
-  if (!q.cache_hit) {
-    CacheEntryBuild build(entry);
-    {
-      const ScriptOnnxFile onnx(request.onnx_path, request.onnx, build.dir());
-      std::vector<std::string> argv = {python, script, "--onnx", onnx.path().string(),
-                                       "--out-dir", build.dir().string(), "--calibration"};
-      std::vector<fs::path> files;
-      for (int b = 0; b < kCalibrationBatches; ++b) {
-        std::vector<HostTensor> batch;
-        for (const TensorSpec& in : request.graph.inputs) {
-          batch.push_back(RandomNormal(in.shape, CalibrationSeed(b, in.name)));
-        }
-        const fs::path file = build.dir() / ("calibration-" + std::to_string(b) + ".bin");
-        std::ofstream out(file, std::ios::binary);
-        const std::string bytes = FormatTensorFile(batch);
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!out.flush()) {
-          const int error = errno != 0 ? errno : EIO;
-          throw StorageError(who + ": cannot write the calibration batch " + file.string() +
-                                 ": " + std::strerror(error),
-                             error);
-        }
-        files.push_back(file);
-        argv.push_back(file.string());
-      }
-      RunCompileScript(argv, build.dir(), build.dir() / "meta.json", cached ? fs::path() : root,
-                       who, "set NGRAPHBENCH_ORT_PYTHON to a python with the onnxruntime wheel "
-                            "(onnxruntime.quantization) and onnx");
-      // The calibration set is drawn again from its seeds; the entry keeps the model only.
-      for (const fs::path& file : files) fs::remove(file);
-    }
-    build.Commit(usable);
-  }
-  q.model = entry / "quantized.onnx";
-  q.meta = nlohmann::json::parse(ReadFile(entry / "meta.json"), nullptr,
-                                 /*allow_exceptions=*/false);
-  if (!q.meta.is_object()) throw CompileError(who + ": unreadable " + (entry / "meta.json").string());
-  return q;
+// ort_quantize.py with the python of the onnxruntime wheel; the cache key covers ONNX Runtime's
+// version.
+QuantizeTool OrtQuantizeTool() {
+  QuantizeTool tool;
+  tool.who = "onnxruntime";
+  tool.python = EnvOr("NGRAPHBENCH_ORT_PYTHON", NGB_ORT_PYTHON);
+  tool.script = EnvOr("NGRAPHBENCH_ORT_QUANTIZE_SCRIPT", NGB_ORT_QUANTIZE_SCRIPT);
+  tool.fix = "set NGRAPHBENCH_ORT_PYTHON to a python with the onnxruntime wheel "
+             "(onnxruntime.quantization) and onnx";
+  tool.sdk_version = ort::VersionString();
+  tool.outputs = {"quantized.onnx"};
+  return tool;
 }
 
 class OrtCompiler : public Compiler {
@@ -166,15 +100,15 @@ class OrtCompiler : public Compiler {
         ort::AppendCuda(options, {});  // ORT's defaults (cuDNN's exhaustive algorithm search)
       }
     };
-    std::optional<Quantized> quantized;
-    if (int8) quantized = Quantize(request);
+    std::optional<QuantizedModel> quantized;
+    if (int8) quantized = QuantizeModel(request, OrtQuantizeTool(), scratch_);
     static const std::string kNoBytes;
     CompileRequest quantized_request{request.graph, kNoBytes, request.config};
     if (quantized) {
       quantized_request.cache_dir = request.cache_dir;
       quantized_request.quick = request.quick;
       quantized_request.cold = request.cold;
-      quantized_request.onnx_path = quantized->model.string();
+      quantized_request.onnx_path = (quantized->entry / "quantized.onnx").string();
       quantized_request.offline = request.offline;
       quantized_request.streams = request.streams;
     }
@@ -196,6 +130,9 @@ class OrtCompiler : public Compiler {
     if (request.offline) executable->ServeStreams(streams);
     return executable;
   }
+
+ private:
+  QuantizeScratch scratch_;  // uncached quantized models, read while the executables live
 };
 
 }  // namespace

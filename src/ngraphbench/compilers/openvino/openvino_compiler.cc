@@ -59,9 +59,9 @@
 
 #include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/compiler.h"
+#include "ngraphbench/compilers/quantize_common/quantize_common.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/tensor.h"
-#include "ngraphbench/measure/check.h"  // FormatTensorFile: the calibration batches' files
 
 namespace ngraphbench {
 namespace {
@@ -77,77 +77,19 @@ std::string OvDevice(const std::string& device) {
   throw InputError("openvino: device '" + device + "' is not one of cpu, gpu, auto");
 }
 
-// Precision int8: the model quantized by NNCF (ov_quantize.py in a helper process, on the
-// calibration set of core/tensor.h), cached in <cache>/openvino-int8/<key>/quantized.xml; the
-// key covers the model, the script, the OpenVINO version, the input shapes and the batch count.
-struct NncfModel {
-  std::string xml;
-  bool cache_hit = false;
-  nlohmann::json meta;
-};
-
-NncfModel QuantizeWithNncf(const CompileRequest& request) {
-  namespace fs = std::filesystem;
-  const std::string who = "openvino";
-  const std::string script = EnvOr("NGRAPHBENCH_OV_QUANTIZE_SCRIPT", NGB_OV_QUANTIZE_SCRIPT);
-  const std::string python = EnvOr("NGRAPHBENCH_OV_PYTHON", NGB_OV_PYTHON);
-  Fnv128 key;
-  key.Add("openvino-int8");
-  AddOnnxModel(key, request.onnx_path, request.onnx, who);
-  key.AddFile(script, who);
-  key.Add(ov::get_openvino_version().buildNumber);
-  key.Add(std::to_string(kCalibrationBatches));
-  for (const TensorSpec& in : request.graph.inputs) key.Add(in.name).Add(ShapeToString(in.shape));
-  const bool cached = !request.cache_dir.empty();
-  const fs::path root = cached ? fs::path(request.cache_dir) / "openvino-int8"
-                               : fs::temp_directory_path() /
-                                     ("ngraphbench-ov-int8-" + std::to_string(::getpid()));
-  const fs::path entry = root / key.Hex();
-  const auto usable = [](const fs::path& e) {
-    return fs::exists(e / "meta.json") && fs::exists(e / "quantized.xml") &&
-           fs::exists(e / "quantized.bin");
-  };
-  NncfModel q;
-  q.cache_hit = cached && usable(entry);
-  if (!q.cache_hit) {
-    CacheEntryBuild build(entry);
-    {
-      const ScriptOnnxFile onnx(request.onnx_path, request.onnx, build.dir());
-      std::vector<std::string> argv = {python, script, "--onnx", onnx.path().string(),
-                                       "--out-dir", build.dir().string(), "--calibration"};
-      std::vector<fs::path> files;
-      for (int b = 0; b < kCalibrationBatches; ++b) {
-        std::vector<HostTensor> batch;
-        for (const TensorSpec& in : request.graph.inputs) {
-          batch.push_back(RandomNormal(in.shape, CalibrationSeed(b, in.name)));
-        }
-        const fs::path file = build.dir() / ("calibration-" + std::to_string(b) + ".bin");
-        std::ofstream out(file, std::ios::binary);
-        const std::string bytes = FormatTensorFile(batch);
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!out.flush()) {
-          const int error = errno != 0 ? errno : EIO;
-          throw StorageError(who + ": cannot write the calibration batch " + file.string() +
-                                 ": " + std::strerror(error),
-                             error);
-        }
-        files.push_back(file);
-        argv.push_back(file.string());
-      }
-      RunCompileScript(argv, build.dir(), build.dir() / "meta.json", cached ? fs::path() : root,
-                       who, "set NGRAPHBENCH_OV_PYTHON to a python with the openvino and nncf "
-                            "wheels (./setup.sh installs both)");
-      for (const fs::path& file : files) fs::remove(file);
-    }
-    build.Commit(usable);
-  }
-  q.xml = (entry / "quantized.xml").string();
-  q.meta = nlohmann::json::parse(ReadFile(entry / "meta.json"), nullptr,
-                                 /*allow_exceptions=*/false);
-  if (!q.meta.is_object()) {
-    throw CompileError(who + ": unreadable " + (entry / "meta.json").string());
-  }
-  return q;
+// Precision int8: the model quantized by NNCF (ov_quantize.py in a helper process with the python
+// of the openvino wheel, on the calibration set: quantize_common/quantize_common.h), cached in
+// <cache>/openvino-int8/<key>/quantized.{xml,bin}; the key covers OpenVINO's build number.
+QuantizeTool NncfTool() {
+  QuantizeTool tool;
+  tool.who = "openvino";
+  tool.python = EnvOr("NGRAPHBENCH_OV_PYTHON", NGB_OV_PYTHON);
+  tool.script = EnvOr("NGRAPHBENCH_OV_QUANTIZE_SCRIPT", NGB_OV_QUANTIZE_SCRIPT);
+  tool.fix = "set NGRAPHBENCH_OV_PYTHON to a python with the openvino and nncf wheels "
+             "(./setup.sh installs both)";
+  tool.sdk_version = ov::get_openvino_version().buildNumber;
+  tool.outputs = {"quantized.xml", "quantized.bin"};
+  return tool;
 }
 
 ov::element::Type OvPrecision(const std::string& precision) {
@@ -623,7 +565,7 @@ class OpenVinoCompiler final : public Compiler {
     }
     // int8: what is compiled is NNCF's quantized model, with fp32 as the inference precision of
     // the layers left in floating point (FakeQuantize layers run as integer kernels).
-    std::optional<NncfModel> nncf;
+    std::optional<QuantizedModel> nncf;
     CompilerConfig int8_config = original.config;
     static const std::string kNoBytes;
     CompileRequest quantized{original.graph, kNoBytes, int8_config};
@@ -632,12 +574,12 @@ class OpenVinoCompiler final : public Compiler {
         throw CompileError("openvino: precision int8 runs on device cpu only here; use device "
                            "cpu");
       }
-      nncf = QuantizeWithNncf(original);
+      nncf = QuantizeModel(original, NncfTool(), scratch_);
       int8_config.precision = "fp32";
       quantized.cache_dir = original.cache_dir;
       quantized.quick = original.quick;
       quantized.cold = original.cold;
-      quantized.onnx_path = nncf->xml;
+      quantized.onnx_path = (nncf->entry / "quantized.xml").string();
       quantized.offline = original.offline;
       quantized.streams = original.streams;
     }
@@ -854,6 +796,7 @@ class OpenVinoCompiler final : public Compiler {
   }
 
   ov::Core core_;
+  QuantizeScratch scratch_;  // uncached quantized models, read while the executables live
 };
 
 }  // namespace

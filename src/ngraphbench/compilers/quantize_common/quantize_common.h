@@ -1,0 +1,70 @@
+// Static post-training quantization by an SDK's own tool in a helper process (onnxruntime's
+// ort_quantize.py, openvino's ov_quantize.py, docs/compilers.md, Quantization): what both share.
+// The calibration set is drawn and written for the script, the quantized model is cached like a
+// compiled artifact, in <cache_dir>/<who>-int8/<key>/, and a compile without a cache directory
+// writes it into a temporary folder that goes with the compiler.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ngraphbench/compilers/compiler.h"
+
+namespace ngraphbench {
+
+// One compiler's quantization tool.
+struct QuantizeTool {
+  std::string who;  // the compiler, in messages and in the cache's folder name: "onnxruntime"
+  // The helper, run as `python script --onnx MODEL --out-dir DIR --calibration FILE...`; it
+  // writes `outputs` and, last, meta.json into DIR, and ends through python/script_exit.py.
+  std::string python, script;
+  std::string fix;          // how to point it at a python that has the tool (in its errors)
+  std::string sdk_version;  // part of the cache key: another SDK version quantizes again
+  std::vector<std::string> outputs;  // what a complete entry holds beside meta.json
+};
+
+// A quantized model: the folder that holds the tool's outputs and its meta.json.
+struct QuantizedModel {
+  std::filesystem::path entry;
+  std::string key;  // the cache key, hex
+  bool cache_hit = false;
+  nlohmann::json meta;  // meta.json, an object
+};
+
+// The folders models are quantized into when a compile has no cache directory: one per
+// quantization, under the system's temporary directory, removed with what they hold when this
+// goes (and by a signal that stops the worker: RemoveOnSignal, core/process.h). A compiler owns
+// one: its executables may read the quantized model again (Executable::Profile) and never
+// outlive the compiler. For one thread.
+class QuantizeScratch {
+ public:
+  QuantizeScratch();
+  ~QuantizeScratch();
+  QuantizeScratch(const QuantizeScratch&) = delete;
+  QuantizeScratch& operator=(const QuantizeScratch&) = delete;
+
+  // A new empty folder `<tmp>/ngraphbench-<who>-int8-<host>-<pid>-XXXXXX`. Throws
+  // EnvironmentError (StorageError for a full disk) when it cannot be made.
+  std::filesystem::path NewFolder(const std::string& who);
+
+ private:
+  struct Folder;
+  std::vector<std::unique_ptr<Folder>> folders_;
+};
+
+// The request's model quantized by `tool` on the calibration set (kCalibrationBatches batches at
+// the request's input shapes, each input drawn with CalibrationSeed, core/tensor.h), or found in
+// the cache: <request.cache_dir>/<who>-int8/<key>/, the key covering the model (AddOnnxModel),
+// the script, tool.sdk_version, the batch count and the input names and shapes. A new entry is
+// complete or absent (CacheEntryBuild); the calibration files are removed once the script is
+// done (they are drawn again from their seeds). Without a cache directory the model is
+// quantized into a folder of `scratch`. Throws CompileError when the script fails or its
+// meta.json is not an object, StorageError when a file cannot be written.
+QuantizedModel QuantizeModel(const CompileRequest& request, const QuantizeTool& tool,
+                             QuantizeScratch& scratch);
+
+}  // namespace ngraphbench
