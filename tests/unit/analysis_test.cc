@@ -822,13 +822,15 @@ TEST_F(AnalyzeFiles, DirectoryAndZipGiveByteIdenticalCsvs) {
   const std::string scaling = ReadText(root_ / "from_zip" / kScalingCsv);
   // One process a run: the intervals are empty and the notes say why (a run against itself, at
   // batch 1 or as identity, is exactly 1).
-  EXPECT_NE(scaling.find("cpu0,conv2d,tvm,fp32,conv2d_w64,conv2d,,,8,12000.5,,,1500,8.000333333333334,"
+  EXPECT_NE(scaling.find("cpu0,conv2d,tvm,fp32,conv2d_w64,conv2d,,,8,12000.5,,,1500,"
+                         "8.000333333333334,"
                          ",,1.0000416666666667,,,4000,3.000125,,,\"interval: fewer than 2 "
                          "processes (batch-1 run 1, this run 1)\",\"interval: fewer than 2 "
                          "processes (identity run 1, this run 1)\"\n"),
             std::string::npos)
       << scaling;
-  EXPECT_NE(scaling.find("cpu0,conv2d,identity,fp32,conv2d_w64,conv2d,,,1,1000,,,1000,1,1,1,1,1,1,1000,"
+  EXPECT_NE(scaling.find("cpu0,conv2d,identity,fp32,conv2d_w64,conv2d,,,1,1000,,,1000,1,1,1,1,1,1,"
+                         "1000,"
                          "1,1,1,,\n"),
             std::string::npos)
       << scaling;
@@ -841,11 +843,13 @@ TEST_F(AnalyzeFiles, DirectoryAndZipGiveByteIdenticalCsvs) {
             "compiler_a_sps,compiler_b_sps,identity_latency_ratio_ci_low,"
             "identity_latency_ratio_ci_high,compiler_latency_ratio_ci_low,"
             "compiler_latency_ratio_ci_high,verdict,note\n"
-            "cpu0,1,tvm,fp32,resnet50,deit_tiny,100,80,90,120,,,,,tie,\"identity interval: fewer than "
+            "cpu0,1,tvm,fp32,resnet50,deit_tiny,100,80,90,120,,,,,tie,"
+            "\"identity interval: fewer than "
             "2 processes (resnet50 1, deit_tiny 1); compiler interval: fewer than 2 processes "
             "(resnet50 1, deit_tiny 1)\"\n");
   EXPECT_EQ(ReadText(root_ / "from_zip" / kRankingCsv),
-            "device,batch_size,compiler,precision,models_ranked,pairs,reversed_pairs,significant_reversals,"
+            "device,batch_size,compiler,precision,models_ranked,pairs,reversed_pairs,"
+            "significant_reversals,"
             "tied_reversals,kendall_tau_b,compiler_order,identity_order,note\n"
             "cpu0,1,tvm,fp32,3,3,1,0,1,0.3333333333333333,resnet18>deit_tiny>resnet50,"
             "resnet18>resnet50>deit_tiny,\n");
@@ -951,17 +955,20 @@ TEST_F(AnalyzeFiles, InvalidAndWrongRowsInTheirOwnFiles) {
   const std::string scaling = ReadText(root_ / "out" / kScalingCsv);
   EXPECT_EQ(scaling.substr(scaling.find('\n') + 1),
             "cpu0,conv2d,identity,fp32,c,conv2d,,,1,100,,,100,1,1,1,1,1,1,100,1,1,1,,\n"
-            "cpu0,conv2d,tvm,fp32,c,conv2d,,,8,1000,,,,,,,,,,,,,,batch-1 run of tvm ended with status "
+            "cpu0,conv2d,tvm,fp32,c,conv2d,,,8,1000,,,,,,,,,,,,,,"
+            "batch-1 run of tvm ended with status "
             "wrong,identity run at this batch size is invalid (cv 0.31 > 0.1; other_cpu_pct 90 > "
             "50)\n");
 
   ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "all").string(), InvalidRuns::kInclude), kExitOk);
   const std::string all = ReadText(root_ / "all" / kScalingCsv);
-  EXPECT_NE(all.find("cpu0,conv2d,identity,fp32,c,conv2d,,,8,400,,,100,4,,,0.5,,,400,1,1,1,\"interval: "
+  EXPECT_NE(all.find("cpu0,conv2d,identity,fp32,c,conv2d,,,8,400,,,100,4,,,0.5,,,400,1,1,1,"
+                     "\"interval: "
                      "fewer than 2 processes (batch-1 run 1, this run 1)\",\n"),
             std::string::npos)
       << all;
-  EXPECT_NE(all.find("cpu0,conv2d,tvm,fp32,c,conv2d,,,8,1000,,,,,,,,,,400,2.5,,,"), std::string::npos)
+  EXPECT_NE(all.find("cpu0,conv2d,tvm,fp32,c,conv2d,,,8,1000,,,,,,,,,,400,2.5,,,"
+                     ""), std::string::npos)
       << all;
   EXPECT_NE(ReadText(root_ / "all" / kInvalidCsv)
                 .find(",c_b8,cv 0.31 > 0.1; other_cpu_pct 90 > 50,false\n"),
@@ -1433,36 +1440,40 @@ TEST_F(AnalyzeFiles, OfflineAndServerCsvs) {
   EXPECT_EQ(ReadText(root_ / "b" / kScalingCsv), ReadText(root_ / "a" / kScalingCsv));
 
   EXPECT_EQ(ReadText(root_ / "b" / kBatchVsStreamsCsv),
-            "device,experiment,compiler,model,samples_in_flight,batching_run_id,batching_sps,"
+            "device,experiment,compiler,precision,model,samples_in_flight,batching_run_id,"
+            "batching_sps,"
             "batching_latency_p50_ms,batching_latency_p99_ms,concurrency_run_id,"
             "concurrency_sps,concurrency_latency_p50_ms,concurrency_latency_p99_ms,"
             "concurrency_over_batching,better,note\n"
-            "cpu0,conv2d,identity,c,1,c_b1,100,10,,,,,,,,no offline run at batch size 1 with 1 "
+            "cpu0,conv2d,identity,fp32,c,1,c_b1,100,10,,,,,,,,"
+            "no offline run at batch size 1 with 1 "
             "stream\n"
-            "cpu0,conv2d,identity,c,2,c_b2,160,12.5,,c_b1_offline_s2,250,8,12,1.5625,"
+            "cpu0,conv2d,identity,fp32,c,2,c_b2,160,12.5,,c_b1_offline_s2,250,8,12,1.5625,"
             "concurrency,\n");
   EXPECT_EQ(ReadText(root_ / "b" / kOfflineRunsCsv),
-            "device,experiment,compiler,model,batch_size,run_id,streams,samples_in_flight,"
+            "device,experiment,compiler,precision,model,batch_size,run_id,streams,"
+            "samples_in_flight,"
             "threads,threads_per_stream,samples_per_s,latency_p50_ms,latency_p99_ms,"
             "cpu_util_pct,valid\n"
-            "cpu0,conv2d,identity,c,1,c_b1_offline_s2,2,2,,1,250,8,12,190,true\n");
+            "cpu0,conv2d,identity,fp32,c,1,c_b1_offline_s2,2,2,,1,250,8,12,190,true\n");
   EXPECT_EQ(ReadText(root_ / "b" / kServerRunsCsv),
-            "device,experiment,compiler,model,batch_size,run_id,streams,threads,find_peak,"
+            "device,experiment,compiler,precision,model,batch_size,run_id,streams,threads,"
+            "find_peak,"
             "target_qps,achieved_qps,samples_per_s,latency_p50_ms,latency_percentile,"
             "latency_at_percentile_ms,latency_bound_ms,bound_met,queries_issued,"
             "queries_completed,valid,invalid_reason,peak_qps,peak_steps\n"
-            "cpu0,conv2d,identity,c,2,c_b2_server_s2_peak,2,,true,40,39.5,79,10,99,45,50,true,"
+            "cpu0,conv2d,identity,,c,2,c_b2_server_s2_peak,2,,true,40,39.5,79,10,99,45,50,true,"
             "400,400,true,,40,3\n");
   EXPECT_EQ(ReadText(root_ / "b" / kServerStepsCsv),
-            "device,experiment,compiler,model,batch_size,run_id,streams,step,target_qps,"
+            "device,experiment,compiler,precision,model,batch_size,run_id,streams,step,target_qps,"
             "achieved_qps,samples_per_s,latency_p50_ms,latency_percentile,"
             "latency_at_percentile_ms,latency_bound_ms,bound_met,valid,invalid_reason,"
             "queries_issued,queries_completed,reported,note\n"
-            "cpu0,conv2d,identity,c,2,c_b2_server_s2_peak,2,1,20,20,40,5,99,9,50,true,true,,200,"
+            "cpu0,conv2d,identity,,c,2,c_b2_server_s2_peak,2,1,20,20,40,5,99,9,50,true,true,,200,"
             "200,false,\n"
-            "cpu0,conv2d,identity,c,2,c_b2_server_s2_peak,2,2,80,60,120,30,99,120,50,false,true,"
+            "cpu0,conv2d,identity,,c,2,c_b2_server_s2_peak,2,2,80,60,120,30,99,120,50,false,true,"
             ",800,700,false,\n"
-            "cpu0,conv2d,identity,c,2,c_b2_server_s2_peak,2,3,40,39.5,79,10,99,45,50,true,true,,"
+            "cpu0,conv2d,identity,,c,2,c_b2_server_s2_peak,2,3,40,39.5,79,10,99,45,50,true,true,,"
             "400,400,true,\n");
 
   Zip(root_ / "both", root_ / "both.zip");

@@ -153,8 +153,8 @@ std::string FormatBlocksCsv(const std::vector<ScalingRow>& blocks) {
 }
 
 std::string FormatRankingCsv(const std::vector<RankingRow>& rows) {
-  std::string csv = Header({"device", "batch_size", "compiler", "precision", "models_ranked", "pairs",
-                            "reversed_pairs", "significant_reversals", "tied_reversals",
+  std::string csv = Header({"device", "batch_size", "compiler", "precision", "models_ranked",
+                            "pairs", "reversed_pairs", "significant_reversals", "tied_reversals",
                             "kendall_tau_b", "compiler_order", "identity_order", "note"});
   for (const RankingRow& row : rows) {
     csv += Line()
@@ -273,7 +273,8 @@ std::string FormatPrecisionTable(const std::vector<PrecisionRow>& rows) {
 }
 
 std::string FormatBatchVsStreamsCsv(const std::vector<RoadsRow>& rows) {
-  std::string csv = Header({"device", "experiment", "compiler", "model", "samples_in_flight",
+  std::string csv = Header({"device", "experiment", "compiler", "precision", "model",
+                            "samples_in_flight",
                             "batching_run_id", "batching_sps", "batching_latency_p50_ms",
                             "batching_latency_p99_ms", "concurrency_run_id", "concurrency_sps",
                             "concurrency_latency_p50_ms", "concurrency_latency_p99_ms",
@@ -283,6 +284,7 @@ std::string FormatBatchVsStreamsCsv(const std::vector<RoadsRow>& rows) {
                .Add(row.device)
                .Add(row.experiment)
                .Add(row.compiler)
+               .Add(row.precision)
                .Add(row.model)
                .Add(row.in_flight)
                .Add(row.batching_run_id)
@@ -302,10 +304,10 @@ std::string FormatBatchVsStreamsCsv(const std::vector<RoadsRow>& rows) {
 }
 
 std::string FormatOfflineRunsCsv(const std::vector<RunPoint>& offline) {
-  std::string csv = Header({"device", "experiment", "compiler", "model", "batch_size", "run_id",
-                            "streams", "samples_in_flight", "threads", "threads_per_stream",
-                            "samples_per_s", "latency_p50_ms", "latency_p99_ms", "cpu_util_pct",
-                            "valid"});
+  std::string csv = Header({"device", "experiment", "compiler", "precision", "model",
+                            "batch_size", "run_id", "streams", "samples_in_flight", "threads",
+                            "threads_per_stream", "samples_per_s", "latency_p50_ms",
+                            "latency_p99_ms", "cpu_util_pct", "valid"});
   for (const RunPoint& run : offline) {
     std::optional<int64_t> in_flight;
     if (run.streams) in_flight = run.batch_size * *run.streams;
@@ -313,6 +315,7 @@ std::string FormatOfflineRunsCsv(const std::vector<RunPoint>& offline) {
                .Add(run.device)
                .Add(run.experiment)
                .Add(run.compiler)
+               .Add(run.precision)
                .Add(run.model)
                .Add(run.batch_size)
                .Add(run.run_id)
@@ -332,8 +335,8 @@ std::string FormatOfflineRunsCsv(const std::vector<RunPoint>& offline) {
 
 std::string FormatServerRunsCsv(const std::vector<const ResultRow*>& rows) {
   std::string csv = Header(
-      {"device", "experiment", "compiler", "model", "batch_size", "run_id", "streams", "threads",
-       "find_peak", "target_qps", "achieved_qps", "samples_per_s", "latency_p50_ms",
+      {"device", "experiment", "compiler", "precision", "model", "batch_size", "run_id", "streams",
+       "threads", "find_peak", "target_qps", "achieved_qps", "samples_per_s", "latency_p50_ms",
        "latency_percentile", "latency_at_percentile_ms", "latency_bound_ms", "bound_met",
        "queries_issued", "queries_completed", "valid", "invalid_reason", "peak_qps",
        "peak_steps"});
@@ -342,6 +345,7 @@ std::string FormatServerRunsCsv(const std::vector<const ResultRow*>& rows) {
                .Add(row->device)
                .Add(row->experiment)
                .Add(row->compiler)
+               .Add(row->precision)
                .Add(row->model)
                .Add(row->batch_size)
                .Add(row->run_id)
@@ -369,15 +373,16 @@ std::string FormatServerRunsCsv(const std::vector<const ResultRow*>& rows) {
 
 std::string FormatServerCurvesCsv(const std::vector<ServerPoint>& points) {
   std::string csv = Header(
-      {"device", "experiment", "compiler", "model", "batch_size", "run_id", "streams", "step",
-       "target_qps", "achieved_qps", "samples_per_s", "latency_p50_ms", "latency_percentile",
-       "latency_at_percentile_ms", "latency_bound_ms", "bound_met", "valid", "invalid_reason",
-       "queries_issued", "queries_completed", "reported", "note"});
+      {"device", "experiment", "compiler", "precision", "model", "batch_size", "run_id", "streams",
+       "step", "target_qps", "achieved_qps", "samples_per_s", "latency_p50_ms",
+       "latency_percentile", "latency_at_percentile_ms", "latency_bound_ms", "bound_met", "valid",
+       "invalid_reason", "queries_issued", "queries_completed", "reported", "note"});
   for (const ServerPoint& p : points) {
     csv += Line()
                .Add(p.device)
                .Add(p.experiment)
                .Add(p.compiler)
+               .Add(p.precision)
                .Add(p.model)
                .Add(p.batch_size)
                .Add(p.run_id)
@@ -460,8 +465,9 @@ int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_di
     }
     std::sort(server_runs.begin(), server_runs.end(), [](const auto& x, const auto& y) {
       const ResultRow &a = *x.first, &b = *y.first;
-      return std::tie(a.device, a.experiment, a.compiler, a.model, a.batch_size, a.run_id) <
-             std::tie(b.device, b.experiment, b.compiler, b.model, b.batch_size, b.run_id);
+      return std::tie(a.device, a.experiment, a.compiler, a.precision, a.model, a.batch_size,
+                      a.run_id) < std::tie(b.device, b.experiment, b.compiler, b.precision,
+                                           b.model, b.batch_size, b.run_id);
     });
   }
 

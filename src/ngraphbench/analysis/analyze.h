@@ -45,24 +45,25 @@ std::string FormatReversalsCsv(const std::vector<RankingRow>& rows);
 std::string FormatBatchVsStreamsCsv(const std::vector<RoadsRow>& rows);
 // offline_runs.csv: every measured offline run (SelectOfflineRuns).
 std::string FormatOfflineRunsCsv(const std::vector<RunPoint>& offline);
-// server_runs.csv: every measured server run, in (device, experiment, compiler, model,
+// server_runs.csv: every measured server run, in (device, experiment, compiler, precision, model,
 // batch_size, run_id) order.
 std::string FormatServerRunsCsv(const std::vector<const ResultRow*>& rows);
 // server_steps.csv: every rate the server runs measured (ServerCurve), run by run.
 std::string FormatServerCurvesCsv(const std::vector<ServerPoint>& points);
 
-// precision_speedup.csv: every measured run at a precision other than fp32 (ComputePrecisionSpeedups)
-// with its latency and interval, the same compiler's fp32 run's, the speedup over it with its
-// interval, and the output check's cosine, SNR and top-1/top-5 agreement.
+// precision_speedup.csv: every measured run at a precision other than fp32
+// (ComputePrecisionSpeedups) with its latency and interval, the same compiler's fp32 run's, the
+// speedup over it with its interval, and the output check's cosine, SNR and top-1/top-5
+// agreement.
 std::string FormatPrecisionCsv(const std::vector<PrecisionRow>& rows);
 // The same rows as a fixed-width text table (what analyze prints to stderr).
 std::string FormatPrecisionTable(const std::vector<PrecisionRow>& rows);
 
-// Loads `inputs`, writes scaling, blocks, ranking, rank_reversals and precision_speedup, failures.csv (runs that
-// did not end ok, `wrong` included, with their error) and invalid.csv (ok runs whose verdict is
-// invalid, with the reason and whether they were left out) into `out_dir` (created if missing),
-// and the scenarios' CSVs when the inputs hold offline or server runs, and prints a summary to
-// stderr. Invalid runs enter the derived numbers (and the scenarios' CSVs) only with
+// Loads `inputs`, writes scaling, blocks, ranking, rank_reversals and precision_speedup,
+// failures.csv (runs that did not end ok, `wrong` included, with their error) and invalid.csv
+// (ok runs whose verdict is invalid, with the reason and whether they were left out) into
+// `out_dir` (created if missing), and the scenarios' CSVs when the inputs hold offline or server
+// runs, and prints a summary to stderr (and precision_speedup's rows as a table, where any). Invalid runs enter the derived numbers (and the scenarios' CSVs) only with
 // InvalidRuns::kInclude (--include-invalid). Returns kExitOk. Throws InputError for bad input
 // (see analysis/load.h), a bad server steps file included.
 int RunAnalyze(const std::vector<std::string>& inputs, const std::string& out_dir,

@@ -37,7 +37,7 @@ bool Usable(const RunPoint* run, InvalidRuns invalid_runs, const std::string& wh
 
 std::string Streams(int64_t k) { return std::to_string(k) + (k == 1 ? " stream" : " streams"); }
 
-// The runs of one (device, experiment, compiler, model).
+// The runs of one (device, experiment, compiler, precision, model).
 struct Roads {
   std::map<int64_t, const RunPoint*> batching;                  // batch size -> run
   std::map<int64_t, std::vector<const RunPoint*>> concurrency;  // streams -> batch-1 runs
@@ -46,11 +46,11 @@ struct Roads {
 }  // namespace
 
 std::vector<RoadsRow> CompareRoads(const std::vector<RunPoint>& runs, InvalidRuns invalid_runs) {
-  using Key = std::tuple<std::string, std::string, std::string, std::string>;
+  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
   std::map<Key, Roads> groups;
   std::set<Key> with_offline;
   for (const RunPoint& run : runs) {
-    const Key key{run.device, run.experiment, run.compiler, run.model};
+    const Key key{run.device, run.experiment, run.compiler, run.precision, run.model};
     if (run.scenario == kSingleStream) {
       groups[key].batching[run.batch_size] = &run;
     } else if (run.scenario == kOffline && run.batch_size == 1) {
@@ -68,7 +68,7 @@ std::vector<RoadsRow> CompareRoads(const std::vector<RunPoint>& runs, InvalidRun
     for (const auto& [streams, offline] : roads.concurrency) ks.insert(streams);
     for (const int64_t k : ks) {
       RoadsRow row;
-      std::tie(row.device, row.experiment, row.compiler, row.model) = key;
+      std::tie(row.device, row.experiment, row.compiler, row.precision, row.model) = key;
       row.in_flight = k;
 
       const auto b = roads.batching.find(k);
@@ -139,9 +139,10 @@ std::vector<RunPoint> SelectOfflineRuns(const std::vector<RunPoint>& runs,
     return run.scenario == kOffline && IsMeasured(run, invalid_runs);
   });
   std::sort(offline.begin(), offline.end(), [](const RunPoint& a, const RunPoint& b) {
-    return std::tie(a.device, a.experiment, a.compiler, a.model, a.batch_size, a.streams,
-                    a.run_id) < std::tie(b.device, b.experiment, b.compiler, b.model,
-                                         b.batch_size, b.streams, b.run_id);
+    return std::tie(a.device, a.experiment, a.compiler, a.precision, a.model, a.batch_size,
+                    a.streams, a.run_id) < std::tie(b.device, b.experiment, b.compiler,
+                                                    b.precision, b.model, b.batch_size,
+                                                    b.streams, b.run_id);
   });
   return offline;
 }
@@ -152,6 +153,7 @@ std::vector<ServerPoint> ServerCurve(const ResultRow& row,
   base.device = row.device;
   base.experiment = row.experiment;
   base.compiler = row.compiler;
+  base.precision = row.precision;
   base.model = row.model;
   base.run_id = row.run_id;
   base.batch_size = row.batch_size;

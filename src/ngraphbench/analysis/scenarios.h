@@ -22,7 +22,7 @@ namespace ngraphbench {
 //                `auto` run counts at the streams its row records), samples_per_s.
 // Each road's latency is that of one request: a batch of k, or one sample on its stream.
 struct RoadsRow {
-  std::string device, experiment, compiler, model;
+  std::string device, experiment, compiler, precision, model;
   int64_t in_flight = 0;  // k
   // The runs compared; "" when there is none.
   std::string batching_run_id, concurrency_run_id;
@@ -37,9 +37,10 @@ struct RoadsRow {
   std::string note;  // why a cell is empty, "; "-joined; "" when every cell is filled
 };
 
-// One row per k for every (device, experiment, compiler, model) that has an offline run at
-// batch size 1 (of any status): k runs over the single-stream runs' batch sizes and the offline
-// runs' streams together, sorted by (device, experiment, compiler, model, in_flight). A run
+// One row per k for every (device, experiment, compiler, precision, model) that has an offline
+// run at batch size 1 (of any status): k runs over the single-stream runs' batch sizes and the
+// offline runs' streams together, sorted by (device, experiment, compiler, precision, model,
+// in_flight). A run
 // counts when it is measured; a k with several measured offline runs (e.g. `streams: 2` and an
 // `auto` that served 2) compares the first by run id and says so. Offline runs at a larger batch
 // size are in SelectOfflineRuns only.
@@ -47,13 +48,13 @@ std::vector<RoadsRow> CompareRoads(const std::vector<RunPoint>& runs,
                                    InvalidRuns invalid_runs = InvalidRuns::kExclude);
 
 // The measured offline runs of `runs` (every batch size), sorted by (device, experiment,
-// compiler, model, batch_size, streams, run_id).
+// compiler, precision, model, batch_size, streams, run_id).
 std::vector<RunPoint> SelectOfflineRuns(const std::vector<RunPoint>& runs,
                                         InvalidRuns invalid_runs = InvalidRuns::kExclude);
 
 // One rate a server run measured: a step of its find_peak search, or the run itself.
 struct ServerPoint {
-  std::string device, experiment, compiler, model, run_id;
+  std::string device, experiment, compiler, precision, model, run_id;
   int64_t batch_size = 0;
   std::optional<int64_t> streams;
   std::optional<int64_t> step;  // 1, 2, ... in the search's order; empty for the row's own point
