@@ -295,7 +295,9 @@ TEST_F(Concurrent, ARunClaimedByALiveSchedulerIsLeftToIt) {
     parts.insert(e.path().filename().string());
   }
   EXPECT_EQ(parts, (std::set<std::string>{"tiny_w8_b2.p1.csv", "tiny_w8_b2.p1.latencies.csv",
-                                          "tiny_w8_b2.p2.csv", "tiny_w8_b2.p2.latencies.csv"}));
+                                          "tiny_w8_b2.p1.summary.json", "tiny_w8_b2.p2.csv",
+                                          "tiny_w8_b2.p2.latencies.csv",
+                                          "tiny_w8_b2.p2.summary.json"}));
   const ResultRow part = ParseRowCsv(ReadText(PartPath("tiny_w8_b2", 1)), "part 1");
   EXPECT_EQ(part.run_id, "tiny_w8_b2");
   EXPECT_EQ(part.status, "ok");

@@ -427,6 +427,10 @@ TEST_F(Pipeline, KilledSweepResumesToExactlyOneCompleteRowPerRun) {
     EXPECT_EQ(row.run_id, id);
     EXPECT_EQ(row.status, "ok") << p;
     EXPECT_EQ(ReadLatencies(PartLatenciesPath(id, process).string()).size(), 2u) << p;
+    // What the merge's verdict needs of it beyond its row, as data (measure/aggregate.h).
+    EXPECT_TRUE(fs::exists(RunDir() / ".parts" /
+                           (id + ".p" + std::to_string(process) + ".summary.json")))
+        << p;
   }
   // What the killed sweep reported as measured is on disk, as a part or in a row.
   std::ifstream killed_in(log);

@@ -7,7 +7,7 @@
 
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/shell.h"
-#include "ngraphbench/measure/repeat.h"
+#include "ngraphbench/measure/aggregate.h"
 #include "ngraphbench/results/csv.h"
 #include "ngraphbench/runner/claim.h"
 #include "ngraphbench/runner/parts.h"
@@ -48,7 +48,7 @@ void Collector::WriteRunRow(RunState& st, const std::string& reason) {
   const ResultRow row = MergeParts(run, on_disk.parts, reason, &broken);
   std::vector<std::vector<int64_t>> traces;
   for (const Part& p : on_disk.parts) {
-    if (!p.latencies_ns.empty()) traces.push_back(p.latencies_ns);
+    if (!p.summary.latencies_ns.empty()) traces.push_back(p.summary.latencies_ns);
   }
   if (!traces.empty()) WriteProcessLatencies(LatenciesPath(plan.dir, run.run_id), traces);
   WriteRow(path, row);
@@ -136,9 +136,10 @@ void Collector::Decide(RunState& st) {
   if (st.queued > 0) return;
   if (on_disk.ok < run.processes) return;  // the rest are another scheduler's, or stopped
   if (run.stop != "ci") return WriteRunRow(st, "fixed");
-  const ResultRow merged = MergeParts(run, on_disk.parts, "ci");
-  const Repetition next = NextRepetition(merged.process_p50s_ms, IntervalRelHalfWidth(merged),
-                                         run.ci_rel_target, run.processes, run.max_processes);
+  std::vector<ProcessSummary> summaries;
+  for (const Part& p : on_disk.parts) summaries.push_back(p.summary);
+  const Repetition next = NextProcess(summaries, run.batch_size, run.ci_rel_target, run.processes,
+                                      run.max_processes);
   if (next != Repetition::kMore) return WriteRunRow(st, RepetitionReason(next));
   queue_.push_back({&st, st.next_process++});
   st.queued++;

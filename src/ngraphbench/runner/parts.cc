@@ -3,14 +3,14 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
-#include <set>
+#include <nlohmann/json.hpp>
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
-#include "ngraphbench/measure/repeat.h"
+#include "ngraphbench/measure/aggregate.h"
 #include "ngraphbench/measure/stats.h"
-#include "ngraphbench/measure/verdict.h"
 #include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/csv.h"
 
@@ -18,33 +18,15 @@ namespace ngraphbench {
 
 namespace {
 
-constexpr const char* kDegradedPrefix = "degraded build: ";
-constexpr const char* kServerPrefix = "server: ";
-
 std::string PartStem(const std::string& run_id, int process) {
   return run_id + ".p" + std::to_string(process);
 }
 
-// The mean of `value` over the parts weighted by `weight`; empty unless every part has both.
-template <typename Value, typename Weight>
-std::optional<double> WeightedMean(const std::vector<Part>& parts, Value value, Weight weight) {
-  double sum = 0, total = 0;
-  for (const Part& p : parts) {
-    const std::optional<double> v = value(p.row), w = weight(p.row);
-    if (!v || !w) return std::nullopt;
-    sum += *v * *w;
-    total += *w;
-  }
-  if (!(total > 0)) return std::nullopt;
-  return sum / total;
-}
-
+// Column `value` of every part's row, in order: what measure/aggregate.h pools.
 template <typename Value>
-std::optional<double> Max(const std::vector<Part>& parts, Value value) {
-  std::optional<double> out;
-  for (const Part& p : parts) {
-    if (const std::optional<double> v = value(p.row)) out = out ? std::max(*out, *v) : *v;
-  }
+std::vector<std::optional<double>> Column(const std::vector<Part>& parts, Value value) {
+  std::vector<std::optional<double>> out;
+  for (const Part& p : parts) out.push_back(value(p.row));
   return out;
 }
 
@@ -85,6 +67,10 @@ std::string PartLatenciesPath(const std::string& dir, const std::string& run_id,
   return PartsDirectory(dir) + "/" + PartStem(run_id, process) + ".latencies.csv";
 }
 
+std::string PartSummaryPath(const std::string& dir, const std::string& run_id, int process) {
+  return PartsDirectory(dir) + "/" + PartStem(run_id, process) + ".summary.json";
+}
+
 std::string PartClaimPath(const std::string& dir, const std::string& run_id, int process) {
   return RunClaimPath(dir, PartStem(run_id, process));
 }
@@ -112,6 +98,48 @@ std::vector<int> PartIndices(const std::string& dir, const std::string& run_id) 
   return out;
 }
 
+void WritePartSummary(const std::string& dir, const std::string& run_id, int process,
+                      const ProcessSummary& summary) {
+  const nlohmann::json j = {{"degraded", summary.degraded},
+                            {"stall_s", summary.stall_s},
+                            {"scenario_reasons", summary.scenario_reasons}};
+  WriteFileAtomic(PartSummaryPath(dir, run_id, process), j.dump(1) + "\n");
+}
+
+namespace {
+
+// A part's summary file as WritePartSummary wrote it (its process and the run's: the caller's).
+ProcessSummary ReadPartSummary(const std::string& dir, const std::string& run_id, int process) {
+  const std::string path = PartSummaryPath(dir, run_id, process);
+  const std::optional<std::string> text = ReadFileIfExists(path, kMaxRowBytes, "part summary");
+  if (!text) {
+    throw InputError(fmt::format(
+        "part '{}' has no summary file '{}' beside it (a part an older ngraphbench wrote, or a "
+        "damaged one)",
+        PartRowPath(dir, run_id, process), path));
+  }
+  ProcessSummary summary;
+  summary.process = process;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(*text);
+    j.at("degraded").get_to(summary.degraded);
+    j.at("stall_s").get_to(summary.stall_s);
+    j.at("scenario_reasons").get_to(summary.scenario_reasons);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("part summary '{}' is not what a worker writes (an object of "
+                                 "degraded: [strings], stall_s: seconds, scenario_reasons: "
+                                 "[strings]): {}",
+                                 path, e.what()));
+  }
+  if (!(summary.stall_s >= 0) || !std::isfinite(summary.stall_s)) {
+    throw InputError(fmt::format("part summary '{}': stall_s {} is not a time in seconds >= 0",
+                                 path, summary.stall_s));
+  }
+  return summary;
+}
+
+}  // namespace
+
 Part ReadPart(const std::string& dir, const std::string& run_id, int process) {
   const std::string path = PartRowPath(dir, run_id, process);
   Part part;
@@ -121,14 +149,17 @@ Part ReadPart(const std::string& dir, const std::string& run_id, int process) {
     throw InputError(fmt::format("part '{}' holds run '{}', not {}", path, part.row.run_id,
                                  run_id));
   }
-  if (part.row.latency_p50_ms) part.latencies_ns = ReadLatencies(PartLatenciesPath(dir, run_id,
-                                                                                   process));
+  if (!part.row.latency_p50_ms) return part;
+  part.summary = ReadPartSummary(dir, run_id, process);
+  part.summary.latencies_ns = ReadLatencies(PartLatenciesPath(dir, run_id, process));
+  part.summary.window_s = part.row.timed_window_s.value_or(0);
   return part;
 }
 
 void RemovePart(const std::string& dir, const std::string& run_id, int process) {
   std::error_code ec;
   std::filesystem::remove(PartLatenciesPath(dir, run_id, process), ec);
+  std::filesystem::remove(PartSummaryPath(dir, run_id, process), ec);
   std::filesystem::remove(PartRowPath(dir, run_id, process), ec);
 }
 
@@ -151,8 +182,12 @@ void AddPhases(const std::vector<std::pair<std::string, double>>& phases,
 
 void FillLatencyColumns(ResultRow& row, const std::vector<int64_t>& latencies_ns,
                         int64_t batch_size) {
-  const LatencyStats s = Summarize(latencies_ns, batch_size);
-  row.repeats = static_cast<int64_t>(latencies_ns.size());
+  FillLatencyColumns(row, Summarize(latencies_ns, batch_size),
+                     static_cast<int64_t>(latencies_ns.size()));
+}
+
+void FillLatencyColumns(ResultRow& row, const LatencyStats& s, int64_t repeats) {
+  row.repeats = repeats;
   row.latency_mean_ms = s.mean_ms;
   row.latency_std_ms = s.std_ms;
   row.latency_min_ms = s.min_ms;
@@ -177,11 +212,11 @@ void FillLatencyColumns(ResultRow& row, const std::vector<int64_t>& latencies_ns
 }
 
 std::optional<double> IntervalRelHalfWidth(const ResultRow& row) {
-  if (!row.latency_p50_ci_low_ms || !row.latency_p50_ci_high_ms || !row.latency_p50_ms ||
-      !(*row.latency_p50_ms > 0)) {
+  if (!row.latency_p50_ci_low_ms || !row.latency_p50_ci_high_ms || !row.latency_p50_ms) {
     return std::nullopt;
   }
-  return (*row.latency_p50_ci_high_ms - *row.latency_p50_ci_low_ms) / 2 / *row.latency_p50_ms;
+  return RelHalfWidth(*row.latency_p50_ci_low_ms, *row.latency_p50_ci_high_ms,
+                      *row.latency_p50_ms);
 }
 
 ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
@@ -212,116 +247,75 @@ ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
   }
 
   // The timed runs of every process that measured, pooled, and each one's median.
-  std::vector<int64_t> pooled;
-  std::vector<std::vector<int64_t>> per_process;
-  row.process_p50s_ms.clear();
   std::vector<Part> measured;
+  std::vector<ProcessSummary> summaries;
   for (const Part& p : parts) {
-    if (p.latencies_ns.empty()) continue;
-    pooled.insert(pooled.end(), p.latencies_ns.begin(), p.latencies_ns.end());
-    row.process_p50s_ms.push_back(Summarize(p.latencies_ns, run.batch_size).p50_ms);
+    if (p.summary.latencies_ns.empty()) continue;
     measured.push_back(p);
+    summaries.push_back(p.summary);
   }
+  row.process_p50s_ms.clear();
   row.latency_p50_ci_low_ms.reset();
   row.latency_p50_ci_high_ms.reset();
-  if (pooled.empty()) return row;
-  FillLatencyColumns(row, pooled, run.batch_size);
+  const std::optional<PooledLatencies> pooled = PoolLatencies(summaries, run.batch_size);
+  if (!pooled) return row;
+  FillLatencyColumns(row, pooled->stats, pooled->repeats);
+  row.process_p50s_ms = pooled->process_p50s_ms;
   // The profile (process 0's, profile/pass.h) against the run's median.
   if (row.profile_ms && *row.latency_p50_ms > 0) {
     row.profile_over_p50 = *row.profile_ms / *row.latency_p50_ms;
   }
-  if (const std::optional<Interval> ci =
-          ReproductionInterval(*row.latency_p50_ms, row.process_p50s_ms)) {
-    row.latency_p50_ci_low_ms = ci->low;
-    row.latency_p50_ci_high_ms = ci->high;
+  if (pooled->interval) {
+    row.latency_p50_ci_low_ms = pooled->interval->low;
+    row.latency_p50_ci_high_ms = pooled->interval->high;
   }
 
-  auto window = [](const ResultRow& r) { return r.timed_window_s; };
-  double window_s = 0;
-  for (const Part& p : measured) window_s += p.row.timed_window_s.value_or(0);
-  row.timed_window_s = window_s;
+  const auto window = Column(measured, [](const ResultRow& r) { return r.timed_window_s; });
+  const auto repeats = Column(measured, Repeats);
+  const auto mean_over = [&](const std::vector<std::optional<double>>& weights, auto value) {
+    return WeightedMean(Column(measured, value), weights);
+  };
+  row.timed_window_s = pooled->window_s;
   // Offline: every process's samples over every process's window.
-  row.samples_per_s = WeightedMean(measured, [](const ResultRow& r) { return r.samples_per_s; },
-                                   window);
-  row.other_cpu_pct = WeightedMean(measured, [](const ResultRow& r) { return r.other_cpu_pct; },
-                                   window);
-  row.cpu_util_pct = WeightedMean(measured, [](const ResultRow& r) { return r.cpu_util_pct; },
-                                  window);
+  row.samples_per_s = mean_over(window, [](const ResultRow& r) { return r.samples_per_s; });
+  row.other_cpu_pct = mean_over(window, [](const ResultRow& r) { return r.other_cpu_pct; });
+  row.cpu_util_pct = mean_over(window, [](const ResultRow& r) { return r.cpu_util_pct; });
   row.cpu_util_norm_pct =
-      WeightedMean(measured, [](const ResultRow& r) { return r.cpu_util_norm_pct; }, window);
-  row.cpu_ms_per_inference = WeightedMean(
-      measured, [](const ResultRow& r) { return r.cpu_ms_per_inference; }, Repeats);
-  row.rss_peak_mb = Max(measured, [](const ResultRow& r) { return r.rss_peak_mb; });
-  row.energy_j = WeightedMean(measured, [](const ResultRow& r) { return r.energy_j; }, Repeats);
-  row.power_w = WeightedMean(measured, [](const ResultRow& r) { return r.power_w; }, window);
-  row.gpu_util_pct = WeightedMean(measured, [](const ResultRow& r) { return r.gpu_util_pct; },
-                                  window);
-  row.gpu_mem_mb = Max(measured, [](const ResultRow& r) { return r.gpu_mem_mb; });
-  row.gpu_power_w = WeightedMean(measured, [](const ResultRow& r) { return r.gpu_power_w; },
-                                 window);
-  row.gpu_energy_j = WeightedMean(measured, [](const ResultRow& r) { return r.gpu_energy_j; },
-                                  Repeats);
-  row.check_max_abs_err = Max(parts, [](const ResultRow& r) { return r.check_max_abs_err; });
-  row.check_max_rel_err = Max(parts, [](const ResultRow& r) { return r.check_max_rel_err; });
+      mean_over(window, [](const ResultRow& r) { return r.cpu_util_norm_pct; });
+  row.cpu_ms_per_inference =
+      mean_over(repeats, [](const ResultRow& r) { return r.cpu_ms_per_inference; });
+  row.rss_peak_mb = MaxOf(Column(measured, [](const ResultRow& r) { return r.rss_peak_mb; }));
+  row.energy_j = mean_over(repeats, [](const ResultRow& r) { return r.energy_j; });
+  row.power_w = mean_over(window, [](const ResultRow& r) { return r.power_w; });
+  row.gpu_util_pct = mean_over(window, [](const ResultRow& r) { return r.gpu_util_pct; });
+  row.gpu_mem_mb = MaxOf(Column(measured, [](const ResultRow& r) { return r.gpu_mem_mb; }));
+  row.gpu_power_w = mean_over(window, [](const ResultRow& r) { return r.gpu_power_w; });
+  row.gpu_energy_j = mean_over(repeats, [](const ResultRow& r) { return r.gpu_energy_j; });
+  row.check_max_abs_err =
+      MaxOf(Column(parts, [](const ResultRow& r) { return r.check_max_abs_err; }));
+  row.check_max_rel_err =
+      MaxOf(Column(parts, [](const ResultRow& r) { return r.check_max_rel_err; }));
   row.notes = Union(parts, [](const ResultRow& r) { return r.notes; }, "; ");
   row.stop_reason = Union(measured, [](const ResultRow& r) { return r.stop_reason; }, "+");
   row.phases_s.clear();
   for (const Part& p : parts) AddPhases(p.row.phases_s, row.phases_s);
 
-  // The verdict on the pooled run; what a part's build did less of than asked carries over.
-  VerdictInput verdict;
-  verdict.window_s = window_s;
-  verdict.repeats = static_cast<int64_t>(pooled.size());
-  verdict.reached_max_repeats = verdict.repeats >= run.max_repeats;
-  verdict.cv = row.cv;
-  verdict.other_cpu_pct = row.other_cpu_pct;
-  verdict.processes = static_cast<int64_t>(measured.size());
-  verdict.ci_rel = IntervalRelHalfWidth(row);
-  for (const Part& p : measured) {
-    const std::string& why = p.row.invalid_reason;
-    // Stalls are judged per process, where its timed runs and the pauses between them were
-    // seen (worker.cc): the part's reason carries over, naming the process.
-    for (size_t at = why.find(kStallsReason); at != std::string::npos;
-         at = why.find(kStallsReason, at + 1)) {
-      verdict.stalled.push_back(fmt::format("process {}: {}", p.process,
-                                            why.substr(at, why.find("; ", at) - at)));
-    }
-    for (size_t at = why.find(kDegradedPrefix); at != std::string::npos;
-         at = why.find(kDegradedPrefix, at + 1)) {
-      const size_t from = at + std::string(kDegradedPrefix).size();
-      const std::string item = why.substr(from, why.find("; ", from) - from);
-      if (std::find(verdict.degraded.begin(), verdict.degraded.end(), item) ==
-          verdict.degraded.end()) {
-        verdict.degraded.push_back(item);
-      }
-    }
-  }
-  std::vector<std::string> reasons;
-  if (broken) broken->clear();
-  for (BrokenRule& b : JudgeValidity(verdict, run.validity, run.min_time_s)) {
-    reasons.push_back(std::move(b.reason));
-    if (broken) broken->push_back(b.rule);
-  }
-  // The server scenario's own reasons (too few queries, too short, a generator behind, no
-  // peak: measure/server.h) are the part's, as judged where it measured.
-  for (const Part& p : measured) {
-    const std::string& why = p.row.invalid_reason;
-    for (size_t at = why.find(kServerPrefix); at != std::string::npos;
-         at = why.find(kServerPrefix, at + 1)) {
-      const std::string item = why.substr(at, why.find("; ", at) - at);
-      if (std::find(reasons.begin(), reasons.end(), item) == reasons.end()) {
-        reasons.push_back(item);
-      }
-    }
-  }
+  RunFigures figures;
+  figures.window_s = pooled->window_s;
+  figures.repeats = pooled->repeats;
+  figures.cv = row.cv;
+  figures.other_cpu_pct = row.other_cpu_pct;
+  figures.interval_rel = pooled->interval_rel;
+  const RunVerdict verdict =
+      JudgeRun(summaries, figures, run.validity, run.min_time_s, run.max_repeats);
+  if (broken) *broken = verdict.Rules();
   // An interval wider than the verdict allows: why, in the processes' own figures.
-  if (verdict.ci_rel && *verdict.ci_rel > run.validity.max_ci_rel) {
+  if (pooled->interval_rel && *pooled->interval_rel > run.validity.max_ci_rel) {
     const std::string spread = DescribeProcessSpread(row.process_p50s_ms, run.validity.max_ci_rel);
     if (!spread.empty()) row.notes += (row.notes.empty() ? "" : "; ") + spread;
   }
-  row.valid = reasons.empty();
-  row.invalid_reason.clear();
-  for (const auto& r : reasons) row.invalid_reason += (row.invalid_reason.empty() ? "" : "; ") + r;
+  row.valid = verdict.valid();
+  row.invalid_reason = verdict.Reasons();
   return row;
 }
 

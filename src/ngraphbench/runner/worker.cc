@@ -36,6 +36,7 @@
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/graph/ops.h"
 #include "ngraphbench/graph/working_set.h"
+#include "ngraphbench/measure/aggregate.h"
 #include "ngraphbench/measure/check.h"
 #include "ngraphbench/measure/quant_check.h"
 #include "ngraphbench/measure/harness.h"
@@ -580,27 +581,21 @@ MeasureOptions OptionsFor(const ResolvedRun& spec, int process, bool capture_out
   options.warmup = run.warmup;
   options.boundary = ParseTimingBoundary(run.timing_boundary);
   options.sample_period = std::chrono::milliseconds(spec.sample_ms);
-  // One of the run's processes times its share of the timed runs and of the time caps, so
-  // that the run's timed work stays what one process would do; each warms up in full (its
-  // own caches, its own allocator), within its share of the warmup's cap. Whether to add
-  // processes (stop `ci`) is the scheduler's call: each process times a fixed share.
-  const double share = process >= 0 ? static_cast<double>(run.processes) : 1.0;
-  auto shared = [&](int64_t n) {
-    return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(n) / share)));
-  };
-  options.repeats = shared(run.repeats);
-  options.max_time = std::chrono::duration<double>(run.max_time_s / share);
-  // Each process's window still holds enough sampler periods for its CPU figures (a fifth
-  // more than the fewest, so that timer slack does not drop them).
-  double min_time_s = run.min_time_s / share;
-  if (process >= 0 && run.min_time_s > 0 && spec.sample_ms > 0) {
-    min_time_s = std::max(min_time_s, 1.2 * kMinSamplerPeriods * spec.sample_ms / 1e3);
-  }
-  options.min_time = std::chrono::duration<double>(min_time_s);
-  options.max_repeats = shared(run.max_repeats);
-  // Under a time cap the run keeps at least kMinTimedRepeats timed runs in all, each process
-  // at least 3 (a median of its own).
-  options.min_timed_repeats = std::max<int64_t>(3, shared(kMinTimedRepeats));
+  // Whether to add processes (stop `ci`) is the scheduler's call: each process times a fixed
+  // share (measure/aggregate.h).
+  RunWork work;
+  work.repeats = run.repeats;
+  work.max_time_s = run.max_time_s;
+  work.min_time_s = run.min_time_s;
+  work.max_repeats = run.max_repeats;
+  work.processes = run.processes;
+  work.sample_period_ms = static_cast<double>(spec.sample_ms);
+  const ProcessShare share = ShareOfRun(work, process >= 0);
+  options.repeats = share.repeats;
+  options.max_time = std::chrono::duration<double>(share.max_time_s);
+  options.min_time = std::chrono::duration<double>(share.min_time_s);
+  options.max_repeats = share.max_repeats;
+  options.min_timed_repeats = share.min_timed_repeats;
   options.stop = process >= 0 ? StopRule::kFixed : ParseStopRule(run.stop);
   options.ci_rel_target = run.ci_rel_target;
   options.ci_min_repeats = run.ci_min_repeats;
@@ -1111,35 +1106,34 @@ void JudgeCheck(const ResolvedRun& spec, const std::string& spec_path, const Com
 }
 
 // Verdict: what the SDK says it ran with (its settings, what it did less of than asked), the
-// CPUs its threads may run on, and the measurement against the run's validity thresholds
-// (measure/verdict.h). `heap` is PinHeapThresholds()'s setting.
-void Verdict(const RunSpec& run, const CompilerConfig& config, const Measured& m,
-             const Executable& executable, const std::string& heap,
-             const std::vector<int>& pinned, ResultRow& row) {
+// CPUs its threads may run on, and the measurement of process `process` against the run's
+// validity thresholds (measure/aggregate.h's JudgeRun over this one process: a part's verdict is
+// judged again once the run's parts are merged). `heap` is PinHeapThresholds()'s setting.
+// Returns what the merge needs of the process beyond its row (its part's summary file).
+ProcessSummary Verdict(const RunSpec& run, const CompilerConfig& config, int process,
+                       const Measured& m, const Executable& executable, const std::string& heap,
+                       const std::vector<int>& pinned, ResultRow& row) {
   auto settings = executable.EffectiveSettings();
   settings["heap"] = heap;
   row.compiler_settings = JoinSettings(settings);
-  VerdictInput verdict;
-  verdict.window_s = m.window_s;
-  verdict.repeats = row.repeats.value_or(0);
-  verdict.reached_max_repeats = verdict.repeats >= run.max_repeats;
-  verdict.cv = row.cv;
-  verdict.other_cpu_pct = m.system.other_cpu_pct;
-  verdict.processes = 1;  // a part's verdict is judged again once the run's parts are merged
-  verdict.degraded = executable.Degraded();
-  verdict.stall_s = m.stall_s;
+  ProcessSummary summary;
+  summary.process = process;
+  summary.window_s = m.window_s;
+  summary.stall_s = m.stall_s;
+  summary.degraded = executable.Degraded();
+  summary.scenario_reasons = m.invalid_reasons;
   // Read back over every thread after the timed runs: a runtime may re-pin its own threads.
   const std::vector<int> ran_on = ThreadsCpus();
   row.affinity_cpus = FormatCpuList(ran_on);
   if (!pinned.empty() &&
       !std::includes(pinned.begin(), pinned.end(), ran_on.begin(), ran_on.end())) {
-    verdict.degraded.push_back("affinity: pinned to CPUs " + FormatCpuList(pinned) +
+    summary.degraded.push_back("affinity: pinned to CPUs " + FormatCpuList(pinned) +
                                ", but threads may run on " + row.affinity_cpus);
   }
   if (auto it = settings.find("threads"); it != settings.end()) {
     row.threads = std::stoll(it->second);
     if (*row.threads != config.threads) {
-      verdict.degraded.push_back(
+      summary.degraded.push_back(
           fmt::format("threads: {} asked, the SDK runs {}", config.threads, *row.threads));
     }
   }
@@ -1150,25 +1144,37 @@ void Verdict(const RunSpec& run, const CompilerConfig& config, const Measured& m
                                  : std::max<int64_t>(1, row.threads.value_or(config.threads) /
                                                             *row.streams);
   }
-  std::vector<std::string> reasons = InvalidReasons(verdict, run.validity, run.min_time_s);
-  reasons.insert(reasons.end(), m.invalid_reasons.begin(), m.invalid_reasons.end());
-  row.valid = reasons.empty();
-  row.invalid_reason = Join(reasons, "; ");
+  RunFigures figures;
+  figures.window_s = m.window_s;
+  figures.repeats = row.repeats.value_or(0);
+  figures.cv = row.cv;
+  figures.other_cpu_pct = m.system.other_cpu_pct;
+  const RunVerdict verdict =
+      JudgeRun({summary}, figures, run.validity, run.min_time_s, run.max_repeats);
+  row.valid = verdict.valid();
+  row.invalid_reason = verdict.Reasons();
+  return summary;
 }
 
-// Write: the trace first, the row last, so that a row on disk means the run (or the part) is
-// complete; then what went wrong, if anything, on stderr (the scheduler's log tail). A part's
-// trace whose row cannot be written goes again: it would only take the room a resume needs (a
-// run's trace, written by hand, may have replaced an older row's and stays with it).
+// Write: the trace first (and a part's summary), the row last, so that a row on disk means the
+// run (or the part) is complete; then what went wrong, if anything, on stderr (the scheduler's
+// log tail). A part's trace and summary whose row cannot be written go again: they would only
+// take the room a resume needs (a run's trace, written by hand, may have replaced an older row's
+// and stays with it).
 void Write(const std::string& dir, const std::string& run_id, int process, const ResultRow& row,
-           const std::vector<int64_t>& latencies) {
+           const std::vector<int64_t>& latencies, const ProcessSummary& summary) {
   const std::string trace = process >= 0 ? PartLatenciesPath(dir, run_id, process)
                                          : LatenciesPath(dir, run_id);
-  if (!latencies.empty()) WriteLatencies(trace, latencies);
+  const bool part_measured = process >= 0 && !latencies.empty();
   try {
+    if (!latencies.empty()) WriteLatencies(trace, latencies);
+    if (part_measured) WritePartSummary(dir, run_id, process, summary);
     WriteRow(process >= 0 ? PartRowPath(dir, run_id, process) : RowPath(dir, run_id), row);
   } catch (const EnvironmentError&) {
-    if (process >= 0 && !latencies.empty()) ::unlink(trace.c_str());
+    if (part_measured) {
+      ::unlink(trace.c_str());
+      ::unlink(PartSummaryPath(dir, run_id, process).c_str());
+    }
     throw;
   }
   if (row.status == kStatusSkipped) {
@@ -1189,6 +1195,7 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
   // Before anything is allocated for the run: every run's heap behaves the same (heap.h).
   const std::string heap = PinHeapThresholds();
   std::vector<int64_t> latencies;
+  ProcessSummary summary;
   PhaseTimes phases(row);
   try {
     const std::vector<int> pinned = Pin(spec.config, row);
@@ -1218,7 +1225,7 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
     phases.Add("timed", m.window_s);
     row.status = kStatusOk;
     if (reference) Check(m.first_outputs, reference->outputs, spec.config.precision, row);
-    Verdict(spec.run, spec.config, m, *compiled.executable, heap, pinned, row);
+    summary = Verdict(spec.run, spec.config, process, m, *compiled.executable, heap, pinned, row);
     // Before the row, as the trace: a row on disk means its steps are written too.
     if (!m.server_steps.empty()) {
       WriteFileAtomic(ServerStepsPath(dir, spec.run.run_id), FormatServerStepsCsv(m.server_steps));
@@ -1258,7 +1265,7 @@ int RunWorker(const ResolvedRun& spec, const std::string& spec_path, int process
             : "out of memory: an allocation failed; the model, batch size or compiler needs "
               "more memory than this machine could give";
   }
-  Write(dir, spec.run.run_id, process, row, latencies);
+  Write(dir, spec.run.run_id, process, row, latencies, summary);
   return kExitOk;
 }
 
