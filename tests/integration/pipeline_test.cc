@@ -338,6 +338,57 @@ TEST_F(Pipeline, Int8RowsAreJudgedByCosineAndSnr) {
       << row.error;
 }
 
+// The int8 runs and the fp32 runs of one experiment (widths 8 and 16), in two trees (a tree
+// holds one precision of a run), analyzed together: precision_speedup.csv pairs each int8 run
+// with its fp32 run, with the speedup and the output check's figures, and analyze prints them.
+TEST_F(Pipeline, Int8AndFp32TreesAreAnalyzedTogether) {
+  ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
+  const fs::path int8 = root_ / "results_int8";
+  ASSERT_EQ(Ngb("run tiny null --quick --set precision=int8 --configs " +
+                (root_ / "configs").string() + " --results " + int8.string())
+                .code,
+            0);
+  const Result analyze = Ngb("analyze " + (root_ / "results").string() + " " + int8.string() +
+                             " -o " + (root_ / "analysis").string() + " --include-invalid");
+  ASSERT_EQ(analyze.code, 0) << analyze.output;
+  EXPECT_NE(analyze.output.find("precision_speedup.csv (2)"), std::string::npos)
+      << analyze.output;
+  EXPECT_NE(analyze.output.find("speedup over the same compiler's fp32 run"), std::string::npos)
+      << analyze.output;
+  std::ifstream csv(root_ / "analysis" / "precision_speedup.csv");
+  std::string header, line, w16, more;
+  std::getline(csv, header);
+  ASSERT_TRUE(std::getline(csv, line));
+  ASSERT_TRUE(std::getline(csv, w16));
+  EXPECT_EQ(w16.rfind("local,tiny,null,int8,tiny_w16,", 0), 0u) << w16;
+  EXPECT_FALSE(std::getline(csv, more)) << more;
+  EXPECT_EQ(line.rfind("local,tiny,null,int8,tiny_w8,", 0), 0u) << line;
+  // The cells by column name (no cell here is quoted: the note is empty).
+  auto cells = [](const std::string& text) {
+    std::vector<std::string> out(1);
+    for (char c : text) {
+      if (c == ',') {
+        out.emplace_back();
+      } else {
+        out.back().push_back(c);
+      }
+    }
+    return out;
+  };
+  const std::vector<std::string> names = cells(header), values = cells(line);
+  ASSERT_EQ(names.size(), values.size()) << line;
+  std::map<std::string, std::string> cell;
+  for (size_t i = 0; i < names.size(); ++i) cell[names[i]] = values[i];
+  const ResultRow fp32 = Row("tiny_w8_b1");
+  const ResultRow quantized = ReadRow(RowPath((int8 / "local" / "null").string(), "tiny_w8_b1"));
+  EXPECT_NEAR(std::stod(cell["speedup_vs_fp32"]),
+              *quantized.throughput_median_sps / *fp32.throughput_median_sps, 1e-6);
+  EXPECT_NEAR(std::stod(cell["fp32_latency_p50_ms"]), *fp32.latency_p50_ms, 1e-9);
+  EXPECT_EQ(cell["check_cosine"], "1");
+  EXPECT_EQ(cell["check_snr_db"], "inf");
+  EXPECT_EQ(cell["note"], "") << line;
+}
+
 TEST_F(Pipeline, EveryMeasuredRowCarriesAVerdict) {
   ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
   ResultRow row = Row("tiny_w8_b1");
