@@ -111,6 +111,7 @@ Measurement Measure(Executable& executable, const std::vector<HostTensor>& input
   }
   m.stop_reason = reason;
   m.system = sampler.Stop();
+  m.window_s = m.system.window_s;
   return m;
 }
 

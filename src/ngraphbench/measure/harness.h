@@ -59,19 +59,36 @@ struct MeasureOptions {
 // The fewest timed runs a time cap may leave a run (fewer only if `repeats` asks for fewer).
 constexpr int64_t kMinTimedRepeats = 10;
 
-struct Measurement {
-  double first_run_ms = 0;             // the first Run() after compilation, not in the stats
-  int64_t warmup_runs = 0;             // warmup runs done (fewer than asked under max_time)
-  std::vector<int64_t> latencies_ns;   // one per timed repeat, raw
+// What the timed window of every scenario gives (single stream here, offline in offline.h,
+// server in server.h), each scenario's result built on it: the worker fills the row's columns of
+// a measurement from it, in one place.
+struct TimedWindow {
+  // Requests in flight at once (offline and server: the execution contexts); 0 for a single
+  // stream, which has neither streams nor samples_per_s.
+  int64_t streams = 0;
+  // The first Run() after compilation (with streams: the first context's, the cold one), not in
+  // the stats.
+  double first_run_ms = 0;
+  int64_t warmup_runs = 0;  // warmup runs done (fewer than asked under max_time; per stream:
+                            // the fewest any stream did)
+  // One per timed request, raw (offline: stream after stream; server: each query's from its
+  // scheduled arrival to its completion).
+  std::vector<int64_t> latencies_ns;
+  double window_s = 0;       // the timed window's wall time
+  double samples_per_s = 0;  // with streams: batch_size x requests / window_s
+  SystemStats system;        // over the window only
+  // Why the timed phase ended: "repeats" (the fixed count), "ci" (the interval was narrow
+  // enough), "time" (max_time), "max_repeats" (the ceiling on timed runs); server: "queries"
+  // (both minimums met), "time".
+  std::string stop_reason;
+};
+
+struct Measurement : TimedWindow {
   // The pauses between two consecutive timed runs (the end of one to the start of the next,
   // the stop rule's check included) of kStallMinNs or more (measure/verdict.h): the process
   // stopped there. Without stalls, empty.
   std::vector<int64_t> pauses_ns;
-  SystemStats system;                  // over the timed repeats only
   std::vector<HostTensor> first_outputs;  // with capture_first_outputs
-  // Why the timed phase ended: "repeats" (the fixed count), "ci" (the interval was narrow
-  // enough), "time" (max_time), "max_repeats" (the ceiling on timed runs).
-  std::string stop_reason;
 };
 
 // Places `inputs`, times the first run, discards `warmup` runs, then times `repeats` runs (more

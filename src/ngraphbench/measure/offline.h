@@ -18,25 +18,18 @@
 
 namespace ngraphbench {
 
-struct OfflineMeasurement {
-  int64_t streams = 0;
-  // The first Run() of the first context, after compilation (the cold one: the others' first
-  // runs come after it, each in turn, before any stream starts), not in the stats.
-  double first_run_ms = 0;
-  int64_t warmup_runs = 0;                   // per stream: the fewest any stream did
-  std::vector<int64_t> latencies_ns;         // every timed request, stream after stream
+// TimedWindow's streams, first_run_ms (the first context's: the others' first runs come after it,
+// each in turn, before any stream starts), latencies (every timed request, stream after stream)
+// and window: from
+// the moment every stream is released to the end of the last request (every request that started
+// in the window ends in it: a stream finishes the request it is in when the stop rule is met);
+// samples_per_s = batch_size x timed requests / window_s; stop_reason "repeats" (the timed
+// requests of all streams together reached `repeats`, and min_time is over), "time" (max_time),
+// "max_repeats".
+struct OfflineMeasurement : TimedWindow {
   std::vector<int64_t> requests_per_stream;  // timed requests each stream completed
-  // From the moment every stream is released to the end of the last request: every request
-  // that started in the window ends in it (a stream finishes the request it is in when the
-  // stop rule is met).
-  double window_s = 0;
-  double samples_per_s = 0;  // batch_size x timed requests / window_s
-  SystemStats system;        // over the window
   // With capture_first_outputs: each stream's outputs of its first run, in stream order.
   std::vector<std::vector<HostTensor>> first_outputs;
-  // "repeats" (the timed requests of all streams together reached `repeats`, and min_time is
-  // over), "time" (max_time), "max_repeats".
-  std::string stop_reason;
 };
 
 // What the offline and the server harness (measure/server.h) share: the streams' threads.

@@ -64,20 +64,17 @@ struct ServerOptions {
   std::chrono::duration<double> max_duration{60};
 };
 
-struct ServerMeasurement {
-  int64_t streams = 0;
+// TimedWindow's latencies: one per issued query, completion - scheduled arrival (a query still
+// queued when the drain ended has the time it had waited by then: a lower bound, beyond the
+// bound, see ServerDrain); window_s from the start to the last completion; samples_per_s
+// batch_size x achieved_qps; stop_reason "queries" (both minimums met) or "time" (max_duration
+// cut the issuing short); first_run_ms as OfflineMeasurement's.
+struct ServerMeasurement : TimedWindow {
   double target_qps = 0;
-  double first_run_ms = 0;  // as OfflineMeasurement's
-  int64_t warmup_runs = 0;
   int64_t issued = 0;
   int64_t completed = 0;  // issued less those still queued when the drain ended
-  // One per issued query: completion - scheduled arrival; a query still queued when the drain
-  // ended has the time it had waited by then (a lower bound, beyond the bound: see drain_s).
-  std::vector<int64_t> latencies_ns;
-  double issue_s = 0;   // from the start to the last query's scheduled arrival
-  double window_s = 0;  // from the start to the last completion
+  double issue_s = 0;       // from the start to the last query's scheduled arrival
   double achieved_qps = 0;  // completed / window_s
-  double samples_per_s = 0;  // batch_size x achieved_qps
   // How late the generator issued (actual - scheduled), and how many were late
   // (ServerLateIssueMs).
   double issue_delay_p99_ms = 0;
@@ -86,10 +83,7 @@ struct ServerMeasurement {
   // bound.
   double percentile_ms = 0;
   bool bound_met = false;
-  // "queries" (both minimums met), "time" (max_duration cut the issuing short).
-  std::string stop_reason;
   std::vector<std::string> invalid_reasons;  // ServerInvalidReasons
-  SystemStats system;
   std::vector<std::vector<HostTensor>> first_outputs;  // with capture_first_outputs
 };
 

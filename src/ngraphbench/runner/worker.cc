@@ -637,6 +637,25 @@ void FillSystemColumns(const ResolvedRun& spec, const SystemStats& system, Resul
   }
 }
 
+// The columns of a process's timed window, any scenario's (measure/harness.h's TimedWindow):
+// its latency statistics as a run of one process, its first run and warmup, its window and what
+// the sampler saw over it; with streams, theirs and samples/s.
+void FillWindowColumns(const ResolvedRun& spec, const TimedWindow& w, ResultRow& row) {
+  if (w.streams > 0) {
+    row.streams = w.streams;
+    row.samples_per_s = w.samples_per_s;
+  }
+  row.first_run_ms = w.first_run_ms;
+  row.warmup = w.warmup_runs;
+  FillLatencyColumns(row, w.latencies_ns, spec.run.batch_size);
+  row.processes = 1;
+  row.process_p50s_ms = {*row.latency_p50_ms};
+  row.processes_reason = "fixed";
+  row.stop_reason = w.stop_reason;
+  row.timed_window_s = w.window_s;
+  FillSystemColumns(spec, w.system, row);
+}
+
 // What the verdict and the output check need of a measurement, either scenario's.
 struct Measured {
   SystemStats system;
@@ -658,22 +677,13 @@ Measured MeasureProcess(const ResolvedRun& spec, int process, Executable& execut
                         std::vector<int64_t>& latencies, ResultRow& row) {
   Measurement m =
       Measure(executable, model.inputs, OptionsFor(spec, process, capture_outputs));
+  FillWindowColumns(spec, m, row);
   latencies = std::move(m.latencies_ns);
-
-  row.first_run_ms = m.first_run_ms;
-  row.warmup = m.warmup_runs;
-  FillLatencyColumns(row, latencies, spec.run.batch_size);
-  row.processes = 1;
-  row.process_p50s_ms = {*row.latency_p50_ms};
-  row.processes_reason = "fixed";
-  row.stop_reason = m.stop_reason;
-  row.timed_window_s = m.system.window_s;
-  FillSystemColumns(spec, m.system, row);
-  Measured measured{m.system, m.system.window_s, {}};
+  Measured measured{m.system, m.window_s, {}};
   if (capture_outputs) measured.first_outputs.push_back(std::move(m.first_outputs));
   // A timed run, or a pause between two, far beyond the median: the process stopped there.
   const Stalls stalls = FindStalls(latencies, m.pauses_ns);
-  if (const std::string note = DescribeStalls(stalls, m.system.window_s); !note.empty()) {
+  if (const std::string note = DescribeStalls(stalls, m.window_s); !note.empty()) {
     row.notes += (row.notes.empty() ? "" : "; ") +
                  (process >= 0 ? fmt::format("process {} ", process) : std::string()) + note;
   }
@@ -720,19 +730,8 @@ Measured MeasureOfflineProcess(const ResolvedRun& spec, int process, Executable&
   const Contexts contexts = MakeContexts(spec, executable);
   OfflineMeasurement m = MeasureOffline(contexts.raw, model.inputs, spec.run.batch_size,
                                         OptionsFor(spec, process, capture_outputs));
+  FillWindowColumns(spec, m, row);
   latencies = std::move(m.latencies_ns);
-
-  row.streams = m.streams;
-  row.first_run_ms = m.first_run_ms;
-  row.warmup = m.warmup_runs;
-  FillLatencyColumns(row, latencies, spec.run.batch_size);
-  row.processes = 1;
-  row.process_p50s_ms = {*row.latency_p50_ms};
-  row.processes_reason = "fixed";
-  row.stop_reason = m.stop_reason;
-  row.timed_window_s = m.window_s;
-  row.samples_per_s = m.samples_per_s;
-  FillSystemColumns(spec, m.system, row);
   return Measured{m.system, m.window_s, std::move(m.first_outputs)};
 }
 
@@ -860,18 +859,9 @@ Measured MeasureServerProcess(const ResolvedRun& spec, int process, Executable& 
     }
   }
   ServerMeasurement& m = *reported;
+  m.first_run_ms = first_run_ms;  // the first step's: the cold run
+  FillWindowColumns(spec, m, row);
   latencies = m.latencies_ns;
-
-  row.streams = m.streams;
-  row.first_run_ms = first_run_ms;
-  row.warmup = m.warmup_runs;
-  FillLatencyColumns(row, latencies, run.batch_size);
-  row.processes = 1;
-  row.process_p50s_ms = {*row.latency_p50_ms};
-  row.processes_reason = "fixed";
-  row.stop_reason = m.stop_reason;
-  row.timed_window_s = m.window_s;
-  row.samples_per_s = m.samples_per_s;
   row.target_qps = m.target_qps;
   row.latency_bound_ms = server.latency_bound_ms;
   row.latency_percentile = server.percentile;
@@ -881,7 +871,6 @@ Measured MeasureServerProcess(const ResolvedRun& spec, int process, Executable& 
   row.queries_completed = m.completed;
   row.achieved_qps = m.achieved_qps;
   row.issue_delay_p99_ms = m.issue_delay_p99_ms;
-  FillSystemColumns(spec, m.system, row);
   if (m.completed < m.issued) {
     steps.push_back(fmt::format("{} of {} queries were still queued when the drain ended; "
                                 "their latencies are the time they had waited",
