@@ -109,13 +109,20 @@ TEST(ServerValidity, QueriesForThePercentileDurationAndAGeneratorThatFellBehind)
   EXPECT_NE(reasons[0].find("fell behind: 11 of 1000 queries issued more than 5 ms"),
             std::string::npos)
       << reasons[0];
-  // A reason holds no "; ": the row joins reasons with it, and a merge splits them by it.
+  // A reason holds no "; ": the row joins reasons with it.
   m.issued = 10;
   m.issue_s = 1;
   for (const std::string& reason : ServerInvalidReasons(m, options)) {
     EXPECT_EQ(reason.find("; "), std::string::npos) << reason;
     EXPECT_EQ(reason.rfind("server: ", 0), 0u) << reason;
   }
+  // Each reason with its rule, typed, in the rules' order: 10 queries, 1 s, 11 of 10 late.
+  const std::vector<ServerBroken> broken = JudgeServer(m, options);
+  ASSERT_EQ(broken.size(), 3u);
+  EXPECT_EQ(broken[0].rule, ServerRule::kQueries);
+  EXPECT_EQ(broken[1].rule, ServerRule::kDuration);
+  EXPECT_EQ(broken[2].rule, ServerRule::kGeneratorBehind);
+  EXPECT_EQ(broken[2].reason, ServerInvalidReasons(m, options)[2]);
 }
 
 // Two streams of 2 ms each serve up to 1000 queries/s.

@@ -66,28 +66,35 @@ std::chrono::duration<double> ServerDrain(double latency_bound_ms) {
   return std::chrono::duration<double>(std::max(1.0, 2 * latency_bound_ms / 1e3));
 }
 
-std::vector<std::string> ServerInvalidReasons(const ServerMeasurement& m,
-                                              const ServerOptions& options) {
-  std::vector<std::string> reasons;
+std::vector<ServerBroken> JudgeServer(const ServerMeasurement& m, const ServerOptions& options) {
+  std::vector<ServerBroken> broken;
   if (m.issued < options.min_queries) {
-    reasons.push_back(fmt::format(
+    broken.push_back({ServerRule::kQueries, fmt::format(
         "server: {} queries < the {} that p{:g} needs ({} beyond it) in the {:.3g} s it may "
         "issue (raise target_qps or max_time_s, or lower latency_percentile)",
         m.issued, options.min_queries, options.percentile, kServerTailQueries,
-        options.max_duration.count()));
+        options.max_duration.count())});
   }
   if (m.issue_s + 1e-9 < options.min_duration.count()) {
-    reasons.push_back(fmt::format("server: issued over {:.3g} s < server_min_duration_s {:.3g}",
-                                  m.issue_s, options.min_duration.count()));
+    broken.push_back({ServerRule::kDuration,
+                      fmt::format("server: issued over {:.3g} s < server_min_duration_s {:.3g}",
+                                  m.issue_s, options.min_duration.count())});
   }
   if (m.issued > 0 &&
       static_cast<double>(m.late_issues) > kServerMaxLateShare * static_cast<double>(m.issued)) {
-    reasons.push_back(fmt::format(
+    broken.push_back({ServerRule::kGeneratorBehind, fmt::format(
         "server: the load generator fell behind: {} of {} queries issued more than {:.3g} ms "
         "after their scheduled arrival (> {:g}%, p99 {:.3g} ms late)",
         m.late_issues, m.issued, ServerLateIssueMs(options.latency_bound_ms),
-        kServerMaxLateShare * 100, m.issue_delay_p99_ms));
+        kServerMaxLateShare * 100, m.issue_delay_p99_ms)});
   }
+  return broken;
+}
+
+std::vector<std::string> ServerInvalidReasons(const ServerMeasurement& m,
+                                              const ServerOptions& options) {
+  std::vector<std::string> reasons;
+  for (ServerBroken& b : JudgeServer(m, options)) reasons.push_back(std::move(b.reason));
   return reasons;
 }
 
@@ -224,7 +231,10 @@ ServerMeasurement MeasureServer(const std::vector<RunContext*>& contexts,
   m.bound_met = m.issued > 0 && m.completed == m.issued &&
                 m.percentile_ms <= server.latency_bound_ms;
   m.stop_reason = stop_reason;
-  m.invalid_reasons = ServerInvalidReasons(m, server);
+  for (ServerBroken& b : JudgeServer(m, server)) {
+    m.invalid_rules.push_back(b.rule);
+    m.invalid_reasons.push_back(std::move(b.reason));
+  }
   return m;
 }
 

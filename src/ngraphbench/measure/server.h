@@ -64,6 +64,13 @@ struct ServerOptions {
   std::chrono::duration<double> max_duration{60};
 };
 
+// The server's own validity rules (docs/measurement.md, Server validity).
+enum class ServerRule {
+  kQueries,          // too few queries for the percentile
+  kDuration,         // too short an issuing window
+  kGeneratorBehind,  // the load generator fell behind its arrivals
+};
+
 // TimedWindow's latencies: one per issued query, completion - scheduled arrival (a query still
 // queued when the drain ended has the time it had waited by then: a lower bound, beyond the
 // bound, see ServerDrain); window_s from the start to the last completion; samples_per_s
@@ -84,6 +91,7 @@ struct ServerMeasurement : TimedWindow {
   double percentile_ms = 0;
   bool bound_met = false;
   std::vector<std::string> invalid_reasons;  // ServerInvalidReasons
+  std::vector<ServerRule> invalid_rules;     // the rule of each of them, in the same order
   std::vector<std::vector<HostTensor>> first_outputs;  // with capture_first_outputs
 };
 
@@ -91,8 +99,14 @@ struct ServerMeasurement : TimedWindow {
 // kServerLateIssueMinMs and kServerLateIssueBoundShare of the bound.
 double ServerLateIssueMs(double latency_bound_ms);
 
-// Why a server run is INVALID (empty: valid), each naming the value and the rule: too few
-// queries for the percentile, too short an issuing window, a generator that fell behind.
+// Each server rule the run breaks (empty: valid), in ServerRule's order, with its reason naming
+// the value and the rule: too few queries for the percentile, too short an issuing window, a
+// generator that fell behind. ServerInvalidReasons: the reasons alone.
+struct ServerBroken {
+  ServerRule rule;
+  std::string reason;
+};
+std::vector<ServerBroken> JudgeServer(const ServerMeasurement& m, const ServerOptions& options);
 std::vector<std::string> ServerInvalidReasons(const ServerMeasurement& m,
                                               const ServerOptions& options);
 
@@ -103,7 +117,7 @@ std::chrono::duration<double> ServerDrain(double latency_bound_ms);
 // Runs the contexts as RunStreams does (first runs, warmup from `options`), then, once all are
 // warm, the load generator issues Poisson arrivals at options.target_qps into a queue that the
 // streams serve, until the issuing rule of ServerOptions ends it, and the streams drain the
-// queue (ServerDrain). Fills the verdict (bound_met, invalid_reasons). Throws
+// queue (ServerDrain). Fills the verdict (bound_met, invalid_reasons, invalid_rules). Throws
 // std::invalid_argument for no contexts or options out of range, and rethrows a context's error
 // once every stream has ended.
 ServerMeasurement MeasureServer(const std::vector<RunContext*>& contexts,

@@ -745,13 +745,13 @@ uint64_t ArrivalSeed(const RunSpec& run) {
 // word or two (the row's invalid_reason has the whole reason for the step it reports).
 std::string StepNote(const ServerMeasurement& m, double percentile) {
   std::string verdict = m.bound_met ? "met" : "broken";
-  if (!m.invalid_reasons.empty()) {
+  if (!m.invalid_rules.empty()) {
     std::string why;
-    for (const std::string& reason : m.invalid_reasons) {
-      const std::string word = reason.find("fell behind") != std::string::npos ? "generator behind"
-                               : reason.find("queries <") != std::string::npos ? "too few queries"
-                                                                               : "too short";
-      why += (why.empty() ? "" : ", ") + word;
+    for (const ServerRule rule : m.invalid_rules) {
+      const char* word = rule == ServerRule::kGeneratorBehind ? "generator behind"
+                         : rule == ServerRule::kQueries       ? "too few queries"
+                                                              : "too short";
+      why += (why.empty() ? "" : ", ") + std::string(word);
     }
     verdict = "invalid: " + why;
   }
