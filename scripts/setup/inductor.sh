@@ -9,6 +9,9 @@
 # torchvision is CUDA-built; the compile script copes with its C++ ops not loading.
 INDUCTOR_ONNX2TORCH_VERSION=1.5.15
 INDUCTOR_TORCHVISION_VERSION=0.28.0  # the release paired with torch 2.13.0
+# torchao holds PT2E's quantizers and prepare/convert (precision int8); 0.18.0 is the release
+# executorch 1.5.1 brings, so both compilers quantize with the same one.
+INDUCTOR_TORCHAO_VERSION=0.18.0
 
 # setup_libtorch (torch==2.13.0 and -DTorch_DIR) is identity.sh's.
 if ! declare -F setup_libtorch >/dev/null; then
@@ -22,6 +25,10 @@ setup_inductor() {
     echo "inductor: pip install onnx2torch==$INDUCTOR_ONNX2TORCH_VERSION into $VENV failed" >&2
     return 1
   }
+  # Without it fp32 still compiles; int8 then fails naming the missing module.
+  pip_install "torchao==$INDUCTOR_TORCHAO_VERSION" ||
+    echo "inductor: pip install torchao==$INDUCTOR_TORCHAO_VERSION failed: precision int8 will" \
+      "fail naming it" >&2
   # Inductor compiles its kernels with the host's C++ compiler while packaging.
   if ! command -v "${CXX:-c++}" >/dev/null 2>&1 && ! command -v g++ >/dev/null 2>&1; then
     echo "inductor: no C++ compiler (Inductor builds its CPU kernels with one)" >&2

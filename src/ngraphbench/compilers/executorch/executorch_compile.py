@@ -8,6 +8,7 @@ never here.
 
     executorch_compile.py --onnx M.onnx --out-dir DIR [--route onnx2torch|onnx2torch_traced|auto]
     executorch_compile.py --program P.pt2 --out-dir DIR
+    ... [--calibration B0.bin B1.bin ...]   (precision int8)
 
 The path, the one ExecuTorch documents for XNNPACK:
 
@@ -30,6 +31,14 @@ The path, the one ExecuTorch documents for XNNPACK:
    the edge dialect, with every subgraph that XNNPACK supports replaced by a call to the XNNPACK
    delegate. What XNNPACK does not take stays as edge operators, which the runtime executes
    with its CPU kernels (portable and optimized kernel libraries).
+   Precision int8 (--calibration): before this step the program is quantized by PyTorch's PT2E
+   flow (inductor_compile.quantize_pt2e) with ExecuTorch's XNNPACK quantizer,
+   get_symmetric_quantization_config(is_per_channel=True): weights int8, symmetric, one scale
+   per output channel; activations int8, asymmetric, one scale and zero point per tensor,
+   histogram observers; calibrated on the batches the worker drew. The partitioner then takes
+   each quantize/dequantize pair with the operator between them as one of XNNPACK's integer
+   operators (qs8/qc8); meta.json's `xnnpack_qdq_ops` and `portable_qdq_ops` say where the
+   quantize/dequantize operators went.
 3. .to_executorch(): memory planning (without the inputs, see compile_program) and the
    program's flatbuffer, written to DIR/model.pte.
 
@@ -87,6 +96,31 @@ def delegation(edge_program, meta):
     meta["non_delegated_ops"] = sum(left.values())
     meta["delegate_calls"] = int(info.num_delegated_subgraphs)
     meta["non_delegated_by_op"] = dict(sorted(left.items()))
+    quantized = [c for op, c in info.delegation_by_operator.items()
+                 if op.startswith("quantized_decomposed_")]
+    meta["xnnpack_qdq_ops"] = sum(int(c.delegated) for c in quantized)
+    meta["portable_qdq_ops"] = sum(int(c.non_delegated) for c in quantized)
+
+
+# What quantize() does (docs/compilers.md, Quantization).
+XNNPACK_SCHEME = "pt2e:xnnpack:w=int8/per_channel/symmetric,a=int8/per_tensor/asymmetric,histogram"
+
+
+def quantize(exported, calibration, torch, meta):
+    """Precision int8: the program quantized by PT2E with the XNNPACK quantizer (see the top);
+    the program as it is without calibration files."""
+    if not calibration:
+        return exported
+    import inductor_compile  # pylint: disable=import-outside-toplevel,import-error
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (  # pylint: disable=import-outside-toplevel
+        XNNPACKQuantizer, get_symmetric_quantization_config)
+
+    quantizer = XNNPACKQuantizer()
+    quantizer.set_global(get_symmetric_quantization_config(is_per_channel=True))
+    program = inductor_compile.quantize_pt2e(exported, calibration, quantizer, "XNNPACK", torch,
+                                             meta)
+    meta["quantization"] = XNNPACK_SCHEME
+    return program
 
 
 def lower(exported, meta):
@@ -102,7 +136,7 @@ def lower(exported, meta):
     return edge
 
 
-def lower_onnx(path, route, torch, meta):
+def lower_onnx(path, route, calibration, torch, meta):
     """ONNX -> onnx2torch's module -> a program by `route` (see the top) -> lowered."""
     import inductor_compile  # pylint: disable=import-outside-toplevel,import-error
 
@@ -115,7 +149,7 @@ def lower_onnx(path, route, torch, meta):
             with torch.no_grad():
                 exported = torch.export.export(module, inputs, strict=False)
             meta["export_s"] = time.monotonic() - start
-            edge = lower(exported, meta)
+            edge = lower(quantize(exported, calibration, torch, meta), meta)
             meta["module"] = "onnx2torch"
             return edge
         except Exception as e:  # pylint: disable=broad-except
@@ -131,7 +165,7 @@ def lower_onnx(path, route, torch, meta):
     exported = inductor_compile.torchscript_to_program(traced, inputs, torch)
     meta["export_s"] = time.monotonic() - start
     meta["module"] = "onnx2torch_traced"
-    return lower(exported, meta)
+    return lower(quantize(exported, calibration, torch, meta), meta)
 
 
 def compile_program(args):
@@ -150,9 +184,9 @@ def compile_program(args):
         exported = torch.export.load(args.program)
         meta["export_s"] = time.monotonic() - start
         meta["module"] = "torch.export"
-        edge = lower(exported, meta)
+        edge = lower(quantize(exported, args.calibration, torch, meta), meta)
     else:
-        edge = lower_onnx(args.onnx, args.route, torch, meta)
+        edge = lower_onnx(args.onnx, args.route, args.calibration, torch, meta)
 
     # The inputs stay out of the memory plan (alloc_graph_input=False): a planned input's
     # buffer is free for reuse once its last reader has run, so a later subgraph may overwrite
@@ -183,6 +217,9 @@ def main():
     parser.add_argument("--route", default="onnx2torch",
                         choices=["onnx2torch", "onnx2torch_traced", "auto"],
                         help="with --onnx: how onnx2torch's module becomes a program (see the top)")
+    parser.add_argument("--calibration", nargs="+", default=[],
+                        help="precision int8: tensor files, one calibration batch each; the "
+                        "program is quantized with the XNNPACK quantizer (PT2E) first")
     compile_program(parser.parse_args())
     return 0
 

@@ -39,6 +39,13 @@
 // through a call that holds the pool's lock even for one thread, so offline contexts run under
 // ExecuTorch's NoThreadPoolGuard, with which they run inline without it.
 //
+// Precision int8: the compile script quantizes the exported program by PyTorch's PT2E flow with
+// the XNNPACK quantizer, calibrated on the calibration set of core/tensor.h (the batches written
+// here as tensor files for it), before the lowering; XNNPACK runs the quantized operators as
+// its integer ones. The entry is keyed by the precision and the calibration set too. A model the
+// quantizer annotates nothing of fails the compile (never fp32 under the name int8); a
+// quantize or dequantize left outside XNNPACK makes the run degraded, as any operator does.
+//
 // Profile() loads the same .pte a second time with ExecuTorch's event tracer (ETDump), which
 // etdump.cc reads into per-operator times.
 #include <executorch/devtools/etdump/etdump_flatcc.h>
@@ -55,11 +62,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -72,6 +81,8 @@
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/compilers/executorch/etdump.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/tensor.h"
+#include "ngraphbench/measure/check.h"  // FormatTensorFile: the calibration batches' files
 
 // The runtime's thread pool, libexecutorch_threadpool.so. The wheel ships no header for it
 // (only threadpool_guard.h); these are the declarations of ExecuTorch's
@@ -123,6 +134,30 @@ struct Entry {
   std::string key;
 };
 
+// The calibration set (core/tensor.h) as tensor files in `dir`, one batch of every graph input
+// each, for the compile script's --calibration.
+std::vector<fs::path> WriteCalibrationSet(const Graph& graph, const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (int b = 0; b < kCalibrationBatches; ++b) {
+    std::vector<HostTensor> batch;
+    for (const TensorSpec& in : graph.inputs) {
+      batch.push_back(RandomNormal(in.shape, CalibrationSeed(b, in.name)));
+    }
+    const fs::path file = dir / ("calibration-" + std::to_string(b) + ".bin");
+    std::ofstream out(file, std::ios::binary);
+    const std::string bytes = FormatTensorFile(batch);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out.flush()) {
+      const int error = errno != 0 ? errno : EIO;
+      throw StorageError("executorch: cannot write the calibration batch " + file.string() +
+                             ": " + std::strerror(error),
+                         error);
+    }
+    files.push_back(file);
+  }
+  return files;
+}
+
 // Lowers the model with executorch_compile.py by `route` into <cache_dir>/executorch/<key>/, or
 // finds it there. Without a cache dir, into a temporary folder that the executable removes.
 Entry BuildProgram(const CompileRequest& request, const std::string& route, const fs::path& root,
@@ -144,6 +179,12 @@ Entry BuildProgram(const CompileRequest& request, const std::string& route, cons
     if (route != "onnx2torch") key.Add("route=" + route);
   }
   key.Add(script);
+  const bool int8 = request.config.precision == "int8";
+  if (int8) {
+    // The calibration set: its batch count and shapes (its values follow from its seeds).
+    key.Add("precision=int8").Add("calibration=" + std::to_string(kCalibrationBatches));
+    for (const TensorSpec& in : request.graph.inputs) key.Add(in.name).Add(ShapeToString(in.shape));
+  }
   const fs::path entry = root / key.Hex();
   Entry out{entry / "model.pte", entry / "meta.json", false, key.Hex()};
   const auto usable = [](const fs::path& e) {
@@ -163,8 +204,16 @@ Entry BuildProgram(const CompileRequest& request, const std::string& route, cons
       onnx.emplace(request.onnx_path, request.onnx, build.dir());
       argv.insert(argv.end(), {"--onnx", onnx->path().string(), "--route", route});
     }
+    std::vector<fs::path> calibration;
+    if (int8) {
+      calibration = WriteCalibrationSet(request.graph, build.dir());
+      argv.push_back("--calibration");
+      for (const fs::path& file : calibration) argv.push_back(file.string());
+    }
     RunCompileScript(argv, build.dir(), build.dir() / "meta.json", cached ? fs::path() : root,
                      "executorch", kFix);
+    // The calibration set is drawn again from its seeds; the entry keeps the program only.
+    for (const fs::path& file : calibration) fs::remove(file);
   }
   build.Commit(usable);
   return out;
@@ -506,9 +555,10 @@ class ExecuTorchCompiler : public Compiler {
   std::unique_ptr<Executable> Compile(const CompileRequest& request) override {
     const CompilerConfig& config = request.config;
     if (const std::string why = Unavailable(config); !why.empty()) throw UnavailableError(why);
-    if (config.precision != "fp32") {
+    const bool int8 = config.precision == "int8";
+    if (config.precision != "fp32" && !int8) {
       throw CompileError("executorch: precision '" + config.precision +
-                         "' is not supported; use fp32");
+                         "' is not supported; use fp32 or int8");
     }
     if (!request.torch_program_error.empty()) {
       // A model given as PyTorch code that torch.export could not export: there is no program
@@ -603,6 +653,19 @@ class ExecuTorchCompiler : public Compiler {
         {"pte_bytes", std::to_string(meta.value("pte_bytes", int64_t{0}))},
         {"cache_key", entry.key}};
     if (!left_ops.empty()) settings["portable_by_op"] = left_ops;
+    if (int8) {
+      settings["quantization"] = meta.value("quantization", "unknown");
+      settings["calibration_batches"] = std::to_string(meta.value("calibration_batches", 0));
+      settings["quantize_s"] = Seconds(meta, "quantize_s");
+      // Products by a constant weight made linear layers for the quantizer (the compile script).
+      settings["matmuls_to_linear"] = std::to_string(meta.value("matmuls_to_linear", 0));
+      settings["qdq_nodes"] = std::to_string(meta.value("quantize_nodes", 0) +
+                                             meta.value("dequantize_nodes", 0));
+      // Where the lowered graph's quantize/dequantize operators went: inside XNNPACK's
+      // subgraphs (its integer operators) or left to ExecuTorch's kernels (degraded above).
+      settings["xnnpack_qdq_ops"] = std::to_string(meta.value("xnnpack_qdq_ops", 0));
+      settings["portable_qdq_ops"] = std::to_string(meta.value("portable_qdq_ops", 0));
+    }
     if (const std::string failed = meta.value("onnx2torch_failed", ""); !failed.empty()) {
       // The settings are "k=v;k=v": the reason loses what would break that.
       std::string why = failed.substr(0, 200);

@@ -14,7 +14,9 @@
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/tensor.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/measure/quant_check.h"
 #include "ngraphbench/models/builder.h"
 #include "ngraphbench/models/zoo.h"
 #include "conformance/compare_support.h"
@@ -104,6 +106,62 @@ TEST_F(ExecuTorch, ConvBlockIsAllXnnpackMatchesOnnxRuntimeAndIsCached) {
   // A program load, not a lowering.
   EXPECT_LT(warm.compile_s, std::min(2.0, cold.compile_s / 4))
       << "cold " << cold.compile_s << " s, cached " << warm.compile_s << " s";
+}
+
+// precision int8: the XNNPACK quantizer (PT2E) quantizes the conv block on the calibration set and
+// XNNPACK takes every operator, the quantize/dequantize pairs included (its integer operators):
+// the outputs differ from fp32's (it is not fp32 run silently) but lie within the int8 bounds;
+// a second compile loads the program.
+TEST_F(ExecuTorch, Int8ConvBlockIsQuantizedAndAllXnnpack) {
+  NGB_REQUIRE_BUILT("onnxruntime");  // the reference
+  const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 2);
+  const auto inputs = test_support::RandomInputs(graph, 100);
+  const Compiled ref = OnnxRuntimeReference(graph, inputs);
+  const std::string onnx = ExportOnnx(graph);
+  CompilerConfig config = Config("executorch");
+  config.precision = "int8";
+  for (const char* hit : {"false", "true"}) {
+    auto exe = compiler_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
+    const auto settings = exe->EffectiveSettings();
+    EXPECT_EQ(settings.at("cache_hit"), hit);
+    EXPECT_EQ(settings.at("calibration_batches"), std::to_string(kCalibrationBatches));
+    EXPECT_EQ(settings.at("quantization").rfind("pt2e:xnnpack:w=int8/per_channel", 0), 0u)
+        << settings.at("quantization");
+    EXPECT_GT(std::stoi(settings.at("qdq_nodes")), 0);
+    EXPECT_GT(std::stoi(settings.at("xnnpack_qdq_ops")), 0);
+    EXPECT_EQ(settings.at("portable_qdq_ops"), "0");
+    EXPECT_EQ(settings.at("xnnpack_fraction"), "1.0000");
+    EXPECT_TRUE(exe->Degraded().empty());
+    const QuantAccuracy a =
+        CompareQuantized(test_support::RunExecutable(*exe, inputs, 1), ref.outputs);
+    EXPECT_TRUE(a.mismatch.empty()) << a.mismatch;
+    EXPECT_TRUE(WithinInt8Bounds(a)) << "cosine " << a.cosine << ", SNR " << a.snr_db;
+    EXPECT_LT(a.snr_db, 80) << "the int8 outputs are fp32's";
+  }
+}
+
+// An attention block at int8: the projections become linear layers (as for inductor) that the
+// quantizer annotates, and XNNPACK takes every quantize and dequantize; onnx2torch's Expand stays
+// outside XNNPACK as at fp32 (degraded, the test below), and the outputs lie within the bounds.
+TEST_F(ExecuTorch, Int8AttentionKeepsTheQuantizedOperatorsInXnnpack) {
+  NGB_REQUIRE_BUILT("onnxruntime");  // the reference
+  const Graph graph = BuildModel(SyntheticSpec("mha_block", "mha_block", 64, 1), 1);
+  const auto inputs = test_support::RandomInputs(graph, 7);
+  const std::string onnx = ExportOnnx(graph);
+  CompilerConfig config = Config("executorch");
+  config.precision = "int8";
+  auto exe = compiler_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
+  const auto settings = exe->EffectiveSettings();
+  EXPECT_GT(std::stoi(settings.at("xnnpack_qdq_ops")), 0);
+  EXPECT_EQ(settings.at("portable_qdq_ops"), "0");
+  for (const std::string& why : exe->Degraded()) {
+    EXPECT_EQ(why.find("quantize"), std::string::npos) << why;
+  }
+  const QuantAccuracy a = CompareQuantized(test_support::RunExecutable(*exe, inputs, 1),
+                                           OnnxRuntimeReference(graph, inputs).outputs);
+  EXPECT_TRUE(a.mismatch.empty()) << a.mismatch;
+  EXPECT_TRUE(WithinInt8Bounds(a)) << "cosine " << a.cosine << ", SNR " << a.snr_db;
+  EXPECT_LT(a.snr_db, 80) << "the int8 outputs are fp32's";
 }
 
 // Self-attention: onnx2torch's Expand of the attention's broadcast stays outside XNNPACK, in

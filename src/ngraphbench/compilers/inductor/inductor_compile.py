@@ -6,7 +6,7 @@ and Inductor exist only in Python. The timed execution happens in C++
 (torch::inductor::AOTIModelPackageLoader in the worker), never here.
 
     inductor_compile.py --onnx M.onnx --out-dir DIR --threads 2 [--max-autotune] [--freezing]
-                        [--kernel-profile]
+                        [--kernel-profile] [--calibration B0.bin B1.bin ...]
     inductor_compile.py --program P.pt2 ...
     inductor_compile.py --torchscript M.ts --input-shape 1,3,224,224 ...
 
@@ -29,6 +29,18 @@ The path from ONNX to Inductor:
 3. torch._inductor.aoti_compile_and_package(exported, package_path=DIR/model.pt2,
    inductor_configs=...): the Inductor settings asked for (max_autotune, freezing) plus
    cpp.threads, see below.
+
+Precision int8 (--calibration FILE...): between steps 2 and 3, the program is quantized by
+PyTorch's PT2E flow (quantize_pt2e): prepare_pt2e with the x86 Inductor quantizer in its default
+static configuration (torchao's; weights int8, symmetric, one scale per output channel;
+activations uint8, asymmetric, one scale and zero point per tensor, histogram observers),
+the calibration batches the worker drew run through it, convert_pt2e, and torch.export again.
+Before prepare_pt2e, each product of an activation by a constant 2-D weight (ONNX's MatMul and
+Add of a linear layer on a 3-D input, a transformer's projections) becomes a linear layer
+(constant_matmuls_to_linear), which the quantizers annotate and matmul is not.
+With freezing (required), Inductor lowers the quantize/dequantize pairs around convolutions and
+matrix products to oneDNN's integer kernels (qconv_pointwise, qlinear_pointwise), which
+meta.json's int8_calls counts in the package's wrapper. Device cpu only.
 
 --kernel-profile compiles the package that the worker's profile runs (Executable::Profile), never
 the timed one: Inductor's cpp.enable_kernel_profile opens a RecordFunction, which LibTorch's
@@ -361,6 +373,196 @@ def torchscript_to_program(module, inputs, torch):
     return exported
 
 
+TENSOR_FILE_MAGIC = b"NGBTENS1"
+
+
+def read_tensor_file(path, torch):
+    """One calibration batch: the tensors of a file in the output check's tensor file format
+    (src/ngraphbench/measure/check.h: "NGBTENS1", a uint64 count, per tensor a uint64 rank, int64
+    dims and float32 data, little-endian), as float32 CPU tensors."""
+    import struct  # pylint: disable=import-outside-toplevel
+
+    import numpy as np  # pylint: disable=import-outside-toplevel
+
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != TENSOR_FILE_MAGIC:
+        raise ValueError(f"{path}: not a tensor file (no NGBTENS1 header)")
+    try:
+        pos = 8
+        (count,) = struct.unpack_from("<Q", data, pos)
+        pos += 8
+        tensors = []
+        for _ in range(count):
+            (rank,) = struct.unpack_from("<Q", data, pos)
+            pos += 8
+            if rank > 8:
+                raise ValueError(f"a tensor of rank {rank}")
+            dims = struct.unpack_from(f"<{rank}q", data, pos)
+            pos += 8 * rank
+            n = 1
+            for d in dims:
+                if d < 0:
+                    raise ValueError(f"a negative dimension in {dims}")
+                n *= d
+            if pos + 4 * n > len(data):
+                raise ValueError("truncated")
+            array = np.frombuffer(data, dtype="<f4", count=n, offset=pos).reshape(dims)
+            tensors.append(torch.from_numpy(array.astype(np.float32)))
+            pos += 4 * n
+    except struct.error as e:
+        raise ValueError(f"{path}: truncated tensor file ({e})") from e
+    except ValueError as e:
+        raise ValueError(f"{path}: not a valid tensor file: {e}") from e
+    return tensors
+
+
+def constant_matmuls_to_linear(module, torch):
+    """In a torch.export program's module (exported.module(): constants as get_attr nodes),
+    replaces each aten.matmul of an activation by a constant 2-D weight [K, N] with aten.linear of
+    the weight transposed ([N, K]), taking a following aten.add of a constant [N] bias into the
+    linear's bias. The same product; but ONNX writes a linear layer on a 3-D input (a transformer's
+    projections) as MatMul and Add, which onnx2torch and the IR turn into matmul, and the PT2E
+    quantizers annotate linear (its weight per output channel), not matmul. Returns how many
+    were replaced."""
+
+    def constant(node):
+        if getattr(node, "op", None) != "get_attr":
+            return None
+        value = module
+        for part in node.target.split("."):
+            value = getattr(value, part)
+        return value if isinstance(value, torch.Tensor) else None
+
+    replaced = 0
+    for node in list(module.graph.nodes):
+        if (node.op != "call_function" or node.target != torch.ops.aten.matmul.default or
+                len(node.args) != 2 or node.kwargs):
+            continue
+        x, w = node.args
+        weight = constant(w)
+        if weight is None or weight.dim() != 2 or getattr(x, "op", None) == "get_attr":
+            continue
+        args = [x]
+        weight_name = f"_ngb_linear_weight_{replaced}"
+        # Parameters, as a linear layer's are: Inductor's freezing folds those into constants
+        # (and so the quantized weight into oneDNN's packed int8 one), not buffers.
+        module.register_parameter(weight_name, torch.nn.Parameter(
+            weight.detach().t().contiguous(), requires_grad=False))
+        bias_node = None
+        users = list(node.users)
+        if (len(users) == 1 and users[0].op == "call_function" and
+                users[0].target == torch.ops.aten.add.Tensor and not users[0].kwargs and
+                len(users[0].args) == 2):
+            other = [a for a in users[0].args if a is not node]
+            bias = constant(other[0]) if len(other) == 1 else None
+            if bias is not None and bias.dim() == 1 and bias.shape[0] == weight.shape[1]:
+                bias_node = users[0]
+                bias_name = f"_ngb_linear_bias_{replaced}"
+                module.register_parameter(bias_name, torch.nn.Parameter(
+                    bias.detach().clone(), requires_grad=False))
+        with module.graph.inserting_before(node):
+            args.append(module.graph.get_attr(weight_name))
+            if bias_node is not None:
+                args.append(module.graph.get_attr(bias_name))
+            new = module.graph.call_function(torch.ops.aten.linear.default, tuple(args))
+        last = bias_node if bias_node is not None else node
+        new.meta = dict(last.meta)
+        # The quantizers find linear layers by the function a node came from.
+        new.meta["source_fn_stack"] = [(new.name, torch.nn.functional.linear)]
+        last.replace_all_uses_with(new)
+        if bias_node is not None:
+            module.graph.erase_node(bias_node)
+        module.graph.erase_node(node)
+        replaced += 1
+    if replaced:
+        module.graph.eliminate_dead_code()
+        module.recompile()
+    return replaced
+
+
+def quantize_pt2e(exported, calibration, quantizer, name, torch, meta):
+    """Static post-training quantization of a torch.export program by PyTorch's PT2E flow:
+    prepare_pt2e with `quantizer` (observers where it annotates), the calibration batches run
+    through the prepared module, convert_pt2e (quantize/dequantize pairs around the annotated
+    operators, weights quantized), and torch.export again, with the first batch as the example.
+
+    `calibration`: tensor files (read_tensor_file), one batch each, every model input in order.
+    A quantizer that annotates nothing leaves a float program: that is an error (the run must
+    not be fp32 under the name int8), naming the quantizer.
+    """
+    from torchao.quantization.pt2e.quantize_pt2e import (  # pylint: disable=import-outside-toplevel
+        convert_pt2e, prepare_pt2e)
+
+    start = time.monotonic()
+    shapes = [tuple(node.meta["val"].shape) for node in exported.graph.nodes
+              if node.op == "placeholder" and node.name in exported.graph_signature.user_inputs]
+    batches = [read_tensor_file(path, torch) for path in calibration]
+    for path, batch in zip(calibration, batches):
+        got = [tuple(t.shape) for t in batch]
+        if got != shapes:
+            raise ValueError(f"calibration batch {path}: tensors of shapes {got}, the program's "
+                             f"inputs are {shapes}")
+    module = exported.module()
+    meta["matmuls_to_linear"] = constant_matmuls_to_linear(module, torch)
+    prepared = prepare_pt2e(module, quantizer)
+    with torch.no_grad():
+        for batch in batches:
+            prepared(*batch)
+    converted = convert_pt2e(prepared)
+    quantize = dequantize = 0
+    for node in converted.graph.nodes:
+        target = str(node.target)
+        if node.op == "call_function" and target.startswith("quantized_decomposed.quantize_"):
+            quantize += 1
+        elif node.op == "call_function" and target.startswith("quantized_decomposed.dequantize_"):
+            dequantize += 1
+    if quantize == 0:
+        raise RuntimeError(f"the {name} quantizer annotated no operator of the model (it "
+                           f"quantizes convolutions, matrix products and the operators around "
+                           f"them): the program would run fp32")
+    with torch.no_grad():
+        program = torch.export.export(converted, tuple(batches[0]), strict=False)
+    meta["calibration_batches"] = len(batches)
+    meta["quantize_nodes"] = quantize
+    meta["dequantize_nodes"] = dequantize
+    meta["quantize_s"] = time.monotonic() - start
+    meta["torchao_version"] = importlib.metadata.version("torchao")
+    return program
+
+
+def x86_inductor_quantizer():
+    """The x86 Inductor quantizer with its default static configuration."""
+    from torchao.quantization.pt2e.quantizer import (  # pylint: disable=import-outside-toplevel
+        x86_inductor_quantizer as x86)
+
+    quantizer = x86.X86InductorQuantizer()
+    quantizer.set_global(x86.get_default_x86_inductor_quantization_config(is_dynamic=False))
+    return quantizer
+
+
+# What quantize_pt2e does with x86_inductor_quantizer (docs/compilers.md, Quantization).
+X86_SCHEME = ("pt2e:x86_inductor:w=int8/per_channel/symmetric,a=uint8/per_tensor/asymmetric,"
+              "histogram")
+
+
+def int8_calls(package):
+    """The oneDNN integer kernels the package's wrapper calls (qconv, qlinear), by name: what
+    Inductor lowered the quantized operators to. An int8 program whose count is 0 runs its
+    convolutions and matrix products in float (dequantized weights)."""
+    import re  # pylint: disable=import-outside-toplevel
+    import zipfile  # pylint: disable=import-outside-toplevel
+
+    calls = {}
+    with zipfile.ZipFile(package) as archive:
+        for name in archive.namelist():
+            if name.endswith(".wrapper.cpp"):
+                text = archive.read(name).decode("utf-8", "replace")
+                for match in re.finditer(r"aoti_torch_cpu__(q(?:conv|linear)\w*)\(", text):
+                    calls[match.group(1)] = calls.get(match.group(1), 0) + 1
+    return calls
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     source = parser.add_mutually_exclusive_group(required=True)
@@ -379,6 +581,9 @@ def main():
                         help="Inductor max_autotune: benchmark GEMM/conv templates while compiling")
     parser.add_argument("--freezing", action="store_true",
                         help="Inductor freezing: weights become constants (folding, prepacking)")
+    parser.add_argument("--calibration", nargs="+", default=[],
+                        help="precision int8: tensor files, one calibration batch each; the "
+                        "program is quantized with the x86 Inductor quantizer (PT2E) first")
     parser.add_argument("--kernel-profile", action="store_true",
                         help="Inductor cpp.enable_kernel_profile: each kernel and extern call in "
                         "a RecordFunction, for the profile (never for timed runs)")
@@ -431,8 +636,17 @@ def main():
             meta["onnx2torch_version"] = importlib.metadata.version("onnx2torch")
             exported = export_onnx(args.onnx, import_onnx2torch(torch), torch, meta, args.device)
 
-        inductor_configs = {
+        if args.calibration:
+            if args.device != "cpu":
+                raise RuntimeError("precision int8 runs on device cpu only")
+            if not args.freezing:
+                raise RuntimeError("precision int8 needs freezing (Inductor lowers the quantized "
+                                   "operators to oneDNN's integer kernels only when freezing)")
+            exported = quantize_pt2e(exported, args.calibration, x86_inductor_quantizer(),
+                                     "x86 Inductor", torch, meta)
+            meta["quantization"] = X86_SCHEME
 
+        inductor_configs = {
             "max_autotune": args.max_autotune,
             "freezing": args.freezing,
             "cpp.threads": args.threads,
@@ -449,6 +663,8 @@ def main():
             torch._inductor.aoti_compile_and_package(  # pylint: disable=protected-access
                 exported, package_path=partial, inductor_configs=inductor_configs)
         meta["inductor_s"] = time.monotonic() - start
+        if args.calibration:
+            meta["int8_calls"] = int8_calls(partial)
         os.replace(partial, package)
         meta["package_bytes"] = os.path.getsize(package)
         write_json_atomic(os.path.join(args.out_dir, "meta.json"), meta)

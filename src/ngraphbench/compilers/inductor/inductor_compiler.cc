@@ -19,6 +19,13 @@
 // (baked into the kernels' `omp parallel num_threads(N)`), the Inductor settings and the compile
 // script itself. A rerun then costs a package load instead of a compile.
 //
+// Precision int8 (device cpu, freezing on): the compile script quantizes the exported program by
+// PyTorch's PT2E flow with the x86 Inductor quantizer, calibrated on the calibration set of
+// core/tensor.h (the batches written here as tensor files for it), before AOTInductor packages
+// it; the package's entry is keyed by the precision and the calibration set too. A model the
+// quantizer annotates nothing of fails the compile (never fp32 under the name int8), and a
+// package that calls no oneDNN integer kernel is Degraded().
+//
 // Profile() runs a second package of the same model and settings, compiled with Inductor's
 // cpp.enable_kernel_profile (its own cache entry): its generated kernels are not ATen operators,
 // and only such a package wraps each of them, and each extern call, in a RecordFunction that
@@ -58,6 +65,8 @@
 #include "ngraphbench/compilers/torch_common/torch_runtime.h"
 #include "ngraphbench/compilers/torch_common/torchscript_trace.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/tensor.h"
+#include "ngraphbench/measure/check.h"  // FormatTensorFile: the calibration batches' files
 
 namespace ngraphbench {
 namespace {
@@ -90,6 +99,30 @@ std::string Seconds(const nlohmann::json& meta, const char* key) {
   return buf;
 }
 
+// The calibration set (core/tensor.h) as tensor files in `dir`, one batch of every graph input
+// each, for the compile script's --calibration.
+std::vector<fs::path> WriteCalibrationSet(const Graph& graph, const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (int b = 0; b < kCalibrationBatches; ++b) {
+    std::vector<HostTensor> batch;
+    for (const TensorSpec& in : graph.inputs) {
+      batch.push_back(RandomNormal(in.shape, CalibrationSeed(b, in.name)));
+    }
+    const fs::path file = dir / ("calibration-" + std::to_string(b) + ".bin");
+    std::ofstream out(file, std::ios::binary);
+    const std::string bytes = FormatTensorFile(batch);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out.flush()) {
+      const int error = errno != 0 ? errno : EIO;
+      throw StorageError("inductor: cannot write the calibration batch " + file.string() + ": " +
+                             std::strerror(error),
+                         error);
+    }
+    files.push_back(file);
+  }
+  return files;
+}
+
 // Compiles a model into a package with inductor_compile.py, or finds it in the cache. Compile()
 // builds the package it times; the executable keeps this to build the profiling package.
 class PackageBuilder {
@@ -107,7 +140,8 @@ class PackageBuilder {
   // executable lives.
   PackageBuilder(const CompileRequest& request, const torch_common::TorchSettings& settings,
                  int threads, bool max_autotune, bool freezing, std::string route)
-      : from_program_(!request.torch_program.empty()),
+      : int8_(request.config.precision == "int8"),
+        from_program_(!request.torch_program.empty()),
         route_(from_program_ ? "torch.export" : std::move(route)),
         graph_(request.graph),
         torch_settings_(settings),
@@ -143,6 +177,11 @@ class PackageBuilder {
       if (route_ != "onnx2torch") key_.Add("route=" + route_);
     }
     key_.Add(script).Add(std::to_string(threads_)).Add(Bool(max_autotune_)).Add(Bool(freezing_));
+    if (int8_) {
+      // The calibration set: its batch count and shapes (its values follow from its seeds).
+      key_.Add("precision=int8").Add("calibration=" + std::to_string(kCalibrationBatches));
+      for (const TensorSpec& in : graph_.inputs) key_.Add(in.name).Add(ShapeToString(in.shape));
+    }
   }
 
   // The package, compiled now unless cached. With `kernel_profile`, Inductor's
@@ -193,9 +232,20 @@ class PackageBuilder {
       if (max_autotune_) argv.push_back("--max-autotune");
       if (freezing_) argv.push_back("--freezing");
       if (kernel_profile) argv.push_back("--kernel-profile");
+      std::vector<fs::path> calibration;
+      if (int8_) {
+        calibration = WriteCalibrationSet(graph_, build.dir());
+        argv.push_back("--calibration");
+        for (const fs::path& file : calibration) argv.push_back(file.string());
+      }
       RunCompileScript(argv, build.dir(), build.dir() / "meta.json",
                        cached_ ? fs::path() : root_, "inductor",
-                       "set NGRAPHBENCH_INDUCTOR_PYTHON to a python with torch and onnx2torch");
+                       int8_ ? "set NGRAPHBENCH_INDUCTOR_PYTHON to a python with torch, "
+                               "onnx2torch and torchao (the PT2E quantizers)"
+                             : "set NGRAPHBENCH_INDUCTOR_PYTHON to a python with torch and "
+                               "onnx2torch");
+      // The calibration set is drawn again from its seeds; the entry keeps the package only.
+      for (const fs::path& file : calibration) fs::remove(file);
     }
     build.Commit(usable);
     return out;
@@ -224,6 +274,7 @@ class PackageBuilder {
   }
 
  private:
+  bool int8_;
   bool from_program_;
   std::string route_;
   const Graph& graph_;  // the request's, which the worker keeps while the executable lives
@@ -245,13 +296,17 @@ class InductorExecutable : public torch_common::TorchExecutable {
  public:
   InductorExecutable(const Graph& graph, const torch_common::TorchSettings& settings,
                      const fs::path& package, std::map<std::string, std::string> settings_out,
-                     std::unique_ptr<PackageBuilder> builder, int64_t streams)
+                     std::unique_ptr<PackageBuilder> builder, int64_t streams,
+                     std::vector<std::string> degraded)
       : TorchExecutable(graph, settings),
         loader_(Load(package, std::max<int64_t>(1, streams))),
-        builder_(std::move(builder)) {
+        builder_(std::move(builder)),
+        degraded_(std::move(degraded)) {
     extra_settings_ = std::move(settings_out);
     CheckOutputs(graph);
   }
+
+  std::vector<std::string> Degraded() const override { return degraded_; }
 
   // The profiling package (the top of this file) runs in the timed package's place for the
   // profiled runs. Compiling it, on a cache miss, takes as long as the first compile did.
@@ -345,6 +400,7 @@ class InductorExecutable : public torch_common::TorchExecutable {
 
   std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader_;
   std::unique_ptr<PackageBuilder> builder_;  // for Profile()'s package
+  std::vector<std::string> degraded_;
 };
 
 class InductorCompiler : public Compiler {
@@ -363,9 +419,19 @@ class InductorCompiler : public Compiler {
     // stream's kernels compiled for its share of threads.
     CompilerConfig config = request.config;
     const int64_t streams = torch_common::OfflineStreams(request, config, "inductor");
-    if (config.precision != "fp32") {
+    const bool int8 = config.precision == "int8";
+    if (config.precision != "fp32" && !int8) {
       throw CompileError("inductor: precision '" + config.precision +
-                         "' is not supported; use fp32");
+                         "' is not supported; use fp32 or int8");
+    }
+    if (int8 && config.device != "cpu") {
+      throw CompileError("inductor: precision int8 runs on device cpu only (the x86 Inductor "
+                         "quantizer's operators are lowered to oneDNN's CPU kernels); use device "
+                         "cpu");
+    }
+    if (int8 && !config.options.Bool("freezing")) {
+      throw CompileError("inductor: precision int8 needs options.freezing true (Inductor lowers "
+                         "the quantized operators to oneDNN's integer kernels only when freezing)");
     }
     if (!request.torch_program_error.empty()) {
       // A model given as PyTorch code that torch.export could not export: there is no module
@@ -383,8 +449,12 @@ class InductorCompiler : public Compiler {
     // the package's library shares: it loads the same libgomp.so.1) is set to it.
     const int threads = config.threads > 0 ? config.threads : AvailableCores();
     ::setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
+    // An int8 package takes and returns float32 tensors, as an fp32 one does: quantizing is
+    // inside it.
+    CompilerConfig io_config = config;
+    io_config.precision = "fp32";
     const torch_common::TorchSettings torch_settings =
-        torch_common::ApplyConfig(config, "inductor");
+        torch_common::ApplyConfig(io_config, "inductor");
     at::set_num_threads(threads);
 
     // --quick skips the expensive optional work (CompileRequest::quick): max_autotune's
@@ -436,6 +506,31 @@ class InductorCompiler : public Compiler {
         {"vec_isa_s", Seconds(meta, "vec_isa_s")},
         {"torch_compiled_with", meta.value("torch_version", "unknown")},
         {"cache_key", entry.key}};
+    std::vector<std::string> degraded;
+    if (int8) {
+      settings["quantization"] = meta.value("quantization", "unknown");
+      settings["calibration_batches"] = std::to_string(meta.value("calibration_batches", 0));
+      settings["quantize_s"] = Seconds(meta, "quantize_s");
+      // Products by a constant weight made linear layers for the quantizer (the compile script).
+      settings["matmuls_to_linear"] = std::to_string(meta.value("matmuls_to_linear", 0));
+      // The quantize/dequantize pairs convert_pt2e inserted, and what Inductor made of them:
+      // calls of oneDNN's integer kernels by name ("qconv_pointwise_tensor:3 ...").
+      settings["qdq_nodes"] = std::to_string(meta.value("quantize_nodes", 0) +
+                                             meta.value("dequantize_nodes", 0));
+      std::string calls;
+      int64_t total = 0;
+      const nlohmann::json by_name = meta.value("int8_calls", nlohmann::json::object());
+      for (const auto& [name, count] : by_name.items()) {
+        calls += (calls.empty() ? "" : " ") + name + ":" + std::to_string(count.get<int64_t>());
+        total += count.get<int64_t>();
+      }
+      settings["int8_kernels"] = std::to_string(total);
+      if (!calls.empty()) settings["int8_kernels_by_name"] = calls;
+      if (total == 0) {
+        degraded.push_back("inductor: the int8 package calls no oneDNN integer kernel (qconv, "
+                           "qlinear): its convolutions and matrix products run in float");
+      }
+    }
     if (!onnx2torch_failed.empty()) {
       // The settings are "k=v;k=v": the reason loses what would break that.
       std::string why = onnx2torch_failed.substr(0, 200);
@@ -446,7 +541,7 @@ class InductorCompiler : public Compiler {
     const PackageBuilder* kept = builder.get();
     auto exe = std::make_unique<InductorExecutable>(request.graph, torch_settings, entry.package,
                                                     std::move(settings), std::move(builder),
-                                                    streams);
+                                                    streams, std::move(degraded));
     kept->RemoveUncached();
     if (streams > 0) exe->ServeStreams(streams);
     return exe;

@@ -12,7 +12,9 @@
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/tensor.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "ngraphbench/measure/quant_check.h"
 #include "ngraphbench/models/builder.h"
 #include "ngraphbench/models/zoo.h"
 #include "conformance/compare_support.h"
@@ -132,6 +134,84 @@ TEST_F(Inductor, ConvBlockMatchesOnnxRuntimeIsCachedAndRunsOffline) {
     ExpectClose(outputs[i], OnnxRuntimeReference(graph, stream_inputs[i]).outputs,
                 "offline stream " + std::to_string(i));
   }
+}
+
+// precision int8: the x86 Inductor quantizer (PT2E) quantizes the conv block on the calibration
+// set, and Inductor lowers it to oneDNN's integer convolution: the outputs differ from fp32's (it
+// is not fp32 run silently) but lie within the int8 bounds; a second compile loads the package,
+// whose entry is not the fp32 one. Without freezing, and on cuda, int8 is refused before any
+// compile.
+TEST_F(Inductor, Int8QuantizesWithTheX86QuantizerIntoIntegerKernels) {
+  NGB_REQUIRE_BUILT("onnxruntime");  // the reference
+  const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 2);
+  const auto inputs = Inputs(graph);
+  const Compiled ref = OnnxRuntimeReference(graph, inputs);
+  const std::string onnx = ExportOnnx(graph);
+  CompilerConfig config = Config("inductor", InductorOptions());
+  config.precision = "int8";
+  std::string key;
+  for (const char* hit : {"false", "true"}) {
+    auto exe = compiler_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
+    const auto settings = exe->EffectiveSettings();
+    EXPECT_EQ(settings.at("cache_hit"), hit);
+    EXPECT_EQ(settings.at("calibration_batches"), std::to_string(kCalibrationBatches));
+    EXPECT_EQ(settings.at("quantization").rfind("pt2e:x86_inductor:w=int8/per_channel", 0), 0u)
+        << settings.at("quantization");
+    EXPECT_GT(std::stoi(settings.at("qdq_nodes")), 0);
+    EXPECT_EQ(settings.at("int8_kernels"), "1");  // the one convolution
+    EXPECT_EQ(settings.at("int8_kernels_by_name").rfind("qconv", 0), 0u)
+        << settings.at("int8_kernels_by_name");
+    EXPECT_TRUE(exe->Degraded().empty());
+    const QuantAccuracy a =
+        CompareQuantized(test_support::RunExecutable(*exe, inputs, 1), ref.outputs);
+    EXPECT_TRUE(a.mismatch.empty()) << a.mismatch;
+    EXPECT_TRUE(WithinInt8Bounds(a)) << "cosine " << a.cosine << ", SNR " << a.snr_db;
+    EXPECT_LT(a.snr_db, 80) << "the int8 outputs are fp32's";
+    if (key.empty()) key = settings.at("cache_key");
+    EXPECT_EQ(settings.at("cache_key"), key);
+  }
+  const auto refused = [&](const CompilerConfig& c, const std::string& want) {
+    try {
+      compiler_->Compile(CompileRequest{graph, onnx, c, cache_dir_});
+      ADD_FAILURE() << "inductor compiled int8 where it should refuse: " << want;
+    } catch (const CompileError& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+  };
+  CompilerConfig unfrozen = config;
+  unfrozen.options = Options({{"max_autotune", "false"}, {"freezing", "false"},
+                              {"route", "onnx2torch"}});
+  refused(unfrozen, "needs options.freezing true");
+  CompilerConfig cuda = config;
+  cuda.device = "cuda";
+  refused(cuda, "int8 runs on device cpu only");
+  // One entry, the int8 package's: the refusals compiled nothing.
+  EXPECT_EQ(std::distance(fs::directory_iterator(fs::path(cache_dir_) / "inductor"),
+                          fs::directory_iterator()),
+            1);
+}
+
+// An attention block at int8: its four projections, MatMul and Add of constants in ONNX, become
+// linear layers (inductor_compile.py, constant_matmuls_to_linear), which the quantizer annotates
+// and Inductor lowers to oneDNN's integer matrix product, one call each; the attention's own
+// products (of two activations) stay float, as the quantizer's default recipe leaves them.
+TEST_F(Inductor, Int8AttentionProjectionsRunAsIntegerLinearKernels) {
+  NGB_REQUIRE_BUILT("onnxruntime");  // the reference
+  const Graph graph = BuildModel(SyntheticSpec("mha_block", "mha_block", 64, 1), 1);
+  const auto inputs = Inputs(graph);
+  const std::string onnx = ExportOnnx(graph);
+  CompilerConfig config = Config("inductor", InductorOptions());
+  config.precision = "int8";
+  auto exe = compiler_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
+  const auto settings = exe->EffectiveSettings();
+  EXPECT_EQ(settings.at("matmuls_to_linear"), "4");
+  EXPECT_EQ(settings.at("int8_kernels_by_name"), "qlinear_pointwise_tensor:4");
+  EXPECT_TRUE(exe->Degraded().empty());
+  const QuantAccuracy a = CompareQuantized(test_support::RunExecutable(*exe, inputs, 1),
+                                           OnnxRuntimeReference(graph, inputs).outputs);
+  EXPECT_TRUE(a.mismatch.empty()) << a.mismatch;
+  EXPECT_TRUE(WithinInt8Bounds(a)) << "cosine " << a.cosine << ", SNR " << a.snr_db;
+  EXPECT_LT(a.snr_db, 80) << "the int8 outputs are fp32's";
 }
 
 // The torchscript route (option `route`): the model IR traced as the torchscript compiler traces
