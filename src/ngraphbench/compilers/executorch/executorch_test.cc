@@ -140,6 +140,29 @@ TEST_F(ExecuTorch, Int8ConvBlockIsQuantizedAndAllXnnpack) {
   }
 }
 
+// A model with nothing the quantizer annotates (no convolution or linear layer) cannot be
+// quantized: the compile fails naming why, and leaves no cache entry, rather than run fp32 as
+// int8.
+TEST_F(ExecuTorch, Int8RefusesAModelTheQuantizerLeavesFloat) {
+  GraphBuilder b("relu_only");
+  b.Output(b.Unary("Relu", b.Input("x", {2, 16, 8, 8})));
+  const Graph graph = b.Finish();
+  const std::string onnx = ExportOnnx(graph);
+  CompilerConfig config = Config("executorch");
+  config.precision = "int8";
+  try {
+    compiler_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
+    ADD_FAILURE() << "executorch compiled a model its quantizer left float as int8";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("the XNNPACK quantizer annotated no operator of the "
+                                         "model"),
+              std::string::npos)
+        << e.what();
+  }
+  const fs::path entries = fs::path(cache_dir_) / "executorch";
+  EXPECT_TRUE(!fs::exists(entries) || fs::is_empty(entries)) << "a failed compile left an entry";
+}
+
 // An attention block at int8: the projections become linear layers (as for inductor) that the
 // quantizer annotates, and XNNPACK takes every quantize and dequantize; onnx2torch's Expand stays
 // outside XNNPACK as at fp32 (degraded, the test below), and the outputs lie within the bounds.

@@ -519,7 +519,7 @@ def quantize_pt2e(exported, calibration, quantizer, name, torch, meta):
             dequantize += 1
     if quantize == 0:
         raise RuntimeError(f"the {name} quantizer annotated no operator of the model (it "
-                           f"quantizes convolutions, matrix products and the operators around "
+                           f"quantizes convolutions, linear layers and the operators around "
                            f"them): the program would run fp32")
     with torch.no_grad():
         program = torch.export.export(converted, tuple(batches[0]), strict=False)

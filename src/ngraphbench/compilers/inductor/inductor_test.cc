@@ -214,6 +214,30 @@ TEST_F(Inductor, Int8AttentionProjectionsRunAsIntegerLinearKernels) {
   EXPECT_LT(a.snr_db, 80) << "the int8 outputs are fp32's";
 }
 
+// A model with nothing the quantizer annotates (no convolution or linear layer) cannot be
+// quantized: the compile fails naming why, and leaves no cache entry, rather than run fp32 as
+// int8.
+TEST_F(Inductor, Int8RefusesAModelTheQuantizerLeavesFloat) {
+  GraphBuilder b("relu_only");
+  b.Output(b.Unary("Relu", b.Input("x", {2, 16, 8, 8})));
+  const Graph graph = b.Finish();
+  const std::string onnx = ExportOnnx(graph);
+  CompilerConfig config = Config("inductor", InductorOptions());
+  config.precision = "int8";
+  try {
+    compiler_->Compile(CompileRequest{graph, onnx, config, cache_dir_});
+    ADD_FAILURE() << "inductor compiled a model its quantizer left float as int8";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("the x86 Inductor quantizer annotated no operator of "
+                                         "the model"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("would run fp32"), std::string::npos) << e.what();
+  }
+  const fs::path entries = fs::path(cache_dir_) / "inductor";
+  EXPECT_TRUE(!fs::exists(entries) || fs::is_empty(entries)) << "a failed compile left an entry";
+}
+
 // The torchscript route (option `route`): the model IR traced as the torchscript compiler traces
 // it, exported by PyTorch's TorchScript converter. A Conv -> GlobalMaxPool model, whose
 // GlobalMaxPool onnx2torch has no converter for: with `auto`, onnx2torch fails and the package
