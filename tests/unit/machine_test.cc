@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/measure/cpuinfo.h"
 
 namespace ngraphbench {
 namespace {
@@ -129,10 +130,102 @@ TEST_F(MachineTest, TopologyFallsBackToCpuinfoAndAarch64HasNoModelName) {
         "processor\t: 1\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n");
   Write("sys/devices/system/cpu/cpufreq/boost", "1\n");
   const MachineInfo m = DescribeMachine(root_.string());
-  EXPECT_EQ(m.cpu_model, "implementer 0x41 part 0xd0c");
+  EXPECT_EQ(m.cpu_model, "ARM Neoverse-N1");  // no Features line: no extensions to name
   EXPECT_EQ(m.threads, 2);
   EXPECT_FALSE(m.sockets.has_value());  // no "physical id" lines
   EXPECT_EQ(m.turbo, true);             // cpufreq/boost = 1
+}
+
+// aarch64's cpuinfo as a Graviton2 (Neoverse-N1) prints it: no model name, the MIDR fields and
+// the Features line.
+constexpr const char* kNeoverseN1 =
+    "processor\t: 0\nBogoMIPS\t: 243.75\n"
+    "Features\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm "
+    "lrcpc dcpop asimddp ssbs\n"
+    "CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\n"
+    "CPU revision\t: 1\n\n"
+    "processor\t: 1\nBogoMIPS\t: 243.75\n"
+    "Features\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm "
+    "lrcpc dcpop asimddp ssbs\n"
+    "CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\n"
+    "CPU revision\t: 1\n";
+
+TEST_F(MachineTest, Aarch64CpuinfoNamesTheCoreAndItsVectorExtensions) {
+  EXPECT_EQ(CpuName(kNeoverseN1), "ARM Neoverse-N1");
+  EXPECT_EQ(VectorIsa(kNeoverseN1), "asimd asimdhp asimddp");
+  EXPECT_EQ(CpuinfoArch(kNeoverseN1), "aarch64");
+  Write("proc/cpuinfo", kNeoverseN1);
+  const MachineInfo m = DescribeMachine(root_.string());
+  EXPECT_EQ(m.cpu_model, "ARM Neoverse-N1 (asimd asimdhp asimddp)");
+  EXPECT_EQ(m.threads, 2);
+
+  // Neoverse-V2 (Grace, Graviton4) with SVE2; a Jetson Orin's Cortex-A78AE; Ampere's own core.
+  EXPECT_EQ(VectorIsa("Features\t: fp asimd asimddp sve i8mm bf16 sve2 svebf16 sme\n"),
+            "asimd asimddp i8mm bf16 sve sve2 svebf16 sme");
+  EXPECT_EQ(CpuName("CPU implementer\t: 0x41\nCPU part\t: 0xd42\n"), "ARM Cortex-A78AE");
+  EXPECT_EQ(CpuName("CPU implementer\t: 0xc0\nCPU part\t: 0xac3\n"), "Ampere Ampere-1");
+  // big.LITTLE: each core type once, in order; the board where the kernel names it.
+  EXPECT_EQ(CpuName("processor : 0\nCPU implementer : 0x41\nCPU part : 0xd05\n\n"
+                    "processor : 1\nCPU implementer : 0x41\nCPU part : 0xd05\n\n"
+                    "processor : 2\nCPU implementer : 0x41\nCPU part : 0xd41\n"),
+            "ARM Cortex-A55 + ARM Cortex-A78");
+  EXPECT_EQ(CpuName("CPU implementer : 0x41\nCPU part : 0xd08\n"
+                    "Model : Raspberry Pi 4 Model B Rev 1.4\n"),
+            "ARM Cortex-A72 on Raspberry Pi 4 Model B Rev 1.4");
+  // A part the table does not know keeps its numbers; so does a malformed one.
+  EXPECT_EQ(ArmCoreName("0x41", "0xd99"), "implementer 0x41 part 0xd99");
+  EXPECT_EQ(ArmCoreName("0x00", "0x051"), "QEMU max");  // the CPU qemu-user emulates
+  EXPECT_EQ(ArmCoreName("0x00", "0x052"), "implementer 0x00 part 0x052");
+  EXPECT_EQ(ArmCoreName("0x4g", "0xd0c"), "implementer 0x4g part 0xd0c");
+}
+
+TEST_F(MachineTest, X86CpuinfoIsReadAsBefore) {
+  const std::string cpuinfo =
+      "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Processor\n"
+      "flags\t\t: fpu sse2 avx fma avx2 avx512f avx512bw avx512_vnni avx512_bf16 amx_tile\n";
+  EXPECT_EQ(CpuName(cpuinfo), "Intel(R) Xeon(R) Processor");
+  EXPECT_EQ(VectorIsa(cpuinfo), "avx avx2 fma avx512f avx512bw avx512_vnni avx512_bf16 amx_tile");
+  EXPECT_EQ(CpuinfoArch(cpuinfo), "x86_64");
+  EXPECT_EQ(CpuinfoArch("processor : 0\n"), "");
+  WriteX86();
+  EXPECT_EQ(DescribeMachine(root_.string()).cpu_model, "Test CPU 9000 @ 3.00GHz");  // no ISA
+}
+
+// An ELF header of a 64-bit little-endian program for `machine` (62 x86-64, 183 aarch64).
+std::string ElfHeader(int machine) {
+  std::string header("\x7f" "ELF", 4);
+  header += std::string{2, 1, 1};
+  header.resize(18, '\0');
+  header += static_cast<char>(machine & 0xff);
+  header += static_cast<char>(machine >> 8);
+  header.resize(64, '\0');
+  return header;
+}
+
+TEST_F(MachineTest, EmulationIsSeenFromTheThreadsProgramOrAForeignCpuinfo) {
+  EXPECT_EQ(ElfArch(ElfHeader(62)), "x86_64");
+  EXPECT_EQ(ElfArch(ElfHeader(183)), "aarch64");
+  EXPECT_EQ(ElfArch(ElfHeader(40)), "");  // 32-bit ARM's e_machine: not ours
+  EXPECT_EQ(ElfArch("#!/bin/sh\n"), "");
+
+  // A fixture without the links is native.
+  WriteX86();
+  EXPECT_EQ(Emulator(root_.string()), "");
+  // An aarch64 program on a CPU whose cpuinfo is x86's (qemu-user passes the host's through).
+  Write("proc/self/exe", ElfHeader(183));
+  EXPECT_EQ(Emulator(root_.string()), "aarch64 on x86_64");
+  Write("proc/self/exe", ElfHeader(62));
+  EXPECT_EQ(Emulator(root_.string()), "");
+  // qemu-user: the thread's program is qemu, whatever cpuinfo says.
+  fs::create_directories(root_ / "proc/thread-self");
+  fs::create_symlink("/usr/bin/qemu-aarch64-static", root_ / "proc/thread-self/exe");
+  EXPECT_EQ(Emulator(root_.string()), "qemu-user");
+  EXPECT_EQ(EmulatedReason("qemu-user"), "emulated CPU (qemu-user): timings mean nothing");
+  // machine.json says so, with the host's CPU where cpuinfo is the host's (an aarch64 build
+  // then also names the CPU qemu presents, by its MIDR).
+  const std::string model = DescribeMachine(root_.string()).cpu_model;
+  EXPECT_NE(model.find("emulated by qemu-user"), std::string::npos) << model;
+  EXPECT_NE(model.find("Test CPU 9000 @ 3.00GHz"), std::string::npos) << model;
 }
 
 TEST_F(MachineTest, MachineIdHashesTheMachineNotItsLoad) {

@@ -2,16 +2,22 @@
 
 #include <sched.h>
 #include <sys/utsname.h>
+#if defined(__aarch64__) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 #if defined(__GLIBC__)
 #include <gnu/libc-version.h>
 #endif
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <map>
 #include <fmt/core.h>
@@ -23,6 +29,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
+#include "ngraphbench/measure/cpuinfo.h"
 
 namespace ngraphbench {
 
@@ -97,19 +104,22 @@ std::map<std::string, std::string> KeyValues(const std::string& text) {
   return values;
 }
 
+// MIDR_EL1's implementer and part fields as cpuinfo prints them ("0x41", "0xd0c").
+std::string MidrName(uint64_t midr) {
+  return ArmCoreName(fmt::format("0x{:02x}", (midr >> 24) & 0xff),
+                     fmt::format("0x{:03x}", (midr >> 4) & 0xfff));
+}
+
+// machine.json's cpu_model: the CPU's name, and on aarch64 its vector extensions (the name of a
+// core says less there: the same core ships with and without SVE, and kernels may hide it).
 std::string CpuModel(const std::string& cpuinfo) {
-  const auto values = KeyValues(cpuinfo);
-  // x86: "model name"; Raspberry Pi and some arm64 kernels: "Model" or "Hardware"; otherwise
-  // the implementer and part numbers are all an aarch64 cpuinfo has.
-  for (const char* key : {"model name", "Model", "Hardware", "cpu model", "Processor"}) {
-    if (auto it = values.find(key); it != values.end() && !it->second.empty()) return it->second;
+  std::string name = CpuName(cpuinfo);
+  if (CpuinfoArch(cpuinfo) != "aarch64") return name;
+  if (name.empty()) {
+    if (auto midr = ReadMidr()) name = MidrName(*midr);
   }
-  auto implementer = values.find("CPU implementer");
-  auto part = values.find("CPU part");
-  if (implementer != values.end() && part != values.end()) {
-    return "implementer " + implementer->second + " part " + part->second;
-  }
-  return "";
+  const std::string isa = VectorIsa(cpuinfo);
+  return isa.empty() ? name : name + " (" + isa + ")";
 }
 
 // Sockets, cores and logical CPUs from sysfs topology: one cpuN directory per online CPU.
@@ -248,6 +258,16 @@ MachineInfo DescribeMachine(const std::string& root) {
   if (::uname(&u) == 0) {
     m.kernel = std::string(u.sysname) + " " + u.release;
     m.arch = u.machine;
+  }
+  // Under an emulator: the CPU it presents (its MIDR on aarch64), and the host's where cpuinfo
+  // is the host's, passed through (qemu-user does so unless given the emulated CPU's).
+  if (const std::string emulator = Emulator(root); !emulator.empty()) {
+    const std::optional<uint64_t> midr = ReadMidr();
+    const bool hosts = CpuinfoArch(cpuinfo) != m.arch;
+    std::string emulated = midr ? MidrName(*midr) : m.arch;
+    if (!hosts && !m.cpu_model.empty()) emulated = m.cpu_model;
+    m.cpu_model = emulated + " emulated by " + emulator +
+                  (hosts && !m.cpu_model.empty() ? " on " + m.cpu_model : "");
   }
 #if defined(__GLIBC__)
   m.libc = std::string("glibc ") + ::gnu_get_libc_version();
@@ -430,6 +450,192 @@ std::vector<int> ThreadsCpus(const std::string& root) {
     }
   }
   return read_any ? std::vector<int>(cpus.begin(), cpus.end()) : ProcessCpus();
+}
+
+// --- cpuinfo.h ---
+
+namespace {
+
+// MIDR implementer codes and the parts of each that have shipped in machines one benchmarks on
+// (servers, SBCs, Jetsons, phones); from Arm's and the vendors' technical reference manuals.
+struct ArmPart {
+  int implementer;
+  int part;
+  const char* name;
+};
+constexpr ArmPart kArmParts[] = {
+    {0x41, 0xd03, "Cortex-A53"},    {0x41, 0xd04, "Cortex-A35"},
+    {0x41, 0xd05, "Cortex-A55"},    {0x41, 0xd07, "Cortex-A57"},
+    {0x41, 0xd08, "Cortex-A72"},    {0x41, 0xd09, "Cortex-A73"},
+    {0x41, 0xd0a, "Cortex-A75"},    {0x41, 0xd0b, "Cortex-A76"},
+    {0x41, 0xd0c, "Neoverse-N1"},   {0x41, 0xd0d, "Cortex-A77"},
+    {0x41, 0xd0e, "Cortex-A76AE"},  {0x41, 0xd40, "Neoverse-V1"},
+    {0x41, 0xd41, "Cortex-A78"},    {0x41, 0xd42, "Cortex-A78AE"},
+    {0x41, 0xd44, "Cortex-X1"},     {0x41, 0xd46, "Cortex-A510"},
+    {0x41, 0xd47, "Cortex-A710"},   {0x41, 0xd48, "Cortex-X2"},
+    {0x41, 0xd49, "Neoverse-N2"},   {0x41, 0xd4a, "Neoverse-E1"},
+    {0x41, 0xd4b, "Cortex-A78C"},   {0x41, 0xd4d, "Cortex-A715"},
+    {0x41, 0xd4e, "Cortex-X3"},     {0x41, 0xd4f, "Neoverse-V2"},
+    {0x41, 0xd80, "Cortex-A520"},   {0x41, 0xd81, "Cortex-A720"},
+    {0x41, 0xd82, "Cortex-X4"},     {0x41, 0xd84, "Neoverse-V3"},
+    {0x41, 0xd85, "Cortex-X925"},   {0x41, 0xd87, "Cortex-A725"},
+    {0x41, 0xd8e, "Neoverse-N3"},   {0x46, 0x001, "A64FX"},
+    {0x48, 0xd01, "TaiShan-v110"},  {0x4e, 0x004, "Carmel"},
+    {0x51, 0x800, "Kryo-2xx-Gold"}, {0x51, 0x801, "Kryo-2xx-Silver"},
+    {0x61, 0x022, "M1-Icestorm"},   {0x61, 0x023, "M1-Firestorm"},
+    {0xc0, 0xac3, "Ampere-1"},      {0xc0, 0xac4, "Ampere-1a"},
+    {0x00, 0x051, "max"},  // qemu's "max" CPU, under implementer 0 (reserved for software)
+};
+constexpr std::pair<int, const char*> kArmImplementers[] = {
+    {0x41, "ARM"},     {0x42, "Broadcom"}, {0x43, "Cavium"},   {0x46, "Fujitsu"},
+    {0x48, "HiSilicon"}, {0x4e, "NVIDIA"}, {0x50, "APM"},      {0x51, "Qualcomm"},
+    {0x61, "Apple"},   {0x6d, "Microsoft"}, {0xc0, "Ampere"},    {0x00, "QEMU"},
+};
+
+// "0x41" -> 0x41; nullopt for anything else.
+std::optional<int> ParseHex(const std::string& text) {
+  const std::string t = Trim(text);
+  if (t.size() < 3 || t.size() > 6 || t.compare(0, 2, "0x") != 0) return std::nullopt;
+  int value = 0;
+  for (size_t i = 2; i < t.size(); ++i) {
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(t[i])));
+    if (c >= '0' && c <= '9') {
+      value = value * 16 + (c - '0');
+    } else if (c >= 'a' && c <= 'f') {
+      value = value * 16 + (c - 'a' + 10);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return value;
+}
+
+// The whole-word entries of a flags or Features line that `wanted` lists, in wanted's order.
+std::string PickWords(const std::string& line, std::initializer_list<const char*> wanted) {
+  std::set<std::string> words;
+  std::istringstream in(line);
+  for (std::string word; in >> word;) words.insert(word);
+  std::string picked;
+  for (const char* w : wanted) {
+    if (words.count(w) != 0) picked += (picked.empty() ? "" : " ") + std::string(w);
+  }
+  return picked;
+}
+
+}  // namespace
+
+std::string ArmCoreName(const std::string& implementer, const std::string& part) {
+  const std::optional<int> imp = ParseHex(implementer), num = ParseHex(part);
+  const char* vendor = nullptr;
+  for (const auto& [code, name] : kArmImplementers) {
+    if (imp && code == *imp) vendor = name;
+  }
+  for (const ArmPart& p : kArmParts) {
+    if (imp && num && p.implementer == *imp && p.part == *num) {
+      return std::string(vendor) + " " + p.name;
+    }
+  }
+  return "implementer " + Trim(implementer) + " part " + Trim(part);
+}
+
+std::string CpuName(const std::string& cpuinfo) {
+  const auto values = KeyValues(cpuinfo);
+  if (auto it = values.find("model name"); it != values.end() && !it->second.empty()) {
+    return it->second;
+  }
+  // aarch64: each core type once, in order; a processor's implementer comes before its part.
+  std::vector<std::string> cores;
+  std::string implementer;
+  std::istringstream in(cpuinfo);
+  for (std::string line; std::getline(in, line);) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = Trim(line.substr(0, colon));
+    const std::string value = Trim(line.substr(colon + 1));
+    if (key == "CPU implementer") implementer = value;
+    if (key == "CPU part" && !implementer.empty()) {
+      const std::string core = ArmCoreName(implementer, value);
+      if (std::find(cores.begin(), cores.end(), core) == cores.end()) cores.push_back(core);
+    }
+  }
+  std::string name;
+  for (const std::string& core : cores) name += (name.empty() ? "" : " + ") + core;
+  // The board, where the kernel names it (Raspberry Pi: "Model"; older kernels: "Hardware").
+  for (const char* key : {"Model", "Hardware"}) {
+    if (auto it = values.find(key); it != values.end() && !it->second.empty()) {
+      return name.empty() ? it->second : name + " on " + it->second;
+    }
+  }
+  if (!name.empty()) return name;
+  for (const char* key : {"cpu model", "Processor"}) {
+    if (auto it = values.find(key); it != values.end() && !it->second.empty()) return it->second;
+  }
+  return "";
+}
+
+std::string VectorIsa(const std::string& cpuinfo) {
+  const auto values = KeyValues(cpuinfo);
+  if (auto it = values.find("Features"); it != values.end()) {
+    return PickWords(it->second, {"asimd", "asimdhp", "asimddp", "asimdfhm", "i8mm", "bf16",
+                                  "sve", "sve2", "svei8mm", "svebf16", "sme", "sme2"});
+  }
+  if (auto it = values.find("flags"); it != values.end()) {
+    return PickWords(it->second,
+                     {"avx", "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni",
+                      "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8"});
+  }
+  return "";
+}
+
+std::string CpuinfoArch(const std::string& cpuinfo) {
+  const auto values = KeyValues(cpuinfo);
+  if (values.count("CPU implementer") != 0 || values.count("Features") != 0) return "aarch64";
+  if (values.count("vendor_id") != 0 || values.count("flags") != 0) return "x86_64";
+  return "";
+}
+
+std::string ElfArch(const std::string& header) {
+  // e_ident: magic, class (2: 64-bit), data (1: little-endian); e_machine at offset 18.
+  if (header.size() < 20 || header.compare(0, 4, "\x7f" "ELF") != 0 || header[4] != 2 ||
+      header[5] != 1) {
+    return "";
+  }
+  const int machine = static_cast<unsigned char>(header[18]) |
+                      (static_cast<unsigned char>(header[19]) << 8);
+  if (machine == 62) return "x86_64";
+  if (machine == 183) return "aarch64";
+  return "";
+}
+
+std::string Emulator(const std::string& root) {
+  const fs::path proc = fs::path(root) / "proc";
+  std::error_code ec;
+  const std::string runner = fs::read_symlink(proc / "thread-self" / "exe", ec).filename().string();
+  if (!ec && (runner.rfind("qemu-", 0) == 0 || runner.find("-binfmt") != std::string::npos)) {
+    return "qemu-user";
+  }
+  std::string header(20, '\0');
+  std::ifstream exe(proc / "self" / "exe", std::ios::binary);
+  if (!exe.read(header.data(), static_cast<std::streamsize>(header.size()))) return "";
+  const std::string program = ElfArch(header);
+  const std::string cpu = CpuinfoArch(ReadFile(proc / "cpuinfo").value_or(""));
+  if (program.empty() || cpu.empty() || program == cpu) return "";
+  return program + " on " + cpu;
+}
+
+std::string EmulatedReason(const std::string& emulator) {
+  return "emulated CPU (" + emulator + "): timings mean nothing";
+}
+
+std::optional<uint64_t> ReadMidr() {
+#if defined(__aarch64__) && defined(__linux__)
+  if ((::getauxval(AT_HWCAP) & HWCAP_CPUID) == 0) return std::nullopt;
+  uint64_t midr = 0;
+  asm volatile("mrs %0, MIDR_EL1" : "=r"(midr));
+  return midr;
+#else
+  return std::nullopt;
+#endif
 }
 
 }  // namespace ngraphbench

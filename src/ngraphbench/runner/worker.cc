@@ -38,6 +38,7 @@
 #include "ngraphbench/graph/working_set.h"
 #include "ngraphbench/measure/aggregate.h"
 #include "ngraphbench/measure/check.h"
+#include "ngraphbench/measure/cpuinfo.h"
 #include "ngraphbench/measure/quant_check.h"
 #include "ngraphbench/measure/harness.h"
 #include "ngraphbench/measure/heap.h"
@@ -1110,6 +1111,10 @@ ProcessSummary Verdict(const RunSpec& run, const CompilerConfig& config, int pro
   summary.window_s = m.window_s;
   summary.stall_s = m.stall_s;
   summary.degraded = executable.Degraded();
+  // Under an emulator every timing is the emulator's: the row is kept, never quoted.
+  if (const std::string emulator = Emulator(); !emulator.empty()) {
+    summary.degraded.push_back(EmulatedReason(emulator));
+  }
   summary.scenario_reasons = m.invalid_reasons;
   // Read back over every thread after the timed runs: a runtime may re-pin its own threads.
   const std::vector<int> ran_on = ThreadsCpus();
