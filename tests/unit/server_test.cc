@@ -185,6 +185,30 @@ TEST(Server, TooShortARunIsInvalidAndAFailingStreamStopsIt) {
   EXPECT_THROW(MeasureServer({&a}, {}, 1, QuietOptions(), server), std::runtime_error);
 }
 
+// The step a find_peak row reports: the highest rate that met the bound, validly; until one has,
+// the latest.
+TEST(FindPeak, TheRowReportsTheHighestValidStepThatMetTheBound) {
+  auto step = [](double qps, bool bound_met, bool valid) {
+    ServerMeasurement m;
+    m.target_qps = qps;
+    m.bound_met = bound_met;
+    if (!valid) m.invalid_reasons = {"server: too few queries"};
+    return m;
+  };
+  const ServerMeasurement met100 = step(100, true, true), met200 = step(200, true, true);
+  const ServerMeasurement broken400 = step(400, false, true), invalid300 = step(300, true, false);
+  EXPECT_TRUE(MetTheBound(met100));
+  EXPECT_FALSE(MetTheBound(broken400));
+  EXPECT_FALSE(MetTheBound(invalid300));  // met, but on too few queries to say so
+  EXPECT_TRUE(ReportsStep(broken400, nullptr));          // the first step, whatever it is
+  EXPECT_TRUE(ReportsStep(met100, &broken400));          // a met step over a broken one
+  EXPECT_TRUE(ReportsStep(met200, &met100));             // a higher met rate
+  EXPECT_FALSE(ReportsStep(met100, &met200));            // not a lower one
+  EXPECT_FALSE(ReportsStep(broken400, &met100));         // nor a broken one once one met
+  EXPECT_FALSE(ReportsStep(invalid300, &met100));        // nor an invalid one
+  EXPECT_TRUE(ReportsStep(step(50, false, true), &broken400));  // none met: the latest
+}
+
 TEST(FindPeak, DoublesThenBisectsToTheHighestRateThatMeets) {
   // Every rate up to 137 meets it: from 10, 10 20 40 80 meet, 160 fails, then bisection.
   PeakSearch s = FindPeak(10, [](double qps) { return qps <= 137; });

@@ -238,6 +238,16 @@ ServerMeasurement MeasureServer(const std::vector<RunContext*>& contexts,
   return m;
 }
 
+bool MetTheBound(const ServerMeasurement& step) {
+  return step.bound_met && step.invalid_reasons.empty();
+}
+
+bool ReportsStep(const ServerMeasurement& step, const ServerMeasurement* reported) {
+  if (!reported) return true;
+  const bool met = MetTheBound(step), reported_met = MetTheBound(*reported);
+  return met ? !reported_met || step.target_qps > reported->target_qps : !reported_met;
+}
+
 PeakSearch FindPeak(double start_qps, const std::function<bool(double qps)>& meets,
                     double rel_tolerance, int max_steps, double min_qps) {
   if (!(start_qps > 0)) {

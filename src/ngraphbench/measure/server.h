@@ -138,6 +138,12 @@ struct PeakSearch {
   std::vector<PeakStep> steps;     // in the order measured
   std::string stop_reason;  // "tolerance", "max_steps", "min_qps" (nothing met down to it)
 };
+// A step that met the bound, and validly (no ServerRule broken): what find_peak counts as met.
+bool MetTheBound(const ServerMeasurement& step);
+// Whether a run's row reports `step` in place of `reported` (the step it reports so far, none:
+// nullptr): the peak's step, the highest rate that met the bound so far; until one has, the
+// latest.
+bool ReportsStep(const ServerMeasurement& step, const ServerMeasurement* reported);
 constexpr double kPeakRelTolerance = 0.05;
 constexpr int kPeakMaxSteps = 16;
 PeakSearch FindPeak(double start_qps, const std::function<bool(double qps)>& meets,

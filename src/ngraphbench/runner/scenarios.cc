@@ -196,15 +196,8 @@ Measured MeasureServerProcess(const ResolvedRun& spec, int process, Executable& 
     }
     steps.push_back(StepNote(m, server.percentile));
     server_steps.push_back(StepOf(m, static_cast<int64_t>(server_steps.size()) + 1));
-    const bool met = m.bound_met && m.invalid_reasons.empty();
-    // The row is the peak's step: the highest rate that met the bound so far; until one has,
-    // the latest.
-    const bool reported_met =
-        reported && reported->bound_met && reported->invalid_reasons.empty();
-    if (!reported || (met && (!reported_met || m.target_qps > reported->target_qps)) ||
-        (!met && !reported_met)) {
-      reported = std::move(m);
-    }
+    const bool met = MetTheBound(m);
+    if (ReportsStep(m, reported ? &*reported : nullptr)) reported = std::move(m);
     return met;
   };
   std::vector<std::string> search_reasons;
