@@ -103,6 +103,31 @@ TEST(Aggregate, RelHalfWidthNeedsAPositiveMedian) {
   EXPECT_FALSE(RelHalfWidth(0, 0, 0).has_value());
 }
 
+TEST(NextRepetition, MetMoreCapAndAHopelessSpread) {
+  // Within the target: done, whatever the count.
+  EXPECT_EQ(NextRepetition({1.0, 1.01, 0.99}, 0.02, 0.05, 3, 10), Repetition::kMet);
+  EXPECT_EQ(NextRepetition({1.0, 1.01, 0.99}, 0.05, 0.05, 3, 10), Repetition::kMet);
+  // Wider: another process, until the cap.
+  EXPECT_EQ(NextRepetition({1.0, 1.1, 0.95}, 0.12, 0.05, 3, 10), Repetition::kMore);
+  EXPECT_EQ(NextRepetition(std::vector<double>(10, 1.0), 0.06, 0.05, 3, 10), Repetition::kCap);
+  // No interval yet (one process): more.
+  EXPECT_EQ(NextRepetition({1.0}, std::nullopt, 0.05, 1, 10), Repetition::kMore);
+  // A spread that would need 110 processes (sd 15%) stops at start + 2, not before.
+  const std::vector<double> wide = {1.0, std::exp(0.15), std::exp(-0.15), 1.0, std::exp(0.15)};
+  const double sd = LogSpreadOf(wide)->sd;
+  ASSERT_GT(ProcessesForTarget(sd, 0.05), 20);
+  EXPECT_EQ(NextRepetition({wide.begin(), wide.begin() + 4}, 0.3, 0.05, 3, 10), Repetition::kMore);
+  EXPECT_EQ(NextRepetition(wide, 0.3, 0.05, 3, 10), Repetition::kSpread);
+  // One that 20 processes would reach goes on to the cap.
+  const std::vector<double> narrower = {1.0, std::exp(0.06), std::exp(-0.06), 1.0,
+                                        std::exp(0.06)};
+  ASSERT_LE(ProcessesForTarget(LogSpreadOf(narrower)->sd, 0.05), 20);
+  EXPECT_EQ(NextRepetition(narrower, 0.09, 0.05, 3, 10), Repetition::kMore);
+  EXPECT_STREQ(RepetitionReason(Repetition::kMet), "ci");
+  EXPECT_STREQ(RepetitionReason(Repetition::kCap), "max_processes");
+  EXPECT_STREQ(RepetitionReason(Repetition::kSpread), "spread");
+}
+
 TEST(Aggregate, NextProcessStopsOnceTheIntervalIsNarrowEnough) {
   // Two processes far apart: the interval is wide, another process.
   EXPECT_EQ(NextProcess({Process(0, 1.0), Process(1, 1.3)}, 1, 0.02, 2, 10), Repetition::kMore);
@@ -115,6 +140,17 @@ TEST(Aggregate, NextProcessStopsOnceTheIntervalIsNarrowEnough) {
   EXPECT_EQ(NextProcess({Process(0, 1.0), Process(1, 1.3)}, 1, 0.02, 2, 2), Repetition::kCap);
   // Nothing measured yet: more.
   EXPECT_EQ(NextProcess({}, 1, 0.02, 2, 10), Repetition::kMore);
+}
+
+TEST(Aggregate, AnIntervalWiderThanAllowedIsExplainedInTheProcessesFigures) {
+  const std::vector<ProcessSummary> wide = {Process(0, 1.0), Process(1, 1.3), Process(2, 1.1)};
+  const std::optional<PooledLatencies> pooled = PoolLatencies(wide, 1);
+  ASSERT_TRUE(pooled && pooled->interval_rel);
+  ASSERT_GT(*pooled->interval_rel, 0.05);
+  const std::string note = SpreadNote(*pooled, 0.05);
+  EXPECT_EQ(note, DescribeProcessSpread(pooled->process_p50s_ms, 0.05));
+  EXPECT_EQ(note.rfind("processes' medians spread", 0), 0u) << note;
+  EXPECT_EQ(SpreadNote(*pooled, *pooled->interval_rel), "");  // within what is allowed
 }
 
 TEST(Aggregate, WeightedMeanNeedsEveryValueAndWeight) {

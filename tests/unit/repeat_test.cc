@@ -187,31 +187,6 @@ TEST(MedianVarianceFactor, MatchesDrawnMedians) {
   }
 }
 
-TEST(NextRepetition, MetMoreCapAndAHopelessSpread) {
-  // Within the target: done, whatever the count.
-  EXPECT_EQ(NextRepetition({1.0, 1.01, 0.99}, 0.02, 0.05, 3, 10), Repetition::kMet);
-  EXPECT_EQ(NextRepetition({1.0, 1.01, 0.99}, 0.05, 0.05, 3, 10), Repetition::kMet);
-  // Wider: another process, until the cap.
-  EXPECT_EQ(NextRepetition({1.0, 1.1, 0.95}, 0.12, 0.05, 3, 10), Repetition::kMore);
-  EXPECT_EQ(NextRepetition(std::vector<double>(10, 1.0), 0.06, 0.05, 3, 10), Repetition::kCap);
-  // No interval yet (one process): more.
-  EXPECT_EQ(NextRepetition({1.0}, std::nullopt, 0.05, 1, 10), Repetition::kMore);
-  // A spread that would need 110 processes (sd 15%) stops at start + 2, not before.
-  const std::vector<double> wide = {1.0, std::exp(0.15), std::exp(-0.15), 1.0, std::exp(0.15)};
-  const double sd = LogSpreadOf(wide)->sd;
-  ASSERT_GT(ProcessesForTarget(sd, 0.05), 20);
-  EXPECT_EQ(NextRepetition({wide.begin(), wide.begin() + 4}, 0.3, 0.05, 3, 10), Repetition::kMore);
-  EXPECT_EQ(NextRepetition(wide, 0.3, 0.05, 3, 10), Repetition::kSpread);
-  // One that 20 processes would reach goes on to the cap.
-  const std::vector<double> narrower = {1.0, std::exp(0.06), std::exp(-0.06), 1.0,
-                                        std::exp(0.06)};
-  ASSERT_LE(ProcessesForTarget(LogSpreadOf(narrower)->sd, 0.05), 20);
-  EXPECT_EQ(NextRepetition(narrower, 0.09, 0.05, 3, 10), Repetition::kMore);
-  EXPECT_STREQ(RepetitionReason(Repetition::kMet), "ci");
-  EXPECT_STREQ(RepetitionReason(Repetition::kCap), "max_processes");
-  EXPECT_STREQ(RepetitionReason(Repetition::kSpread), "spread");
-}
-
 TEST(DescribeProcessSpread, TwoGroupsAreNamedAsBimodal) {
   // Five processes near 1.40 ms and three near 2.83 ms (ONNX Runtime at 2 threads on a 2-core VM).
   const std::string text =

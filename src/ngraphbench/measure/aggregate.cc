@@ -75,11 +75,40 @@ std::optional<PooledLatencies> PoolLatencies(const std::vector<ProcessSummary>& 
   return out;
 }
 
+Repetition NextRepetition(const std::vector<double>& medians, std::optional<double> interval_rel,
+                          double target_rel, int64_t start, int64_t cap) {
+  if (interval_rel && *interval_rel <= target_rel) return Repetition::kMet;
+  const int64_t k = static_cast<int64_t>(medians.size());
+  if (k >= cap) return Repetition::kCap;
+  if (k >= std::max<int64_t>(start + 2, 3)) {
+    if (const std::optional<LogSpread> spread = LogSpreadOf(medians)) {
+      const int64_t needed = ProcessesForTarget(spread->sd, target_rel);
+      if (needed == 0 || needed > 2 * cap) return Repetition::kSpread;
+    }
+  }
+  return Repetition::kMore;
+}
+
+const char* RepetitionReason(Repetition decision) {
+  switch (decision) {
+    case Repetition::kMet: return "ci";
+    case Repetition::kCap: return "max_processes";
+    case Repetition::kSpread: return "spread";
+    case Repetition::kMore: break;
+  }
+  return "";
+}
+
 Repetition NextProcess(const std::vector<ProcessSummary>& processes, int64_t batch_size,
                        double target_rel, int64_t start, int64_t cap) {
   const std::optional<PooledLatencies> pooled = PoolLatencies(processes, batch_size);
   return NextRepetition(pooled ? pooled->process_p50s_ms : std::vector<double>{},
                         pooled ? pooled->interval_rel : std::nullopt, target_rel, start, cap);
+}
+
+std::string SpreadNote(const PooledLatencies& pooled, double max_ci_rel) {
+  if (!pooled.interval_rel || !(*pooled.interval_rel > max_ci_rel)) return "";
+  return DescribeProcessSpread(pooled.process_p50s_ms, max_ci_rel);
 }
 
 std::optional<double> WeightedMean(const std::vector<std::optional<double>>& values,

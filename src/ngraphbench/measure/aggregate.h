@@ -74,10 +74,30 @@ std::optional<PooledLatencies> PoolLatencies(const std::vector<ProcessSummary>& 
 // median <= 0.
 std::optional<double> RelHalfWidth(double low, double high, double median);
 
+// Adaptive repetition (stop `ci`): a run starts with its first `start` processes and gets one
+// more at a time while the interval of its median (half-width / median, `interval_rel`; none
+// while fewer than two processes measured) is wider than `target_rel`, up to `cap`. It stops
+// early when, after at least start + 2 processes, the spread of their medians (`medians`) would
+// need more than twice `cap` processes to reach the target: more processes would only cost time.
+enum class Repetition {
+  kMet,     // the interval is within the target: the run is complete ("ci")
+  kMore,    // another process
+  kCap,     // the target is not met, and the run has its `cap` processes ("max_processes")
+  kSpread,  // the target is out of reach at this spread ("spread")
+};
+Repetition NextRepetition(const std::vector<double>& medians, std::optional<double> interval_rel,
+                          double target_rel, int64_t start, int64_t cap);
+// The row's processes_reason for a decision other than kMore.
+const char* RepetitionReason(Repetition decision);
+
 // Stop `ci`: whether a run whose processes measured `processes` is complete or gets another
 // process (NextRepetition on their medians and pooled interval).
 Repetition NextProcess(const std::vector<ProcessSummary>& processes, int64_t batch_size,
                        double target_rel, int64_t start, int64_t cap);
+
+// The row's note on a run whose interval is wider than `max_ci_rel`: how far its processes'
+// medians spread and what that spread would need (DescribeProcessSpread); "" otherwise.
+std::string SpreadNote(const PooledLatencies& pooled, double max_ci_rel);
 
 // A system figure pooled over the processes: the mean of `values` weighted by `weights` (nullopt
 // unless every process has both, and their weights sum above 0), or the largest of `values`

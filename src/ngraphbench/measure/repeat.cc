@@ -83,30 +83,6 @@ std::optional<RatioEstimate> CompareProcessMedians(double a_center, const std::v
   return r;
 }
 
-Repetition NextRepetition(const std::vector<double>& medians, std::optional<double> interval_rel,
-                          double target_rel, int64_t start, int64_t cap) {
-  if (interval_rel && *interval_rel <= target_rel) return Repetition::kMet;
-  const int64_t k = static_cast<int64_t>(medians.size());
-  if (k >= cap) return Repetition::kCap;
-  if (k >= std::max<int64_t>(start + 2, 3)) {
-    if (const std::optional<LogSpread> spread = LogSpreadOf(medians)) {
-      const int64_t needed = ProcessesForTarget(spread->sd, target_rel);
-      if (needed == 0 || needed > 2 * cap) return Repetition::kSpread;
-    }
-  }
-  return Repetition::kMore;
-}
-
-const char* RepetitionReason(Repetition decision) {
-  switch (decision) {
-    case Repetition::kMet: return "ci";
-    case Repetition::kCap: return "max_processes";
-    case Repetition::kSpread: return "spread";
-    case Repetition::kMore: break;
-  }
-  return "";
-}
-
 int64_t ProcessesForTarget(double sd, double target_rel) {
   // The interval is median * exp(+-h); its half-width relative to the median is sinh(h).
   const double h = std::asinh(target_rel);

@@ -65,22 +65,6 @@ std::optional<RatioEstimate> CompareProcessMedians(double a_center, const std::v
                                                    double b_center, const std::vector<double>& b,
                                                    double confidence = 0.95);
 
-// Adaptive repetition (stop `ci`): a run starts with its first `start` processes and gets one
-// more at a time while the interval of its median (half-width / median, `interval_rel`; none
-// while fewer than two processes measured) is wider than `target_rel`, up to `cap`. It stops
-// early when, after at least start + 2 processes, the spread of their medians (`medians`) would
-// need more than twice `cap` processes to reach the target: more processes would only cost time.
-enum class Repetition {
-  kMet,     // the interval is within the target: the run is complete ("ci")
-  kMore,    // another process
-  kCap,     // the target is not met, and the run has its `cap` processes ("max_processes")
-  kSpread,  // the target is out of reach at this spread ("spread")
-};
-Repetition NextRepetition(const std::vector<double>& medians, std::optional<double> interval_rel,
-                          double target_rel, int64_t start, int64_t cap);
-// The row's processes_reason for a decision other than kMore.
-const char* RepetitionReason(Repetition decision);
-
 // The fewest processes whose reproduction interval is within `target_rel` of the median when
 // their log-medians spread with standard deviation `sd` (0 when 1000 would not do).
 int64_t ProcessesForTarget(double sd, double target_rel);

@@ -310,9 +310,8 @@ ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
       JudgeRun(summaries, figures, run.validity, run.min_time_s, run.max_repeats);
   if (broken) *broken = verdict.Rules();
   // An interval wider than the verdict allows: why, in the processes' own figures.
-  if (pooled->interval_rel && *pooled->interval_rel > run.validity.max_ci_rel) {
-    const std::string spread = DescribeProcessSpread(row.process_p50s_ms, run.validity.max_ci_rel);
-    if (!spread.empty()) row.notes += (row.notes.empty() ? "" : "; ") + spread;
+  if (const std::string spread = SpreadNote(*pooled, run.validity.max_ci_rel); !spread.empty()) {
+    row.notes += (row.notes.empty() ? "" : "; ") + spread;
   }
   row.valid = verdict.valid();
   row.invalid_reason = verdict.Reasons();
