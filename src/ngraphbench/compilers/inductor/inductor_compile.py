@@ -481,6 +481,62 @@ def constant_matmuls_to_linear(module, torch):
     return replaced
 
 
+def convolutions_as_conv(module, torch):
+    """In a torch.export program's module, each aten.convolution (what PyTorch's
+    TorchScript-to-ExportedProgram converter makes of a convolution: the torchscript routes)
+    that is not transposed becomes aten.conv1d or aten.conv2d, the operators the quantizers look
+    for, and each conv2d and linear without it gets the meta of the function it came from, by
+    which the quantizers find such layers (the converter sets none); their weights and biases
+    held as plain tensor attributes (the converter's lifted constants) become parameters, as a
+    layer's are, so that prepare_pt2e can fold a following batch norm into them (it registers
+    the folded weight as a parameter of that name). The same computation. Returns how many nodes
+    were changed."""
+
+    def as_parameter(node):
+        if getattr(node, "op", None) != "get_attr":
+            return
+        *path, name = node.target.split(".")
+        owner = module
+        for part in path:
+            owner = getattr(owner, part)
+        value = getattr(owner, name, None)
+        if (isinstance(value, torch.Tensor) and name not in owner._parameters and  # pylint: disable=protected-access
+                name not in owner._buffers and value.is_floating_point()):  # pylint: disable=protected-access
+            delattr(owner, name)
+            owner.register_parameter(name, torch.nn.Parameter(value.detach(), requires_grad=False))
+
+    functions = {torch.ops.aten.conv1d.default: torch.nn.functional.conv1d,
+                 torch.ops.aten.conv2d.default: torch.nn.functional.conv2d,
+                 torch.ops.aten.linear.default: torch.nn.functional.linear}
+    changed = 0
+    for node in list(module.graph.nodes):
+        if node.op != "call_function":
+            continue
+        if node.target == torch.ops.aten.convolution.default and len(node.args) == 9:
+            x, w, b, stride, padding, dilation, transposed, output_padding, groups = node.args
+            rank = len(getattr(w.meta.get("val"), "shape", ())) if hasattr(w, "meta") else 0
+            if transposed or any(output_padding) or rank not in (3, 4):
+                continue
+            target = torch.ops.aten.conv1d.default if rank == 3 else torch.ops.aten.conv2d.default
+            with module.graph.inserting_before(node):
+                new = module.graph.call_function(
+                    target, (x, w, b, list(stride), list(padding), list(dilation), groups))
+            new.meta = dict(node.meta)
+            node.replace_all_uses_with(new)
+            module.graph.erase_node(node)
+            node = new
+            changed += 1
+        if node.target in functions:
+            for arg in node.args[1:3]:
+                as_parameter(arg)
+            if not node.meta.get("source_fn_stack"):
+                node.meta["source_fn_stack"] = [(node.name, functions[node.target])]
+                changed += 1
+    if changed:
+        module.recompile()
+    return changed
+
+
 def quantize_pt2e(exported, calibration, quantizer, name, torch, meta):
     """Static post-training quantization of a torch.export program by PyTorch's PT2E flow:
     prepare_pt2e with `quantizer` (observers where it annotates), the calibration batches run
@@ -505,6 +561,7 @@ def quantize_pt2e(exported, calibration, quantizer, name, torch, meta):
                              f"inputs are {shapes}")
     module = exported.module()
     meta["matmuls_to_linear"] = constant_matmuls_to_linear(module, torch)
+    meta["convolutions_renamed"] = convolutions_as_conv(module, torch)
     prepared = prepare_pt2e(module, quantizer)
     with torch.no_grad():
         for batch in batches:

@@ -139,8 +139,8 @@ TEST_F(Inductor, ConvBlockMatchesOnnxRuntimeIsCachedAndRunsOffline) {
 // precision int8: the x86 Inductor quantizer (PT2E) quantizes the conv block on the calibration
 // set, and Inductor lowers it to oneDNN's integer convolution: the outputs differ from fp32's (it
 // is not fp32 run silently) but lie within the int8 bounds; a second compile loads the package,
-// whose entry is not the fp32 one. Without freezing, and on cuda, int8 is refused before any
-// compile.
+// whose entry is not the fp32 one; the torchscript route quantizes too. Without freezing, and
+// on cuda, int8 is refused before any compile.
 TEST_F(Inductor, Int8QuantizesWithTheX86QuantizerIntoIntegerKernels) {
   NGB_REQUIRE_BUILT("onnxruntime");  // the reference
   const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 2);
@@ -170,6 +170,21 @@ TEST_F(Inductor, Int8QuantizesWithTheX86QuantizerIntoIntegerKernels) {
     if (key.empty()) key = settings.at("cache_key");
     EXPECT_EQ(settings.at("cache_key"), key);
   }
+  // The torchscript route's program (PyTorch's TorchScript converter: aten.convolution, its
+  // weights lifted constants) quantizes the same way, the batch norm folded into the
+  // convolution.
+  CompilerConfig traced = config;
+  traced.options = Options({{"max_autotune", "false"}, {"freezing", "true"},
+                            {"route", "torchscript"}});
+  auto exe = compiler_->Compile(CompileRequest{graph, onnx, traced, cache_dir_});
+  EXPECT_EQ(exe->EffectiveSettings().at("module"), "torchscript");
+  EXPECT_EQ(exe->EffectiveSettings().at("int8_kernels"), "1");
+  const QuantAccuracy a =
+      CompareQuantized(test_support::RunExecutable(*exe, inputs, 1), ref.outputs);
+  EXPECT_TRUE(WithinInt8Bounds(a)) << "cosine " << a.cosine << ", SNR " << a.snr_db;
+  EXPECT_LT(a.snr_db, 80) << "the int8 outputs are fp32's";
+  exe.reset();
+
   const auto refused = [&](const CompilerConfig& c, const std::string& want) {
     try {
       compiler_->Compile(CompileRequest{graph, onnx, c, cache_dir_});
@@ -185,10 +200,10 @@ TEST_F(Inductor, Int8QuantizesWithTheX86QuantizerIntoIntegerKernels) {
   CompilerConfig cuda = config;
   cuda.device = "cuda";
   refused(cuda, "int8 runs on device cpu only");
-  // One entry, the int8 package's: the refusals compiled nothing.
+  // Two entries, the int8 packages of the two routes: the refusals compiled nothing.
   EXPECT_EQ(std::distance(fs::directory_iterator(fs::path(cache_dir_) / "inductor"),
                           fs::directory_iterator()),
-            1);
+            2);
 }
 
 // An attention block at int8: its four projections, MatMul and Add of constants in ONNX, become
