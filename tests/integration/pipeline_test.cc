@@ -549,6 +549,32 @@ TEST_F(Pipeline, APartLeftBesideAKeptRowGoesEvenWithoutItsTrace) {
   EXPECT_FALSE(fs::exists(PartPath("tiny_w8_b1", 1)));
 }
 
+// A measured part's verdict figures (degraded items, stalls, the scenario's reasons) are data in
+// its summary file: a part without one, or with one that is not what a worker writes, is not
+// merged with the figures missing but refused, naming the file, until it is measured again.
+TEST_F(Pipeline, APartWithoutItsSummaryIsRefusedNamingIt) {
+  ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
+  fs::create_directories(RunDir() / ".parts");
+  fs::copy_file(RowPath(RunDir(), "tiny_w8_b1"), PartPath("tiny_w8_b1", 1));  // it measured
+  fs::remove(RowPath(RunDir(), "tiny_w8_b1"));
+  fs::remove(LatenciesPath(RunDir(), "tiny_w8_b1"));
+  const std::string summary = (RunDir() / ".parts" / "tiny_w8_b1.p1.summary.json").string();
+  Result r = Ngb("run tiny null --quick " + Common());
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("has no summary file '" + summary + "'"), std::string::npos)
+      << r.output;
+  std::ofstream(summary) << "{\"degraded\": \"x\"}";
+  r = Ngb("run tiny null --quick " + Common());
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("part summary '" + summary + "' is not what a worker writes"),
+            std::string::npos)
+      << r.output;
+  r = Ngb("run tiny null --quick --replace-changed " + Common());
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(Row("tiny_w8_b1").status, "ok");
+  EXPECT_FALSE(fs::exists(summary));
+}
+
 TEST_F(Pipeline, TheCiStoppingRuleIsRecordedAndFingerprinted) {
   // 3 processes a run, each timing 2 of the 5 timed runs (ceil 5/3); `stop: ci` adds processes
   // up to 8.
