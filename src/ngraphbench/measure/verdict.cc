@@ -132,8 +132,9 @@ std::string ValidityAdvice(ValidityRule rule) {
              "stopped process, a VM or container paused, the machine swapping or too busy to "
              "schedule it; measure again on a machine where nothing pauses the workers";
     case ValidityRule::kDegraded:
-      return "the compiler built less than asked (each row's invalid_reason says what: an "
-             "untuned TVM build, another thread count, operators left outside the backend)";
+      return "the compiler built less than asked, or the CPU was emulated (each row's "
+             "invalid_reason says what: an untuned TVM build, another thread count, operators "
+             "left outside the backend, qemu-user, whose timings mean nothing)";
   }
   return "";
 }
