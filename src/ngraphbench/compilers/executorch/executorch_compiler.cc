@@ -82,7 +82,7 @@
 #include "ngraphbench/compilers/executorch/etdump.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/tensor.h"
-#include "ngraphbench/measure/check.h"  // FormatTensorFile: the calibration batches' files
+#include "ngraphbench/compilers/quantize_common/quantize_common.h"  // WriteCalibrationSet
 
 // The runtime's thread pool, libexecutorch_threadpool.so. The wheel ships no header for it
 // (only threadpool_guard.h); these are the declarations of ExecuTorch's
@@ -134,29 +134,6 @@ struct Entry {
   std::string key;
 };
 
-// The calibration set (core/tensor.h) as tensor files in `dir`, one batch of every graph input
-// each, for the compile script's --calibration.
-std::vector<fs::path> WriteCalibrationSet(const Graph& graph, const fs::path& dir) {
-  std::vector<fs::path> files;
-  for (int b = 0; b < kCalibrationBatches; ++b) {
-    std::vector<HostTensor> batch;
-    for (const TensorSpec& in : graph.inputs) {
-      batch.push_back(RandomNormal(in.shape, CalibrationSeed(b, in.name)));
-    }
-    const fs::path file = dir / ("calibration-" + std::to_string(b) + ".bin");
-    std::ofstream out(file, std::ios::binary);
-    const std::string bytes = FormatTensorFile(batch);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out.flush()) {
-      const int error = errno != 0 ? errno : EIO;
-      throw StorageError("executorch: cannot write the calibration batch " + file.string() +
-                             ": " + std::strerror(error),
-                         error);
-    }
-    files.push_back(file);
-  }
-  return files;
-}
 
 // Lowers the model with executorch_compile.py by `route` into <cache_dir>/executorch/<key>/, or
 // finds it there. Without a cache dir, into a temporary folder that the executable removes.
@@ -206,7 +183,7 @@ Entry BuildProgram(const CompileRequest& request, const std::string& route, cons
     }
     std::vector<fs::path> calibration;
     if (int8) {
-      calibration = WriteCalibrationSet(request.graph, build.dir());
+      calibration = WriteCalibrationSet(request.graph.inputs, build.dir(), "executorch");
       argv.push_back("--calibration");
       for (const fs::path& file : calibration) argv.push_back(file.string());
     }

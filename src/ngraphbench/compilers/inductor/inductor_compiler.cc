@@ -66,7 +66,7 @@
 #include "ngraphbench/compilers/torch_common/torchscript_trace.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/tensor.h"
-#include "ngraphbench/measure/check.h"  // FormatTensorFile: the calibration batches' files
+#include "ngraphbench/compilers/quantize_common/quantize_common.h"  // WriteCalibrationSet
 
 namespace ngraphbench {
 namespace {
@@ -99,29 +99,6 @@ std::string Seconds(const nlohmann::json& meta, const char* key) {
   return buf;
 }
 
-// The calibration set (core/tensor.h) as tensor files in `dir`, one batch of every graph input
-// each, for the compile script's --calibration.
-std::vector<fs::path> WriteCalibrationSet(const Graph& graph, const fs::path& dir) {
-  std::vector<fs::path> files;
-  for (int b = 0; b < kCalibrationBatches; ++b) {
-    std::vector<HostTensor> batch;
-    for (const TensorSpec& in : graph.inputs) {
-      batch.push_back(RandomNormal(in.shape, CalibrationSeed(b, in.name)));
-    }
-    const fs::path file = dir / ("calibration-" + std::to_string(b) + ".bin");
-    std::ofstream out(file, std::ios::binary);
-    const std::string bytes = FormatTensorFile(batch);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out.flush()) {
-      const int error = errno != 0 ? errno : EIO;
-      throw StorageError("inductor: cannot write the calibration batch " + file.string() + ": " +
-                             std::strerror(error),
-                         error);
-    }
-    files.push_back(file);
-  }
-  return files;
-}
 
 // Compiles a model into a package with inductor_compile.py, or finds it in the cache. Compile()
 // builds the package it times; the executable keeps this to build the profiling package.
@@ -234,7 +211,7 @@ class PackageBuilder {
       if (kernel_profile) argv.push_back("--kernel-profile");
       std::vector<fs::path> calibration;
       if (int8_) {
-        calibration = WriteCalibrationSet(graph_, build.dir());
+        calibration = WriteCalibrationSet(graph_.inputs, build.dir(), "inductor");
         argv.push_back("--calibration");
         for (const fs::path& file : calibration) argv.push_back(file.string());
       }

@@ -40,15 +40,12 @@ fs::path QuantizeScratch::NewFolder(const std::string& who) {
   return name;
 }
 
-namespace {
-
-// Writes the calibration batches beside the script's outputs; returns their paths.
-std::vector<fs::path> WriteCalibrationSet(const CompileRequest& request, const fs::path& dir,
-                                          const std::string& who) {
+std::vector<fs::path> WriteCalibrationSet(const std::vector<TensorSpec>& inputs,
+                                          const fs::path& dir, const std::string& who) {
   std::vector<fs::path> files;
   for (int b = 0; b < kCalibrationBatches; ++b) {
     std::vector<HostTensor> batch;
-    for (const TensorSpec& in : request.graph.inputs) {
+    for (const TensorSpec& in : inputs) {
       batch.push_back(RandomNormal(in.shape, CalibrationSeed(b, in.name)));
     }
     const fs::path file = dir / ("calibration-" + std::to_string(b) + ".bin");
@@ -65,8 +62,6 @@ std::vector<fs::path> WriteCalibrationSet(const CompileRequest& request, const f
   }
   return files;
 }
-
-}  // namespace
 
 QuantizedModel QuantizeModel(const CompileRequest& request, const QuantizeTool& tool,
                              QuantizeScratch& scratch) {
@@ -100,7 +95,7 @@ QuantizedModel QuantizeModel(const CompileRequest& request, const QuantizeTool& 
       std::vector<std::string> argv = {tool.python, tool.script,         "--onnx",
                                        onnx.path().string(), "--out-dir", build.dir().string(),
                                        "--calibration"};
-      const std::vector<fs::path> files = WriteCalibrationSet(request, build.dir(), who);
+      const std::vector<fs::path> files = WriteCalibrationSet(request.graph.inputs, build.dir(), who);
       for (const fs::path& file : files) argv.push_back(file.string());
       // An uncached entry's folder is the scratch's, which removes it: nothing to discard here.
       RunCompileScript(argv, build.dir(), build.dir() / "meta.json", fs::path(), who, tool.fix);

@@ -1,5 +1,6 @@
 // Static post-training quantization by an SDK's own tool in a helper process (onnxruntime's
-// ort_quantize.py, openvino's ov_quantize.py, docs/compilers.md, Quantization): what both share.
+// ort_quantize.py, openvino's ov_quantize.py, docs/compilers.md, Quantization): what both share;
+// the calibration set's files also serve the PT2E flows of inductor and executorch.
 // The calibration set is drawn and written for the script, the quantized model is cached like a
 // compiled artifact, in <cache_dir>/<who>-int8/<key>/, and a compile without a cache directory
 // writes it into a temporary folder that goes with the compiler.
@@ -55,6 +56,14 @@ class QuantizeScratch {
   struct Folder;
   std::vector<std::unique_ptr<Folder>> folders_;
 };
+
+// The calibration set (kCalibrationBatches batches of `inputs`, each drawn with CalibrationSeed,
+// core/tensor.h) as tensor files calibration-<b>.bin in `dir`, one batch of every input each,
+// for a quantizing script's --calibration; returns their paths. Throws StorageError (naming
+// `who`, the compiler) when one cannot be written.
+std::vector<std::filesystem::path> WriteCalibrationSet(const std::vector<TensorSpec>& inputs,
+                                                       const std::filesystem::path& dir,
+                                                       const std::string& who);
 
 // The request's model quantized by `tool` on the calibration set (kCalibrationBatches batches at
 // the request's input shapes, each input drawn with CalibrationSeed, core/tensor.h), or found in
