@@ -30,7 +30,9 @@ from matplotlib import ticker  # noqa: E402
 
 import results_io  # noqa: E402  (the capped reader of the files the report reads)
 
-BASELINE = "identity"
+# The compiler speedups are measured against: the one whose description says `baseline: true`
+# (compilers/<name>/compiler.yaml), which `ngraphbench report` passes as --baseline.
+BASELINE = None
 TABLES = ("scaling.csv", "blocks.csv", "ranking.csv", "rank_reversals.csv", "failures.csv")
 INVALID = "invalid.csv"  # written by analyze since result schema 2
 # The interval columns of a plotted value (absent in analysis dirs from before them).
@@ -866,7 +868,11 @@ def main(argv=None):
                         help="output directory of `ngraphbench analyze`")
     parser.add_argument("--name", default="report", help="report folder name")
     parser.add_argument("--reports-dir", default="reports", help="parent of the report folder")
+    parser.add_argument("--baseline", required=True,
+                        help="the baseline compiler (`ngraphbench list --compilers` marks it)")
     args = parser.parse_args(argv)
+    global BASELINE  # pylint: disable=global-statement
+    BASELINE = args.baseline
     try:
         path = write_report(args.analysis_dir, os.path.join(args.reports_dir, args.name))
     except results_io.InputError as e:  # bad input: exit status 2, as ngraphbench's

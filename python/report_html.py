@@ -255,7 +255,11 @@ def main(argv=None):
                         help="the results directories or .zip files analyze read")
     parser.add_argument("--no-static", action="store_true",
                         help="only report.html: no report.md and PNG figures")
+    parser.add_argument("--baseline", required=True,
+                        help="the compiler speedups are measured against (its description says "
+                        "baseline: true)")
     args = parser.parse_args(argv)
+    report.BASELINE = args.baseline
     missing = [t for t in report.TABLES if not os.path.exists(os.path.join(args.dir, t))]
     if missing:
         sys.exit(f"report_html.py: {args.dir} lacks {', '.join(missing)}; expected the output "

@@ -12,6 +12,7 @@
 
 #include "ngraphbench/analysis/analyze.h"
 #include "ngraphbench/compilers/compile_helper.h"
+#include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/shell.h"
 
@@ -59,6 +60,7 @@ int RunReport(const std::vector<std::string>& inputs, const std::string& out_dir
   const std::string python = EnvOr("NGRAPHBENCH_PYTHON", NGB_REPORT_PYTHON);
   std::vector<std::string> argv = {python, NGB_REPORT_SCRIPT, out_dir, "--results"};
   argv.insert(argv.end(), inputs.begin(), inputs.end());
+  argv.insert(argv.end(), {"--baseline", BaselineCompiler()});
   if (html_only) argv.push_back("--no-static");
   std::vector<char*> args;
   for (std::string& arg : argv) args.push_back(arg.data());
