@@ -246,8 +246,8 @@ void RunCompileScript(const std::vector<std::string>& argv, const fs::path& entr
                  {"PYTHONPATH=" + std::string(NGB_PYTHON_DIR) +
                   (python_path.empty() ? "" : ":" + python_path)});
   if (rc == 0 && fs::exists(done)) return;
-  const std::string text = ReadFile(log);
-  std::cerr << text;  // the whole Python traceback, for the worker's log
+  const std::string text = ReadLogTail(log.string());
+  std::cerr << text;  // the Python traceback (the log's last 64 KiB), for the worker's log
   if (!discard.empty()) fs::remove_all(discard, ec);
   const std::string why = LastLine(text);
   if (rc == kExitStorageFailed) {

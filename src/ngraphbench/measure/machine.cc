@@ -40,13 +40,14 @@ using nlohmann::json;
 
 constexpr int kMaxCpuId = 65535;
 
+// A file of /proc or /sys (or a fixture's copy), read as every file is (core/file.h): nullopt when
+// it is missing or cannot be read.
 std::optional<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return buffer.str();
+  try {
+    return ReadFileIfExists(path.string(), kMaxConfigBytes, "system file");
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 std::string Trim(const std::string& text) {

@@ -141,7 +141,8 @@ TorchExport ExportTorchModel(const ModelSpec& spec, int64_t batch_size,
   Fnv128 key;
   key.Add("torch-export=1").Add(NGB_VERSION).Add(spec.torch_source);
   key.Add(FormatInputShape(spec.input_shape)).Add(std::to_string(batch_size)).Add(python);
-  key.Add(ReadFile(script)).Add(ReadFile(fs::path(script).parent_path() / "export_timm.py"));
+  key.Add(ReadFile(script, kMaxConfigBytes))
+      .Add(ReadFile(fs::path(script).parent_path() / "export_timm.py", kMaxConfigBytes));
   if (!source.file.empty()) key.AddFile(source.file, kWho);
   const fs::path root = fs::path(cache_dir) / "torch";
   const fs::path entry =
@@ -162,7 +163,7 @@ TorchExport ExportTorchModel(const ModelSpec& spec, int64_t batch_size,
          "--out-dir", build.dir().string()},
         log, kWho, "set NGRAPHBENCH_PYTHON to a python with torch (and timm), or run ./setup.sh");
     if (status != 0 || !exported(build.dir())) {
-      const std::string last = LastLine(ReadFile(log));
+      const std::string last = LastLine(ReadLogTail(log.string()));
       // The script could not write its export: the storage's failure, not the model's.
       if (status == kExitStorageFailed) {
         throw StorageError("exporting " + spec.torch_source + " into " + root.string() +
@@ -178,7 +179,7 @@ TorchExport ExportTorchModel(const ModelSpec& spec, int64_t batch_size,
   const fs::path meta_path = entry / "meta.json";
   nlohmann::json meta;
   try {
-    meta = nlohmann::json::parse(ReadFile(meta_path));
+    meta = nlohmann::json::parse(ReadFile(meta_path, kMaxConfigBytes));
   } catch (const nlohmann::json::exception& e) {
     throw CompileError("unreadable export " + meta_path.string() + ": " + e.what() +
                              "; delete " + entry.string() + " to export again");

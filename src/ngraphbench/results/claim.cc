@@ -32,11 +32,13 @@ constexpr double kBreakerStaleS = 60;
 // Tries before TryClaim gives up on a claim that others keep recovering at the same moment.
 constexpr int kAttempts = 50;
 
+// A small file of /proc, read as every file is (core/file.h); "" when it cannot be read.
 std::string ReadSmallFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  try {
+    return ReadFileCapped(path, kMaxClaimBytes, "system file");
+  } catch (const std::exception&) {
+    return "";
+  }
 }
 
 std::string FirstLine(const std::string& text) {

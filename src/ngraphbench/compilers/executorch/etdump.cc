@@ -46,8 +46,8 @@ KernelProfile ReadEtdump(const void* data, size_t size, int warmup, int runs) {
                                  kEtdumpSchema.string(), "--", etdump.string()},
                                 folder / "read.log", "executorch",
                                 "reinstall the executorch wheel (./setup.sh)");
-  const std::string text = ReadFile(folder / "model.json");
-  const std::string log = ReadFile(folder / "read.log");
+  const std::string text = ReadFile(folder / "model.json", kMaxTraceBytes);
+  const std::string log = ReadLogTail((folder / "read.log").string());
   fs::remove_all(folder);
   const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
   if (status != 0 || !parsed.is_object() || !parsed.contains("run_data") ||

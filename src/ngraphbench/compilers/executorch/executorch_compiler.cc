@@ -140,7 +140,7 @@ struct Entry {
 Entry BuildProgram(const CompileRequest& request, const std::string& route, const fs::path& root,
                    bool cached) {
   const std::string script_path = Script();
-  const std::string script = ReadFile(script_path);
+  const std::string script = ReadFile(script_path, kMaxConfigBytes);
   if (script.empty()) {
     throw CompileError("executorch: cannot read the compile script " + script_path +
                        " (set NGRAPHBENCH_EXECUTORCH_COMPILE_SCRIPT)");
@@ -584,7 +584,8 @@ class ExecuTorchCompiler : public Compiler {
     const std::string route = config.options.String("route");
     const Entry entry = BuildProgram(request, route, root, cached);
     const nlohmann::json meta =
-        nlohmann::json::parse(ReadFile(entry.meta), nullptr, /*allow_exceptions=*/false);
+        nlohmann::json::parse(ReadFile(entry.meta, kMaxConfigBytes), nullptr,
+                              /*allow_exceptions=*/false);
     if (!meta.is_object()) throw CompileError("executorch: unreadable " + entry.meta.string());
 
     const int64_t delegated = meta.value("delegated_ops", int64_t{0});

@@ -82,7 +82,7 @@ std::string GpuIdentity() {
   std::error_code ec;
   for (fs::directory_iterator it("/proc/driver/nvidia/gpus", ec), end; !ec && it != end;
        it.increment(ec)) {
-    std::istringstream in(ReadFile(it->path() / "information"));
+    std::istringstream in(ReadFile(it->path() / "information", kMaxConfigBytes));
     for (std::string line; std::getline(in, line);) {
       if (line.rfind("Model:", 0) == 0) models.push_back(line);
     }
@@ -134,7 +134,7 @@ class PackageBuilder {
         root_(cached_ ? fs::path(request.cache_dir) / "inductor"
                       : fs::temp_directory_path() /
                             ("ngraphbench-inductor-" + std::to_string(::getpid()))) {
-    const std::string script = ReadFile(script_path_);
+    const std::string script = ReadFile(script_path_, kMaxConfigBytes);
     if (script.empty()) {
       throw CompileError("inductor: cannot read the compile script " + script_path_ +
                          " (set NGRAPHBENCH_INDUCTOR_COMPILE_SCRIPT)");
@@ -235,7 +235,7 @@ class PackageBuilder {
   // the reason, so that the run's later processes take the torchscript route at once instead of
   // failing the same conversion again. RecordedFailure() is empty without a record or a cache.
   std::string RecordedFailure() const {
-    return cached_ ? ReadFile(FailureEntry() / "reason.txt") : std::string();
+    return cached_ ? ReadFile(FailureEntry() / "reason.txt", kMaxLogTailBytes) : std::string();
   }
   void RecordFailure(const std::string& reason) const {
     if (!cached_) return;
@@ -462,7 +462,8 @@ class InductorCompiler : public Compiler {
       entry = builder->Build(/*kernel_profile=*/false);
     }
     const nlohmann::json meta =
-        nlohmann::json::parse(ReadFile(entry.meta), nullptr, /*allow_exceptions=*/false);
+        nlohmann::json::parse(ReadFile(entry.meta, kMaxConfigBytes), nullptr,
+                              /*allow_exceptions=*/false);
     if (!meta.is_object()) throw CompileError("inductor: unreadable " + entry.meta.string());
 
     std::map<std::string, std::string> settings = {

@@ -103,7 +103,7 @@ QuantizedModel QuantizeModel(const CompileRequest& request, const QuantizeTool& 
     }
     build.Commit(usable);
   }
-  q.meta = nlohmann::json::parse(ReadFile(q.entry / "meta.json"), nullptr,
+  q.meta = nlohmann::json::parse(ReadFile(q.entry / "meta.json", kMaxConfigBytes), nullptr,
                                  /*allow_exceptions=*/false);
   if (!q.meta.is_object()) {
     throw CompileError(who + ": unreadable " + (q.entry / "meta.json").string());

@@ -412,7 +412,7 @@ class TvmCompiler : public Compiler {
     // found, where the timeout falls back to the untuned build.
     const int64_t search_s = trials > 0 ? config.options.Int("tuning_search_s") : 0;
     const std::string script_path = EnvOr("NGRAPHBENCH_TVM_COMPILE_SCRIPT", NGB_TVM_SCRIPT);
-    const std::string script = ReadFile(script_path);
+    const std::string script = ReadFile(script_path, kMaxConfigBytes);
     if (script.empty()) {
       throw CompileError("tvm: cannot read the compile script " + script_path +
                          " (set NGRAPHBENCH_TVM_COMPILE_SCRIPT)");
@@ -448,8 +448,9 @@ class TvmCompiler : public Compiler {
     // A build whose tuning failed is not reused: the next run tries tuning again.
     const auto usable = [](const fs::path& e) {
       if (!fs::exists(e / "meta.json") || !fs::exists(e / "model.so")) return false;
-      const nlohmann::json m = nlohmann::json::parse(ReadFile(e / "meta.json"), nullptr,
-                                                     /*allow_exceptions=*/false);
+      const nlohmann::json m =
+          nlohmann::json::parse(ReadFile(e / "meta.json", kMaxConfigBytes), nullptr,
+                                /*allow_exceptions=*/false);
       return m.is_object() && m.value("tuning", "").rfind("failed:", 0) != 0;
     };
     const bool hit = cached && usable(entry);
@@ -478,7 +479,8 @@ class TvmCompiler : public Compiler {
       build.Commit(usable);
     }
     const nlohmann::json meta =
-        nlohmann::json::parse(ReadFile(meta_path), nullptr, /*allow_exceptions=*/false);
+        nlohmann::json::parse(ReadFile(meta_path, kMaxConfigBytes), nullptr,
+                              /*allow_exceptions=*/false);
     if (!meta.is_object()) throw CompileError("tvm: unreadable " + meta_path.string());
 
     std::map<std::string, std::string> settings = {
