@@ -4,7 +4,7 @@ The layout rules are those of `ngraphbench analyze` (src/ngraphbench/analysis/lo
 directory <dir>/<device>/<compiler>/<run_id>.csv, or one holding such a tree as `results/`; a
 .zip of the same layout, at its root or under a top-level `results/`. Hidden files, the
 `*.latencies.csv` traces and the other files beside a row (`*.profile.csv`, `*.server_steps.csv`)
-are not rows. analyze has already validated the rows (it runs first in
+are not rows: is_row_file and the suffixes below are the twins of src/ngraphbench/results/layout.h. analyze has already validated the rows (it runs first in
 `ngraphbench report`), so this reader only finds them; it does not judge their values.
 
 Every file is read as the C++ reader reads it (src/ngraphbench/core/file.h): regular files only,

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/results/layout.h"
 #include "ngraphbench/results/row.h"
 #include "ngraphbench/results/server_steps.h"
 
@@ -98,6 +99,21 @@ ResultRow SampleRow() {
   r.invalid_reason = "cv 0.3 > max_cv 0.25; timed window 0.1 s < min_time_s 0.5";
   r.phases_s = {{"start", 0.25}, {"build", 1.5}, {"timed", 0}};
   return r;
+}
+
+// A run folder's rows and the files beside them, as every reader of the tree tells them apart.
+TEST(Layout, RowsAndTheFilesBesideThem) {
+  EXPECT_TRUE(IsRowFile("conv2d_w16_b1.csv"));
+  EXPECT_FALSE(IsRowFile("conv2d_w16_b1.latencies.csv"));
+  EXPECT_FALSE(IsRowFile("conv2d_w16_b1.profile.csv"));
+  EXPECT_FALSE(IsRowFile("conv2d_w16_b1.server_steps.csv"));
+  EXPECT_FALSE(IsRowFile(".parts.csv"));
+  EXPECT_FALSE(IsRowFile("machine.json"));
+  EXPECT_FALSE(IsRowFile(""));
+  EXPECT_EQ(RowPath("d", "r"), "d/r.csv");
+  EXPECT_EQ(LatenciesPath("d", "r"), "d/r.latencies.csv");
+  EXPECT_EQ(ProfilePath("d", "r"), "d/r.profile.csv");
+  EXPECT_EQ(ServerStepsPath("d", "r"), "d/r.server_steps.csv");
 }
 
 TEST(Csv, EscapeAndSplitRoundTrip) {

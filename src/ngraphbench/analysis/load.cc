@@ -16,6 +16,7 @@
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/graph/working_set.h"  // kMaxBatchSize
 #include "ngraphbench/results/csv.h"
+#include "ngraphbench/results/layout.h"
 
 namespace ngraphbench {
 namespace {
@@ -23,21 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kLayout = "<device>/<compiler>/<run_id>.csv";
-constexpr const char* kTraceSuffix = ".latencies.csv";
-constexpr const char* kProfileSuffix = ".profile.csv";
-constexpr const char* kServerStepsSuffix = ".server_steps.csv";
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// Whether a file name within <device>/<compiler>/ is a run row.
-bool IsRowFile(const std::string& name) {
-  return !name.empty() && name[0] != '.' && EndsWith(name, ".csv") &&
-         !EndsWith(name, kTraceSuffix) && !EndsWith(name, kProfileSuffix) &&
-         !EndsWith(name, kServerStepsSuffix);
-}
 
 // The trace beside a row file or entry: "<dir>/<run_id>.csv" -> "<dir>/<run_id>.latencies.csv".
 std::string TraceBeside(const std::string& row_path) {

@@ -297,10 +297,6 @@ std::map<std::string, double> TimeByOpClass(const ProfileTable& table) {
   return by_class;
 }
 
-std::string ProfilePath(const std::string& dir, const std::string& run_id) {
-  return dir + "/" + run_id + ".profile.csv";
-}
-
 std::string FormatProfileCsv(const ProfileTable& table) {
   std::string out;
   for (size_t i = 0; i < kProfileColumns.size(); ++i) {

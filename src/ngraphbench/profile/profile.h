@@ -15,6 +15,7 @@
 
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/graph/ir.h"
+#include "ngraphbench/results/layout.h"  // ProfilePath
 
 namespace ngraphbench {
 
@@ -75,9 +76,6 @@ ProfileSummary Summarize(const ProfileTable& table, const Graph& graph);
 
 // Time per inference by operator class, ms.
 std::map<std::string, double> TimeByOpClass(const ProfileTable& table);
-
-// `<dir>/<run_id>.profile.csv`.
-std::string ProfilePath(const std::string& dir, const std::string& run_id);
 
 // The CSV form: a header and one line per kernel; `nodes` is `;`-joined (a `;` or `\` in a
 // name escaped with `\`), `unknown` when the SDK did not say. The profiler, the run count and

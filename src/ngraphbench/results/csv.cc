@@ -156,14 +156,6 @@ std::vector<std::string> CsvSplitLine(const std::string& line) {
   return fields;
 }
 
-std::string RowPath(const std::string& dir, const std::string& run_id) {
-  return dir + "/" + run_id + ".csv";
-}
-
-std::string LatenciesPath(const std::string& dir, const std::string& run_id) {
-  return dir + "/" + run_id + ".latencies.csv";
-}
-
 std::string FormatRowCsv(const ResultRow& row) {
   std::string header, values;
   for (const auto& column : Columns()) {

@@ -6,13 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "ngraphbench/results/layout.h"  // RowPath, LatenciesPath
 #include "ngraphbench/results/row.h"
 
 namespace ngraphbench {
-
-// `<dir>/<run_id>.csv` and `<dir>/<run_id>.latencies.csv`.
-std::string RowPath(const std::string& dir, const std::string& run_id);
-std::string LatenciesPath(const std::string& dir, const std::string& run_id);
 
 // Header line + one data line.
 std::string FormatRowCsv(const ResultRow& row);

@@ -42,10 +42,6 @@ bool ParseBool(const std::string& text, const std::string& column) {
 
 }  // namespace
 
-std::string ServerStepsPath(const std::string& dir, const std::string& run_id) {
-  return dir + "/" + run_id + ".server_steps.csv";
-}
-
 std::string FormatServerStepsCsv(const std::vector<ServerStep>& steps) {
   std::string out = HeaderText() + "\n";
   for (const ServerStep& s : steps) {

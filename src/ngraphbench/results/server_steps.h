@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "ngraphbench/results/layout.h"  // ServerStepsPath
+
 namespace ngraphbench {
 
 // One measured rate: a line of `<run_id>.server_steps.csv`.
@@ -28,9 +30,6 @@ struct ServerStep {
   std::string invalid_reason;
   int64_t queries_issued = 0, queries_completed = 0;
 };
-
-// `<dir>/<run_id>.server_steps.csv`.
-std::string ServerStepsPath(const std::string& dir, const std::string& run_id);
 
 // A header line, then one line per step, '\n' line ends.
 std::string FormatServerStepsCsv(const std::vector<ServerStep>& steps);

@@ -21,6 +21,7 @@
 #include "ngraphbench/models/zoo.h"
 #include "ngraphbench/profile/profile.h"
 #include "ngraphbench/results/csv.h"
+#include "ngraphbench/results/layout.h"
 #include "ngraphbench/results/server_steps.h"
 #include "ngraphbench/runner/budget.h"
 #include "ngraphbench/runner/launch.h"
@@ -555,11 +556,7 @@ EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArg
   for (fs::directory_iterator it(RunDirectory(args), error), end; !error && it != end;
        it.increment(error)) {
     const std::string name = it->path().filename().string();
-    if (name.empty() || name[0] == '.' || name.size() < 5 ||
-        name.compare(name.size() - 4, 4, ".csv") != 0 ||
-        name.find(".latencies.") != std::string::npos) {
-      continue;
-    }
+    if (!IsRowFile(name)) continue;
     try {
       ResultRow row = ReadRow(it->path().string());
       in.measured.emplace(row.run_id, std::move(row));
