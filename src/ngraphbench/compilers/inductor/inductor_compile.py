@@ -373,50 +373,6 @@ def torchscript_to_program(module, inputs, torch):
     return exported
 
 
-TENSOR_FILE_MAGIC = b"NGBTENS1"
-
-
-def read_tensor_file(path, torch):
-    """One calibration batch: the tensors of a file in the output check's tensor file format
-    (src/ngraphbench/measure/check.h: "NGBTENS1", a uint64 count, per tensor a uint64 rank, int64
-    dims and float32 data, little-endian), as float32 CPU tensors."""
-    import struct  # pylint: disable=import-outside-toplevel
-
-    import numpy as np  # pylint: disable=import-outside-toplevel
-
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:8] != TENSOR_FILE_MAGIC:
-        raise ValueError(f"{path}: not a tensor file (no NGBTENS1 header)")
-    try:
-        pos = 8
-        (count,) = struct.unpack_from("<Q", data, pos)
-        pos += 8
-        tensors = []
-        for _ in range(count):
-            (rank,) = struct.unpack_from("<Q", data, pos)
-            pos += 8
-            if rank > 8:
-                raise ValueError(f"a tensor of rank {rank}")
-            dims = struct.unpack_from(f"<{rank}q", data, pos)
-            pos += 8 * rank
-            n = 1
-            for d in dims:
-                if d < 0:
-                    raise ValueError(f"a negative dimension in {dims}")
-                n *= d
-            if pos + 4 * n > len(data):
-                raise ValueError("truncated")
-            array = np.frombuffer(data, dtype="<f4", count=n, offset=pos).reshape(dims)
-            tensors.append(torch.from_numpy(array.astype(np.float32)))
-            pos += 4 * n
-    except struct.error as e:
-        raise ValueError(f"{path}: truncated tensor file ({e})") from e
-    except ValueError as e:
-        raise ValueError(f"{path}: not a valid tensor file: {e}") from e
-    return tensors
-
-
 def constant_matmuls_to_linear(module, torch):
     """In a torch.export program's module (exported.module(): constants as get_attr nodes),
     replaces each aten.matmul of an activation by a constant 2-D weight [K, N] with aten.linear of
@@ -553,7 +509,11 @@ def quantize_pt2e(exported, calibration, quantizer, name, torch, meta):
     start = time.monotonic()
     shapes = [tuple(node.meta["val"].shape) for node in exported.graph.nodes
               if node.op == "placeholder" and node.name in exported.graph_signature.user_inputs]
-    batches = [read_tensor_file(path, torch) for path in calibration]
+    # python/tensor_file.py, on the PYTHONPATH the worker gives this script.
+    from tensor_file import read_tensor_file  # pylint: disable=import-error,import-outside-toplevel
+
+    batches = [[torch.from_numpy(array) for array in read_tensor_file(path)]
+               for path in calibration]
     for path, batch in zip(calibration, batches):
         got = [tuple(t.shape) for t in batch]
         if got != shapes:

@@ -15,38 +15,11 @@ Writes <out-dir>/quantized.onnx and, last, <out-dir>/meta.json.
 import argparse
 import json
 import os
-import struct
 import sys
 import time
 
 from script_exit import run_main
-
-MAGIC = b"NGBTENS1"
-
-
-def read_tensor_file(path):
-    import numpy as np
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:8] != MAGIC:
-        raise ValueError(f"{path}: not a tensor file (no NGBTENS1 header)")
-    pos = 8
-    (count,) = struct.unpack_from("<Q", data, pos)
-    pos += 8
-    tensors = []
-    for _ in range(count):
-        (rank,) = struct.unpack_from("<Q", data, pos)
-        pos += 8
-        dims = struct.unpack_from(f"<{rank}q", data, pos)
-        pos += 8 * rank
-        n = 1
-        for d in dims:
-            n *= d
-        arr = np.frombuffer(data, dtype="<f4", count=n, offset=pos).reshape(dims)
-        pos += 4 * n
-        tensors.append(arr)
-    return tensors
-
+from tensor_file import read_tensor_file
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
