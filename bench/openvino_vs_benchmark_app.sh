@@ -88,6 +88,8 @@ if [[ $mode == throughput ]]; then
   streams_json="" hint=THROUGHPUT api=async ngb_run_id=${run_id}_offline_sauto
   scenario=(--scenario offline --set streams=auto)
 fi
+# Run ids carry the precision when it is not fp32 (docs/results.md).
+[[ $precision != fp32 ]] && ngb_run_id+=_$precision
 cat > "$work/bapp.json" <<EOF
 {"CPU": {"PERFORMANCE_HINT": "$hint", "INFERENCE_NUM_THREADS": "$threads",
          "INFERENCE_PRECISION_HINT": "$ov_precision"$streams_json}}

@@ -431,6 +431,30 @@ TEST_F(CompareFiles, OfflineRunsPairWithOfflineRuns) {
   EXPECT_EQ(out.str().find("Only in"), std::string::npos) << out.str();
 }
 
+// A tree holds the fp32 and the int8 runs of a model side by side: each pairs with the run of
+// its precision, never with the other's.
+TEST_F(CompareFiles, EachPrecisionPairsWithItsOwn) {
+  const fs::path base = root_ / "base", next = root_ / "new";
+  auto int8 = [](ResultRow row) {
+    row.run_id += "_int8";
+    row.precision = "int8";
+    return row;
+  };
+  Write(base, Row("vm", "onnxruntime", "conv2d_w16", 1, Around(2.0)));
+  Write(base, int8(Row("vm", "onnxruntime", "conv2d_w16", 1, Around(1.0))));
+  Write(next, Row("vm", "onnxruntime", "conv2d_w16", 1, Around(2.0)));
+  Write(next, int8(Row("vm", "onnxruntime", "conv2d_w16", 1, Around(1.0))));
+  CompareOptions options;
+  options.csv_path = (root_ / "pairs.csv").string();
+  std::ostringstream out;
+  EXPECT_EQ(RunCompare(base.string(), next.string(), options, out), kExitOk);
+  const std::string csv = ReadText(root_ / "pairs.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;  // header + 2 pairs
+  EXPECT_NE(csv.find(",conv2d_w16_b1,conv2d_w16_b1,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",conv2d_w16_b1_int8,conv2d_w16_b1_int8,"), std::string::npos) << csv;
+  EXPECT_EQ(out.str().find("Only in"), std::string::npos) << out.str();
+}
+
 TEST_F(CompareFiles, BadInputIsAnInputError) {
   Write(root_ / "base", Row("vm-a", "onnxruntime", "conv2d_w16", 1, Around(2.0)));
   std::ostringstream out;

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 
 namespace ngraphbench {
@@ -148,6 +149,38 @@ TEST(Grid, ServerRunIdsNameTheStreamsAndTheRateOrThePeak) {
   e.server.find_peak = true;
   e.streams = 0;
   EXPECT_EQ(ExpandGrid(e, false)[0].run_id, "fc_w3_b1_server_sauto_peak");
+}
+
+// A run id carries the precision when it is not fp32; the seeds' id is the id without it.
+TEST(Grid, RunIdsCarryThePrecisionButFp32) {
+  auto runs = ExpandGrid(Shipped().Find("conv_blocks"), true);
+  auto int8 = runs;
+  SetRunPrecision(int8, "int8");
+  EXPECT_EQ(int8[0].run_id, "conv_blocks_w16_d1_b1_int8");
+  auto fp32 = runs;
+  SetRunPrecision(fp32, "fp32");
+  EXPECT_EQ(fp32[0].run_id, "conv_blocks_w16_d1_b1");
+  for (size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_EQ(SeedRunId(int8[i].run_id), runs[i].run_id);
+    EXPECT_EQ(SeedRunId(fp32[i].run_id), runs[i].run_id);
+  }
+  EXPECT_EQ(PrecisionRunIdSuffix("bf16"), "_bf16");
+  EXPECT_EQ(PrecisionRunIdSuffix("fp16"), "_fp16");
+  EXPECT_EQ(SeedRunId("fc_w3_b1_offline_s4_bf16"), "fc_w3_b1_offline_s4");
+  EXPECT_EQ(SeedRunId("fc_w3_b1_server_sauto_peak_fp16"), "fc_w3_b1_server_sauto_peak");
+  // A model whose name ends in a precision keeps it: the grid's id ends in its batch size.
+  EXPECT_EQ(SeedRunId("resnet_int8_b1"), "resnet_int8_b1");
+  EXPECT_THROW(PrecisionRunIdSuffix("fp8"), InputError);
+}
+
+// Every precision a compiler lists has its run id suffix: a new one must be added to
+// kRunIdPrecisions (and SeedRunId strips it), or its runs would share the fp32 ids' files.
+TEST(Grid, EveryCompilersPrecisionHasARunIdSuffix) {
+  for (const CompilerInfo& info : AllCompilers()) {
+    for (const std::string& precision : info.precisions) {
+      EXPECT_NO_THROW(PrecisionRunIdSuffix(precision)) << info.name << " " << precision;
+    }
+  }
 }
 
 }  // namespace

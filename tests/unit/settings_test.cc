@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "ngraphbench/experiments/config.h"
+#include "ngraphbench/experiments/resolve.h"
+#include "ngraphbench/models/zoo.h"
+#include "ngraphbench/runner/model.h"
 #include "ngraphbench/runner/plan.h"
 
 namespace ngraphbench {
@@ -89,6 +92,32 @@ TEST(ResolveSweepSettings, TuningRunsGetTheTuningCapOnTheirTimeout) {
   args.grid.quick = true;
   EXPECT_EQ(ResolveSweepSettings(args, "tvm", Cpus(2)).runs.front().timeout_s,
             ResolveSweepSettings(args, "onnxruntime", Cpus(2)).runs.front().timeout_s);
+}
+
+// A compiler's precision, set for every compiler or for one, suffixes its runs' ids (fp32's are
+// the grid's); the run of each precision draws the same inputs.
+TEST(ResolveSweepSettings, RunIdsCarryTheCompilersPrecision) {
+  RunArgs args = Args("conv2d");
+  args.grid.quick = true;
+  const std::vector<std::string> grid = Ids(ResolveGrid(args.grid));
+  args.grid.settings = {"openvino.precision=int8"};
+  const SweepSettings ov = ResolveSweepSettings(args, "openvino", Cpus(2));
+  const SweepSettings ort = ResolveSweepSettings(args, "onnxruntime", Cpus(2));
+  ASSERT_EQ(ov.runs.size(), grid.size());
+  for (size_t i = 0; i < grid.size(); ++i) {
+    EXPECT_EQ(ov.runs[i].run_id, grid[i] + "_int8");
+    EXPECT_EQ(ort.runs[i].run_id, grid[i]);
+  }
+  args.grid.settings = {"precision=bf16"};
+  EXPECT_EQ(ResolveSweepSettings(args, "openvino", Cpus(2)).runs.front().run_id,
+            grid.front() + "_bf16");
+  const Graph graph = BuildModel(ov.runs.front().model, 1);
+  const std::vector<HostTensor> int8 = worker::RunInputs(graph, ov.runs.front());
+  const std::vector<HostTensor> fp32 = worker::RunInputs(graph, ort.runs.front());
+  ASSERT_FALSE(int8.empty());
+  EXPECT_EQ(int8.front().data, fp32.front().data);
+  EXPECT_EQ(worker::RedrawnInputs(graph, ov.runs.front()).front().data,
+            worker::RedrawnInputs(graph, ort.runs.front()).front().data);
 }
 
 }  // namespace

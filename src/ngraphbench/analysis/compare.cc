@@ -59,8 +59,8 @@ constexpr const char* kCompareCsvColumns[] = {
 
 // A pair of runs, keyed by (compiler, experiment, model, batch_size, device label or "",
 // "" for a single-stream run, else its run id, which names its scenario and streams).
-using PairKey =
-    std::tuple<std::string, std::string, std::string, int64_t, std::string, std::string>;
+using PairKey = std::tuple<std::string, std::string, std::string, int64_t, std::string,
+                           std::string, std::string>;
 
 struct ComparedPair {
   const LoadedRun* base = nullptr;
@@ -324,9 +324,11 @@ int RunCompare(const std::string& base, const std::string& new_input, const Comp
   const bool across_labels = base_labels.size() == 1 && new_labels.size() == 1;
   auto key_of = [&](const ResultRow& r) {
     // An offline run pairs with the run of the same scenario and streams (`auto` with `auto`),
-    // never with a single stream.
+    // never with a single stream; a run with the run of its precision (a tree may hold several;
+    // a row without one is of fp32).
     return PairKey(r.compiler, r.experiment, r.model, r.batch_size, across_labels ? "" : r.device,
-                   r.scenario == "single_stream" ? "" : r.run_id);
+                   r.scenario == "single_stream" ? "" : r.run_id,
+                   r.precision.empty() ? "fp32" : r.precision);
   };
   std::map<PairKey, const LoadedRun*> new_by_key;
   for (const LoadedRun& run : new_runs) new_by_key.emplace(key_of(run.row), &run);

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include <fmt/core.h>
+#include <yaml-cpp/yaml.h>
 
 #include "ngraphbench/analysis/profiles.h"
 #include "ngraphbench/compilers/registry.h"
@@ -20,7 +21,22 @@
 namespace ngraphbench {
 
 int CmdExpand(const GridArgs& args) {
-  for (const auto& run : ResolveGrid(args)) std::cout << run.run_id << "\n";
+  std::vector<RunSpec> runs = ResolveGrid(args);
+  // Without --compiler, a precision every compiler takes (--set precision=int8) suffixes the
+  // ids as it will in the compilers' runs; a compiler's own (openvino.precision=...) needs
+  // --compiler.
+  std::string precision = "fp32";
+  for (const std::string& setting : args.settings) {
+    const size_t eq = setting.find('=');
+    if (eq == std::string::npos || setting.substr(0, eq) != "precision") continue;
+    try {
+      precision = YAML::Load(setting.substr(eq + 1)).as<std::string>();
+    } catch (const YAML::Exception&) {
+      throw InputError("--set " + setting + ": precision must be one of fp32, bf16, fp16, int8");
+    }
+  }
+  SetRunPrecision(runs, precision);
+  for (const auto& run : runs) std::cout << run.run_id << "\n";
   return kExitOk;
 }
 
@@ -86,7 +102,8 @@ int CmdExport(const GridArgs& args, const std::string& run_id, const std::string
   for (bool quick : {false, true}) {
     full.quick = quick;
     for (const auto& run : ResolveGrid(full)) {
-      if (run.run_id != run_id) continue;
+      // Every precision of a run exports the same model: the id's precision suffix is dropped.
+      if (run.run_id != SeedRunId(run_id)) continue;
       ModelSpec model = run.model;
       PrepareModel(model, run.batch_size, results_dir + "/.cache");
       const std::string data = ExportOnnxFile(BuildModel(model, run.batch_size), out_path);

@@ -157,7 +157,9 @@ int main(int argc, char** argv) {
   expand_cmd->add_flag("--estimate", expand_estimate,
                        "with each run's expected wall time and the total, from rows measured on "
                        "this device where they exist (needs --compiler)");
-  expand_cmd->add_option("--compiler", expand_run.compiler, "with --estimate or --shard: the compiler");
+  expand_cmd->add_option("--compiler", expand_run.compiler,
+                         "the compiler: its config's precision suffixes the ids (needed by "
+                         "--estimate and --shard)");
   expand_cmd->add_option("--device", expand_run.device, "with --estimate: the device label")
       ->capture_default_str();
   expand_cmd->add_option("--results", expand_run.results_dir, "with --estimate: results root")
@@ -325,7 +327,9 @@ int main(int argc, char** argv) {
     if (*worker_cmd) return CmdWorker(worker);
     if (*probe_cmd) return CmdProbe(probe_name, probe_configs, probe_settings);
     if (*expand_cmd) {
-      if (!expand_estimate && expand_run.shard.empty()) return CmdExpand(expand);
+      if (!expand_estimate && expand_run.shard.empty() && expand_run.compiler.empty()) {
+        return CmdExpand(expand);
+      }
       return CmdExpandPlan(expand_run, expand_estimate);
     }
     if (*plan_budget_cmd) {

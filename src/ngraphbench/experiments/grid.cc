@@ -73,6 +73,32 @@ std::string ServerRunIdSuffix(int64_t streams, const ServerSettings& server) {
   return "_server_s" + StreamsName(streams) + (server.find_peak ? "_peak" : "_q" + qps);
 }
 
+std::string PrecisionRunIdSuffix(const std::string& precision) {
+  if (precision == "fp32") return "";
+  if (std::find(kRunIdPrecisions.begin(), kRunIdPrecisions.end(), precision) ==
+      kRunIdPrecisions.end()) {
+    throw InputError("precision '" + precision +
+                     "' has no run id suffix; run ids know fp32, bf16, fp16 and int8");
+  }
+  return "_" + precision;
+}
+
+void SetRunPrecision(std::vector<RunSpec>& runs, const std::string& precision) {
+  const std::string suffix = PrecisionRunIdSuffix(precision);
+  for (RunSpec& run : runs) run.run_id += suffix;
+}
+
+std::string SeedRunId(const std::string& run_id) {
+  for (const std::string& precision : kRunIdPrecisions) {
+    const std::string suffix = "_" + precision;
+    if (run_id.size() > suffix.size() &&
+        run_id.compare(run_id.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return run_id.substr(0, run_id.size() - suffix.size());
+    }
+  }
+  return run_id;
+}
+
 std::vector<RunSpec> ExpandGrid(const ExperimentConfig& e, bool quick) {
   std::vector<RunSpec> runs;
   std::map<std::string, std::string> run_models;  // run id -> the model that named it

@@ -10,7 +10,7 @@
 namespace ngraphbench {
 
 struct RunSpec {
-  std::string run_id;  // "<model>_b<batch>", unique within a results/<device>/<compiler>/ dir
+  std::string run_id;  // "<model>_b<batch>[_<precision>]", unique within a results/<device>/<compiler>/ dir
   std::string experiment;
   ModelSpec model;
   int64_t batch_size = 1;
@@ -41,6 +41,21 @@ struct RunSpec {
 // For scenario server, "<model>_b<batch>_server_s<streams>_q<target_qps>" (a '.' in the rate
 // written 'p': q12p5), or "..._server_s<streams>_peak" with find_peak.
 std::string ServerRunIdSuffix(int64_t streams, const ServerSettings& server);
+// A run id carries the compiler's precision when it is not fp32: "<id>_<precision>"
+// (conv_blocks_w16_d1_b1_int8, ..._offline_s4_bf16), so that a results tree holds every precision
+// of a run side by side; fp32 ids are the grid's as they are. The suffix is applied where a run
+// meets its compiler's config (SetRunPrecision, in ResolveSweepSettings), not by ExpandGrid.
+// The precisions a run id may carry: every precision of every compiler but fp32.
+inline const std::vector<std::string> kRunIdPrecisions = {"bf16", "fp16", "int8"};
+// "" for fp32, else "_<precision>"; InputError for a precision not in kRunIdPrecisions.
+std::string PrecisionRunIdSuffix(const std::string& precision);
+// Suffixes every run's id for `precision`.
+void SetRunPrecision(std::vector<RunSpec>& runs, const std::string& precision);
+// A run id without its precision suffix: the id the run's input, redraw and arrival seeds and
+// its reference outputs derive from, so that every precision of a run sees the same inputs (and
+// the same reference). A grid id never ends in a precision (it ends in _b<batch>, _s<streams>,
+// _q<rate> or _peak), so this strips only what SetRunPrecision added.
+std::string SeedRunId(const std::string& run_id);
 // Order: models in config order (widths outer, depths inner), then batch sizes ascending as
 // listed. `quick` uses the experiment's quick_batch_sizes.
 std::vector<RunSpec> ExpandGrid(const ExperimentConfig& experiment, bool quick);

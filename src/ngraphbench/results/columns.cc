@@ -144,8 +144,9 @@ const std::vector<Column>& Columns() {
       Int("schema_version", &R::schema_version,
            "the row format's version (results/row.h); this ngraphbench reads 2 to the current"),
       Text("run_id", &R::run_id,
-           "the run: `<model>_b<batch_size>`, unique within `results/<device>/<compiler>/`; only "
-           "`[A-Za-z0-9._-]`"),
+           "the run: `<model>_b<batch_size>` (and the scenario's suffix), with `_<precision>` "
+           "when the precision is not fp32 (`conv_blocks_w16_d1_b1_int8`); unique within "
+           "`results/<device>/<compiler>/`; only `[A-Za-z0-9._-]`"),
       Text("experiment", &R::experiment,
            "the experiment (`configs/experiments.yaml`), `onnx` or `torch` for a model named on "
            "the command line"),
@@ -172,7 +173,7 @@ const std::vector<Column>& Columns() {
       Text("compute_device", &R::compute_device,
            "what the compiler computed on: `cpu`, `cuda`, ... (its config's `device`)"),
       Text("precision", &R::precision,
-           "the compiler's precision: `fp32`, `bf16`, `fp16`"),
+           "the compiler's precision: `fp32`, `bf16`, `fp16`, `int8`"),
       Opt("threads", &R::threads,
            "threads the SDK ran with, as it reports them (the config's value where it cannot say)"),
       Text("opt_level", &R::opt_level,

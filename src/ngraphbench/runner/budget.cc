@@ -83,7 +83,16 @@ std::set<std::string> NamedRuns(const std::vector<RunSpec>& grid, const RunArgs&
   size_t count = 0;
   for (const std::string& id : ids) {
     if (in_grid.count(id)) continue;
-    if (++count <= 5) unknown += (unknown.empty() ? "'" : ", '") + id + "'";
+    if (++count <= 5) {
+      unknown += (unknown.empty() ? "'" : ", '") + id + "'";
+      // The id of another precision (run ids carry the precision when it is not fp32).
+      for (const RunSpec& run : grid) {
+        if (SeedRunId(run.run_id) == SeedRunId(id)) {
+          unknown += " (at this precision: '" + run.run_id + "')";
+          break;
+        }
+      }
+    }
   }
   if (count > 0) {
     const std::string quick = args.grid.quick ? " --quick" : "";

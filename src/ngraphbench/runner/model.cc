@@ -34,7 +34,7 @@ std::string WeightsPath(const std::string& results_dir, const ModelSpec& model) 
 std::vector<HostTensor> RunInputs(const Graph& graph, const RunSpec& run) {
   std::vector<HostTensor> inputs;
   for (const auto& in : graph.inputs) {
-    inputs.push_back(RandomNormal(in.shape, InputSeed(run.run_id, in.name)));
+    inputs.push_back(RandomNormal(in.shape, InputSeed(SeedRunId(run.run_id), in.name)));
   }
   return inputs;
 }
@@ -42,7 +42,7 @@ std::vector<HostTensor> RunInputs(const Graph& graph, const RunSpec& run) {
 std::vector<HostTensor> RedrawnInputs(const Graph& graph, const RunSpec& run) {
   std::vector<HostTensor> inputs;
   for (const auto& in : graph.inputs) {
-    inputs.push_back(RandomNormal(in.shape, RedrawSeed(run.run_id, in.name)));
+    inputs.push_back(RandomNormal(in.shape, RedrawSeed(SeedRunId(run.run_id), in.name)));
   }
   return inputs;
 }

@@ -46,7 +46,8 @@ class OnnxForCompiler {
   std::optional<RemoveOnSignal> remove_on_signal_;  // dir_, while it is there
 };
 
-// The run's inputs: N(0, 1) from the portable generator, seeded by run id and input name, so a
+// The run's inputs: N(0, 1) from the portable generator, seeded by the run id without its
+// precision (SeedRunId: every precision of a run draws the same) and input name, so a
 // reference process (or anyone with the documented algorithm) regenerates exactly them.
 std::vector<HostTensor> RunInputs(const Graph& graph, const RunSpec& run);
 

@@ -200,6 +200,30 @@ void Scan(Plan& plan, std::vector<Changed>& changed, std::deque<RunState>& state
   }
 }
 
+// Rows of a precision other than fp32 measured before run ids carried the precision sit under the
+// bare id: measured again under the suffixed id, the tree would hold the run twice (analyze
+// refuses that). Refused before anything is written, naming them and what to do.
+void CheckRowsWithoutPrecisionInTheirId(const Plan& plan) {
+  if (plan.config.precision == "fp32") return;
+  std::vector<std::string> old;
+  for (const RunSpec& run : plan.runs) {
+    const std::string path = RowPath(plan.dir, SeedRunId(run.run_id));
+    if (path == RowPath(plan.dir, run.run_id) || !FileExists(path)) continue;
+    try {
+      if (ReadRow(path).precision == plan.config.precision) old.push_back(path);
+    } catch (const InputError&) {
+      // The fp32 run's row, damaged: its own scan reports it.
+    }
+  }
+  if (old.empty()) return;
+  throw InputError(fmt::format(
+      "{} row(s) of precision {} sit under run ids without the precision, as versions before "
+      "run ids carried it wrote them (run ids now end in _{}), e.g. {}; nothing was run. Move "
+      "them (and the files beside them, <id>.latencies.csv ...) out of {}, or run into another "
+      "--results, so that the tree does not hold those runs twice",
+      old.size(), plan.config.precision, plan.config.precision, old.front(), plan.dir));
+}
+
 }  // namespace
 
 std::string RunDirectory(const std::string& results_dir, const std::string& device,
@@ -218,6 +242,9 @@ SweepSettings ResolveSweepSettings(const RunArgs& args, const std::string& compi
   RunArgs grid_args = args;
   grid_args.compiler = compiler;
   out.runs = ResolveGrid(grid_args.grid);
+  // The compiler's precision (which --set may give per compiler) enters the run ids here, so
+  // that --runs, --shard, budgets, resume, claims and reproduce lines all see the same ids.
+  SetRunPrecision(out.runs, out.config.precision);
   // A run that tunes (not --quick, a trial budget) may spend up to the tuning's own cap before it
   // compiles: its worker's timeout covers that too, so the experiment's timeout_s keeps meaning
   // the build, compile and timed runs.
@@ -327,6 +354,7 @@ Plan MakePlan(const RunArgs& given, const std::string& compiler, const std::vect
   }
   KeepNamedRuns(plan.runs, named);
   plan.dir = RunDirectory(args);
+  CheckRowsWithoutPrecisionInTheirId(plan);
   return plan;
 }
 
@@ -335,8 +363,14 @@ ResolvedRun ResolveRunFromYaml(const RunArgs& args, const std::string& run_id) {
   for (const RunSpec& run : settings.runs) {
     if (run.run_id == run_id) return Resolved(args, run, settings.config);
   }
+  std::string other;  // the id of another precision: ids carry the precision when not fp32
+  for (const RunSpec& run : settings.runs) {
+    if (SeedRunId(run.run_id) == SeedRunId(run_id)) {
+      other = "; at precision " + settings.config.precision + " it is run '" + run.run_id + "'";
+    }
+  }
   throw InputError("run '" + run_id + "' is not in experiment '" + args.grid.experiment + "'" +
-                   (args.grid.quick ? " (--quick)" : ""));
+                   (args.grid.quick ? " (--quick)" : "") + other);
 }
 
 PartsOnDisk ReadParts(const RunState& st) {

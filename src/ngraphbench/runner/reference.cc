@@ -40,8 +40,9 @@ CompilerConfig ReferenceConfig(const CompilerInfo& info) {
 }
 
 // The cache file of a run's reference outputs (with `probe`: of its intermediate candidates,
-// ProbeGraph), named by its run id and keyed by the reference compiler, the model, the batch
-// size, the input seeds and this build (which fixes the model builder and generator).
+// ProbeGraph), named by its run id without the precision (SeedRunId: every precision of a run
+// shares it) and keyed by the reference compiler, the model, the batch size, the input seeds and
+// this build (which fixes the model builder and generator).
 std::string ReferencePath(const std::string& results_dir, const RunSpec& run, const Graph& graph,
                           const std::string& reference, bool probe) {
   std::string key = std::string(probe ? "probe=1\n" : "reference=2\n") + reference + "\n" +
@@ -50,9 +51,9 @@ std::string ReferencePath(const std::string& results_dir, const RunSpec& run, co
                     (run.model.onnx_path.empty() ? "" : FileDigest(run.model.onnx_path)) +
                     "\nb" + std::to_string(run.batch_size) + "\n";
   for (const auto& in : graph.inputs) {
-    key += in.name + "=" + std::to_string(InputSeed(run.run_id, in.name)) + "\n";
+    key += in.name + "=" + std::to_string(InputSeed(SeedRunId(run.run_id), in.name)) + "\n";
   }
-  return results_dir + "/.cache/reference/" + run.run_id + "." + reference + "." +
+  return results_dir + "/.cache/reference/" + SeedRunId(run.run_id) + "." + reference + "." +
          (probe ? "probe." : "") + Fnv1a64Hex(key) + ".bin";
 }
 

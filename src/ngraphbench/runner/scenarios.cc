@@ -84,10 +84,11 @@ Contexts MakeContexts(const ResolvedRun& spec, Executable& executable) {
   return contexts;
 }
 
-// The seed of a server run's arrivals: the experiment's arrival_seed, else one from the run id,
-// as the inputs' seeds are (docs/measurement.md, Server).
+// The seed of a server run's arrivals: the experiment's arrival_seed, else one from the run id
+// without its precision (SeedRunId), as the inputs' seeds are (docs/measurement.md, Server).
 uint64_t ArrivalSeed(const RunSpec& run) {
-  return run.server.arrival_seed ? *run.server.arrival_seed : Fnv1a64("arrivals:" + run.run_id);
+  return run.server.arrival_seed ? *run.server.arrival_seed
+                                 : Fnv1a64("arrivals:" + SeedRunId(run.run_id));
 }
 
 // One step of a find_peak search, as the row's notes tell it; an invalid step says why in a
