@@ -10,6 +10,7 @@
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/core/shell.h"
 #include "ngraphbench/experiments/budget.h"
 #include "ngraphbench/experiments/config.h"
 #include "ngraphbench/experiments/estimate.h"
@@ -96,11 +97,20 @@ std::set<std::string> NamedRuns(const std::vector<RunSpec>& grid, const RunArgs&
   }
   if (count > 0) {
     const std::string quick = args.grid.quick ? " --quick" : "";
+    // At a precision other than fp32 the ids carry it: expand lists them given the compiler
+    // and the settings.
+    std::string expand = quick;
+    if (!grid.empty() && SeedRunId(grid.front().run_id) != grid.front().run_id) {
+      expand += " --compiler " + args.compiler;
+      for (const std::string& setting : args.grid.settings) {
+        expand += " --set " + ShellQuote(setting);
+      }
+    }
     throw InputError(fmt::format(
         "--runs names {}{} not in the grid of experiment '{}'{}: {}{}; `ngraphbench expand {}{}` "
         "lists its runs",
         count, count == 1 ? " run" : " runs", args.grid.experiment, quick, unknown,
-        count > 5 ? fmt::format(" and {} more", count - 5) : "", args.grid.experiment, quick));
+        count > 5 ? fmt::format(" and {} more", count - 5) : "", args.grid.experiment, expand));
   }
   return {ids.begin(), ids.end()};
 }
