@@ -87,6 +87,23 @@ std::string FormatInvalidCsv(const std::vector<LoadedRun>& runs, InvalidRuns inv
   return csv;
 }
 
+// The run's columns that scaling.csv and precision_speedup.csv begin with: device, experiment,
+// compiler, precision, model, family, width, depth, batch_size.
+template <typename Row>
+Line RunColumns(const Row& row) {
+  Line line;
+  line.Add(row.device)
+      .Add(row.experiment)
+      .Add(row.compiler)
+      .Add(row.precision)
+      .Add(row.model)
+      .Add(row.family)
+      .Add(row.width)
+      .Add(row.depth)
+      .Add(row.batch_size);
+  return line;
+}
+
 }  // namespace
 
 std::string FormatScalingCsv(const std::vector<ScalingRow>& rows) {
@@ -98,16 +115,7 @@ std::string FormatScalingCsv(const std::vector<ScalingRow>& rows) {
                             "identity_throughput_median_sps", "speedup_vs_identity",
                             "speedup_ci_low", "speedup_ci_high", "scaling_note", "speedup_note"});
   for (const ScalingRow& row : rows) {
-    csv += Line()
-               .Add(row.device)
-               .Add(row.experiment)
-               .Add(row.compiler)
-               .Add(row.precision)
-               .Add(row.model)
-               .Add(row.family)
-               .Add(row.width)
-               .Add(row.depth)
-               .Add(row.batch_size)
+    csv += RunColumns(row)
                .Add(row.throughput_sps)
                .Add(row.throughput_ci)
                .Add(row.batch1_throughput_sps)
@@ -214,16 +222,7 @@ std::string FormatPrecisionCsv(const std::vector<PrecisionRow>& rows) {
        "speedup_ci_low", "speedup_ci_high", "check_cosine", "check_snr_db",
        "check_top1_agreement", "check_top5_agreement", "check_max_rel_err", "note"});
   for (const PrecisionRow& row : rows) {
-    csv += Line()
-               .Add(row.device)
-               .Add(row.experiment)
-               .Add(row.compiler)
-               .Add(row.precision)
-               .Add(row.model)
-               .Add(row.family)
-               .Add(row.width)
-               .Add(row.depth)
-               .Add(row.batch_size)
+    csv += RunColumns(row)
                .Add(row.latency_p50_ms)
                .Add(row.latency_p50_ci_low_ms)
                .Add(row.latency_p50_ci_high_ms)

@@ -11,6 +11,15 @@
 namespace ngraphbench {
 namespace {
 
+// The order of the rows of scaling.csv and precision_speedup.csv: device, experiment, compiler,
+// precision, then the model by width, depth and name, then the batch size.
+template <typename Row>
+bool InRunOrder(const Row& a, const Row& b) {
+  return std::tie(a.device, a.experiment, a.compiler, a.precision, a.width, a.depth, a.model,
+                  a.batch_size) < std::tie(b.device, b.experiment, b.compiler, b.precision,
+                                           b.width, b.depth, b.model, b.batch_size);
+}
+
 // A run's identity without its precision, and with it.
 using ModelKey = std::tuple<std::string, std::string, std::string, std::string, int64_t>;
 using RunKey = std::tuple<ModelKey, std::string>;
@@ -288,11 +297,7 @@ std::vector<ScalingRow> ComputeScaling(const std::vector<RunPoint>& runs,
     }
     rows.push_back(std::move(row));
   }
-  std::sort(rows.begin(), rows.end(), [](const ScalingRow& a, const ScalingRow& b) {
-    return std::tie(a.device, a.experiment, a.compiler, a.precision, a.width, a.depth, a.model,
-                    a.batch_size) < std::tie(b.device, b.experiment, b.compiler, b.precision,
-                                             b.width, b.depth, b.model, b.batch_size);
-  });
+  std::sort(rows.begin(), rows.end(), InRunOrder<ScalingRow>);
   return rows;
 }
 
@@ -523,11 +528,7 @@ std::vector<PrecisionRow> ComputePrecisionSpeedups(const std::vector<RunPoint>& 
     }
     rows.push_back(std::move(row));
   }
-  std::sort(rows.begin(), rows.end(), [](const PrecisionRow& a, const PrecisionRow& b) {
-    return std::tie(a.device, a.experiment, a.compiler, a.precision, a.width, a.depth, a.model,
-                    a.batch_size) < std::tie(b.device, b.experiment, b.compiler, b.precision,
-                                             b.width, b.depth, b.model, b.batch_size);
-  });
+  std::sort(rows.begin(), rows.end(), InRunOrder<PrecisionRow>);
   return rows;
 }
 
