@@ -16,20 +16,6 @@ void AddOnce(const std::string& item, std::vector<std::string>& items) {
   if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
 }
 
-// The stall rule alone (JudgeValidity's kStall), on one process in its own window.
-std::optional<std::string> StallReason(const ProcessSummary& p, const ValiditySettings& settings) {
-  if (!(p.stall_s > 0)) return std::nullopt;
-  VerdictInput alone;
-  alone.window_s = p.window_s;
-  alone.stall_s = p.stall_s;
-  alone.repeats = settings.min_repeats;
-  alone.processes = settings.min_processes;
-  for (BrokenRule& b : JudgeValidity(alone, settings, 0)) {
-    if (b.rule == ValidityRule::kStall) return std::move(b.reason);
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 ProcessShare ShareOfRun(const RunWork& work, bool share_of_run) {
@@ -159,7 +145,7 @@ RunVerdict JudgeRun(const std::vector<ProcessSummary>& measured, const RunFigure
   for (const ProcessSummary& p : measured) {
     // Stalls are judged in the process's own window: a stop of one process is not diluted by
     // the others' windows.
-    if (const std::optional<std::string> stall = StallReason(p, settings)) {
+    if (const std::optional<std::string> stall = StallReason(p.stall_s, p.window_s, settings)) {
       in.stalled.push_back(p.process >= 0 ? fmt::format("process {}: {}", p.process, *stall)
                                           : *stall);
     }

@@ -7,6 +7,13 @@
 
 namespace ngraphbench {
 
+std::optional<std::string> StallReason(double stall_s, double window_s,
+                                       const ValiditySettings& settings) {
+  if (!(window_s > 0 && stall_s > settings.max_stall_share * window_s)) return std::nullopt;
+  return fmt::format("stalls took {:.3g} s, {:.0f}% of the timed window > max_stall_share {:.3g}%",
+                     stall_s, 100 * stall_s / window_s, 100 * settings.max_stall_share);
+}
+
 std::vector<BrokenRule> JudgeValidity(const VerdictInput& in, const ValiditySettings& settings,
                                       double min_time_s) {
   std::vector<BrokenRule> reasons;
@@ -35,11 +42,8 @@ std::vector<BrokenRule> JudgeValidity(const VerdictInput& in, const ValiditySett
         fmt::format("other processes used {:.0f}% of a core > max_other_cpu_pct {:.3g}",
                     *in.other_cpu_pct, settings.max_other_cpu_pct)});
   }
-  if (in.window_s > 0 && in.stall_s > settings.max_stall_share * in.window_s) {
-    reasons.push_back(
-        {R::kStall, fmt::format("{}{:.3g} s, {:.0f}% of the timed window > max_stall_share {:.3g}%",
-                                kStallsReason, in.stall_s, 100 * in.stall_s / in.window_s,
-                                100 * settings.max_stall_share)});
+  if (std::optional<std::string> stall = StallReason(in.stall_s, in.window_s, settings)) {
+    reasons.push_back({R::kStall, std::move(*stall)});
   }
   for (const auto& s : in.stalled) reasons.push_back({R::kStall, s});
   for (const auto& d : in.degraded) reasons.push_back({R::kDegraded, "degraded build: " + d});

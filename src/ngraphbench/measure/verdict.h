@@ -48,8 +48,12 @@ Stalls FindStalls(const std::vector<int64_t>& latencies_ns, const std::vector<in
 // The row's note on them, e.g. "stalls: 1 timed run over 20x the median (1 ms) and 100 ms, the
 // longest 40 s; 40 s in all, 89% of the 45 s timed window"; "" without stalls.
 std::string DescribeStalls(const Stalls& stalls, double window_s);
-// The beginning of the reason JudgeValidity gives for too many stalls.
-inline constexpr const char* kStallsReason = "stalls took ";
+// The stall rule on one process's window: the reason when stalls of `stall_s` seconds took more
+// than max_stall_share of `window_s` ("stalls took 40 s, 80% of the timed window >
+// max_stall_share 10%"), else nullopt. JudgeValidity's kStall, which the merge applies to each
+// process in its own window.
+std::optional<std::string> StallReason(double stall_s, double window_s,
+                                       const ValiditySettings& settings);
 
 // What the verdict looks at.
 struct VerdictInput {
@@ -66,8 +70,9 @@ struct VerdictInput {
   std::optional<double> other_cpu_pct;  // empty: not measurable here, no verdict on it
   std::vector<std::string> degraded;    // what the compiler did less of than asked
   // The time this process's stalls took in its window (Stalls::total_ns, in s): judged against
-  // max_stall_share of window_s. Where the parts of a run are merged, each process has been
-  // judged where it measured: `stalled` holds their reasons ("process 1: stalls took ...").
+  // max_stall_share of window_s. Where the parts of a run are merged, the merge judges each
+  // process's stalls in its own window (StallReason, measure/aggregate.h's JudgeRun): `stalled`
+  // holds their reasons ("process 1: stalls took ...").
   double stall_s = 0;
   std::vector<std::string> stalled;
 };
