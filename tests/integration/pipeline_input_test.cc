@@ -40,7 +40,7 @@ TEST_F(Pipeline, BadInputExitsTwoAndChangesNothing) {
 
   std::ofstream(root_ / "configs" / "experiments.yaml", std::ios::app)
       << "  broken:\n    family: linear\n    widths: [0]\n";
-  expect_bad("run tiny null " + Common(), "experiments.broken.widths.[0]' must be >= 1");
+  expect_bad("run tiny null " + Common(), "experiments.broken.widths[0]' must be >= 1");
   WriteExperiments(20, 5);
 
   const std::string corrupt = (root_ / "corrupt.onnx").string();

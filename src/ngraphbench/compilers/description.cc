@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <set>
 #include <tuple>
 
 #include "ngraphbench/core/error.h"
@@ -17,26 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
-// The file and the key path, so that every message names both (as in experiments/config.cc).
-struct Where {
-  std::string file;
-  std::string path;
-  Where operator/(const std::string& key) const {
-    return {file, path.empty() ? key : key[0] == '[' ? path + key : path + "." + key};
-  }
-  [[noreturn]] void Fail(const std::string& what) const {
-    throw InputError(file + ": " +
-                     (path.empty() ? "the top level" : "'" + QuoteShort(path, 200) + "'") + " " +
-                     what);
-  }
-};
-
 // A name that ends up in a file name, a CMake variable (NGB_WITH_<NAME>) or a config key.
 bool PlainName(const std::string& s) {
   if (s.empty() || !(s[0] >= 'a' && s[0] <= 'z')) return false;
@@ -45,79 +24,29 @@ bool PlainName(const std::string& s) {
   });
 }
 
-// Refuses keys outside `allowed`, keys given twice (yaml-cpp would keep the first silently) and
-// keys that are not plain scalars.
-void CheckKeys(const YAML::Node& map, const Where& where, const std::vector<std::string>& allowed) {
-  if (!map.IsMap()) where.Fail("must be a mapping of keys to values");
-  std::set<std::string> seen;
-  for (const auto& kv : map) {
-    if (!kv.first.IsScalar()) where.Fail("has a key that is not a plain name");
-    const std::string key = kv.first.Scalar();
-    if (!seen.insert(key).second) (where / key).Fail("is given twice; give each key once");
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      (where / key).Fail("is not a known key here; allowed keys: " + Join(allowed));
-    }
-  }
-}
-
-YAML::Node Required(const YAML::Node& map, const std::string& key, const Where& where) {
-  const YAML::Node node = map[key];
-  if (!node) where.Fail("needs '" + key + "'");
-  return node;
-}
-
-std::string ToString(const YAML::Node& node, const Where& where, bool may_be_empty = false) {
-  if (node.IsNull()) {
-    where.Fail("is empty (a bare null, ~ or nothing is YAML's empty value); quote the text, "
-               "e.g. \"null\" or \"\"");
-  }
-  if (!node.IsScalar()) {
-    where.Fail("must be a string, got '" + QuoteShort(YAML::Dump(node)) +
-               "' (write \"\" for an empty one)");
-  }
-  if (!may_be_empty && node.Scalar().empty()) where.Fail("must not be empty");
-  return node.Scalar();
-}
-
-int64_t ToInt(const YAML::Node& node, const Where& where) {
-  int64_t v = 0;
-  if (!node.IsScalar() || !YAML::convert<int64_t>::decode(node, v)) {
-    where.Fail("must be an integer, got '" + QuoteShort(YAML::Dump(node)) + "'");
-  }
-  return v;
-}
-
-bool ToBool(const YAML::Node& node, const Where& where) {
-  bool v = false;
-  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, v)) {
-    where.Fail("must be true or false, got '" + QuoteShort(YAML::Dump(node)) + "'");
-  }
-  return v;
-}
-
-std::vector<std::string> ToNameList(const YAML::Node& node, const Where& where) {
-  if (!node.IsSequence()) where.Fail("must be a list of names, e.g. [cpu, cuda]");
-  std::vector<std::string> out;
-  for (size_t i = 0; i < node.size(); ++i) {
-    const Where item = where / ("[" + std::to_string(i) + "]");
-    out.push_back(ToString(node[i], item));
-    if (std::count(out.begin(), out.end(), out.back()) > 1) {
-      item.Fail("repeats '" + QuoteShort(out.back()) + "'; list each once");
-    }
-  }
-  return out;
-}
-
-std::vector<std::string> ToNonEmptyNameList(const YAML::Node& node, const Where& where) {
-  std::vector<std::string> out = ToNameList(node, where);
+// devices, precisions, opt_levels, scenarios: the first entry is the compiler's default.
+std::vector<std::string> DefaultFirst(const YAML::Node& node, const Where& where) {
+  std::vector<std::string> out = ReadNameList(node, where, /*may_be_empty=*/true);
   if (out.empty()) where.Fail("must not be empty (its first entry is the default)");
   return out;
 }
 
+// A cost in seconds, below a million; > 0, or >= 0 when `may_be_zero`.
+double Seconds(const YAML::Node& node, const Where& where, bool may_be_zero) {
+  double v = 0;
+  if (!node.IsScalar() || !YAML::convert<double>::decode(node, v) ||
+      !(may_be_zero ? v >= 0 : v > 0) || !(v < 1e6)) {
+    where.Fail(std::string("must be a number of seconds ") + (may_be_zero ? ">= 0" : "> 0") +
+               ", got '" + Shown(node) + "'");
+  }
+  return v;
+}
+
 const std::vector<std::string> kTopKeys = {
-    "name",       "order",      "role",    "sdk",         "consumes_onnx",  "devices",
-    "precisions", "opt_levels", "options", "enable_hint", "prior_compile_s", "caches_compile", "operators", "prior_tuning",
-    "scenarios", "baseline", "reference", "test_double", "no_int8"};
+    "name",        "order",      "role",            "sdk",            "consumes_onnx",
+    "devices",     "precisions", "opt_levels",      "options",        "enable_hint",
+    "prior_compile_s", "caches_compile", "operators", "prior_tuning", "scenarios",
+    "baseline",    "reference",  "test_double",     "no_int8"};
 // `operators:` of a description: its column of the operator table, or why it has none.
 //   operators:
 //     unsupported: {Celu: why the compiler lacks it, ...}   (may be absent: it runs every op)
@@ -134,7 +63,7 @@ void ParseOperators(const YAML::Node& node, const Where& where, CompilerInfo& in
     if (node["unsupported"] || node["limits"]) {
       where.Fail("has `no_column` and a column (`unsupported`, `limits`); give one or the other");
     }
-    info.no_op_column = ToString(node["no_column"], where / "no_column");
+    info.no_op_column = ReadString(node["no_column"], where / "no_column");
     return;
   }
   OpColumn column;
@@ -143,18 +72,18 @@ void ParseOperators(const YAML::Node& node, const Where& where, CompilerInfo& in
     const Where w = where / "unsupported";
     if (!unsupported.IsMap()) w.Fail("must be a mapping of operator: why the compiler lacks it");
     for (const auto& entry : unsupported) {
-      const std::string op = ToString(entry.first, w);
+      const std::string op = ReadString(entry.first, w);
       if (column.unsupported.count(op)) (w / op).Fail("is given twice; give each operator once");
       if (!FindOp(op)) {
         w.Fail("names '" + QuoteShort(op) + "', which is not an operator of the table "
                "(`ngraphbench list --ops`)");
       }
-      column.unsupported[op] = ToString(entry.second, w / op);
+      column.unsupported[op] = ReadString(entry.second, w / op);
     }
   }
   if (node["limits"]) {
     const Where w = where / "limits";
-    for (const std::string& entry : ToNameList(node["limits"], w)) {
+    for (const std::string& entry : ReadNameList(node["limits"], w, /*may_be_empty=*/true)) {
       const size_t dot = entry.find('.');
       const OpForm* form = dot == std::string::npos
                                ? nullptr
@@ -182,22 +111,17 @@ const std::vector<std::string> kOptionKeys = {"key",     "type",    "default", "
 OptionSpec ParseOption(const YAML::Node& node, const Where& where) {
   CheckKeys(node, where, kOptionKeys);
   OptionSpec spec;
-  spec.key = ToString(Required(node, "key", where), where / "key");
+  spec.key = ReadString(Required(node, "key", where), where / "key");
   if (!PlainName(spec.key)) {
     (where / "key")
         .Fail("is '" + QuoteShort(spec.key) + "'; a key is lowercase letters, digits and _");
   }
-  const std::string type = ToString(Required(node, "type", where), where / "type");
-  if (type == "int") {
-    spec.type = OptionType::kInt;
-  } else if (type == "string") {
-    spec.type = OptionType::kString;
-  } else if (type == "bool") {
-    spec.type = OptionType::kBool;
-  } else {
-    (where / "type").Fail("is '" + QuoteShort(type) + "'; allowed values: int, string, bool");
-  }
-  spec.help = ToString(Required(node, "help", where), where / "help");
+  const std::string type =
+      ReadOneOf(Required(node, "type", where), where / "type", {"int", "string", "bool"});
+  spec.type = type == "int"      ? OptionType::kInt
+              : type == "string" ? OptionType::kString
+                                 : OptionType::kBool;
+  spec.help = ReadString(Required(node, "help", where), where / "help");
 
   auto only_for = [&](const char* key, OptionType t, const char* type_name) {
     if (node[key] && spec.type != t) {
@@ -208,12 +132,16 @@ OptionSpec ParseOption(const YAML::Node& node, const Where& where) {
   only_for("refused", OptionType::kString, "string");
   only_for("min", OptionType::kInt, "int");
   only_for("max", OptionType::kInt, "int");
-  if (node["allowed"]) spec.allowed = ToNameList(node["allowed"], where / "allowed");
-  if (node["refused"]) spec.refused = ToNameList(node["refused"], where / "refused");
-  if (node["min"]) spec.min_value = ToInt(node["min"], where / "min");
-  if (node["max"]) spec.max_value = ToInt(node["max"], where / "max");
+  if (node["allowed"]) {
+    spec.allowed = ReadNameList(node["allowed"], where / "allowed", /*may_be_empty=*/true);
+  }
+  if (node["refused"]) {
+    spec.refused = ReadNameList(node["refused"], where / "refused", /*may_be_empty=*/true);
+  }
+  if (node["min"]) spec.min_value = ReadInt(node["min"], where / "min");
+  if (node["max"]) spec.max_value = ReadInt(node["max"], where / "max");
   if (node["refused_reason"]) {
-    spec.refused_reason = ToString(node["refused_reason"], where / "refused_reason");
+    spec.refused_reason = ReadString(node["refused_reason"], where / "refused_reason");
   }
   // A reason needs something it explains: the refused strings, or the values above max.
   if (!spec.refused.empty() && spec.refused_reason.empty()) {
@@ -237,12 +165,12 @@ OptionSpec ParseOption(const YAML::Node& node, const Where& where) {
   }
 
   // The default (and the neutral value) in the canonical text config validation stores
-  // (experiments/config.cc): the resolved options, and so every row's config_hash, are made of
-  // these strings.
+  // (experiments/compiler_config.cc): the resolved options, and so every row's config_hash, are
+  // made of these strings.
   auto canonical = [&](const YAML::Node& value, const Where& at) -> std::string {
     switch (spec.type) {
       case OptionType::kInt: {
-        const int64_t v = ToInt(value, at);
+        const int64_t v = ReadInt(value, at);
         if (v < spec.min_value || v > spec.max_value) {
           at.Fail("is " + std::to_string(v) + ", outside the option's own range [" +
                   std::to_string(spec.min_value) + ", " +
@@ -252,12 +180,12 @@ OptionSpec ParseOption(const YAML::Node& node, const Where& where) {
         return std::to_string(v);
       }
       case OptionType::kBool:
-        return ToBool(value, at) ? "true" : "false";
+        return ReadBool(value, at) ? "true" : "false";
       case OptionType::kString: {
-        std::string v = ToString(value, at, /*may_be_empty=*/true);
+        std::string v = ReadString(value, at, /*may_be_empty=*/true);
         if (!spec.allowed.empty() &&
             std::find(spec.allowed.begin(), spec.allowed.end(), v) == spec.allowed.end()) {
-          at.Fail("is '" + QuoteShort(v) + "', not one of 'allowed': " + Join(spec.allowed));
+          at.Fail("is '" + QuoteShort(v) + "', not one of 'allowed': " + JoinNames(spec.allowed));
         }
         if (std::find(spec.refused.begin(), spec.refused.end(), v) != spec.refused.end()) {
           at.Fail("is '" + QuoteShort(v) + "', which 'refused' lists");
@@ -291,7 +219,7 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
   CheckKeys(root, top, kTopKeys);
 
   CompilerInfo info;
-  info.name = ToString(Required(root, "name", top), top / "name");
+  info.name = ReadString(Required(root, "name", top), top / "name");
   const std::string expected = ExpectedName(path);
   if (info.name != expected) {
     (top / "name").Fail("is '" + info.name + "', but the file describes compiler '" + expected +
@@ -303,26 +231,26 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
                         "_, starting with a letter");
   }
   if (root["order"]) {
-    const int64_t order = ToInt(root["order"], top / "order");
+    const int64_t order = ReadInt(root["order"], top / "order");
     if (order < -1'000'000 || order > 1'000'000) {
       (top / "order").Fail("is " + std::to_string(order) + "; give a number from -1000000 to "
                            "1000000 (the compilers of this tree use 0 to 60, in steps of 10)");
     }
     info.order = static_cast<int>(order);
   }
-  info.role = ToString(Required(root, "role", top), top / "role");
-  info.sdk = ToString(Required(root, "sdk", top), top / "sdk");
+  info.role = ReadString(Required(root, "role", top), top / "role");
+  info.sdk = ReadString(Required(root, "sdk", top), top / "sdk");
   if (root["consumes_onnx"]) {
-    info.consumes_onnx = ToBool(root["consumes_onnx"], top / "consumes_onnx");
+    info.consumes_onnx = ReadBool(root["consumes_onnx"], top / "consumes_onnx");
   }
-  info.devices = ToNonEmptyNameList(Required(root, "devices", top), top / "devices");
-  info.precisions = ToNonEmptyNameList(Required(root, "precisions", top), top / "precisions");
-  info.opt_levels = ToNonEmptyNameList(Required(root, "opt_levels", top), top / "opt_levels");
-  info.enable_hint = ToString(Required(root, "enable_hint", top), top / "enable_hint");
-  if (root["no_int8"]) info.no_int8 = ToString(root["no_int8"], top / "no_int8");
+  info.devices = DefaultFirst(Required(root, "devices", top), top / "devices");
+  info.precisions = DefaultFirst(Required(root, "precisions", top), top / "precisions");
+  info.opt_levels = DefaultFirst(Required(root, "opt_levels", top), top / "opt_levels");
+  info.enable_hint = ReadString(Required(root, "enable_hint", top), top / "enable_hint");
+  if (root["no_int8"]) info.no_int8 = ReadString(root["no_int8"], top / "no_int8");
   if (root["scenarios"]) {
     const Where w = top / "scenarios";
-    info.scenarios = ToNonEmptyNameList(root["scenarios"], w);
+    info.scenarios = DefaultFirst(root["scenarios"], w);
     for (const std::string& scenario : info.scenarios) {
       if (scenario != "single_stream" && scenario != "offline") {
         w.Fail("lists '" + scenario + "'; a module runs single_stream and, with execution "
@@ -335,41 +263,35 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
     }
   }
   if (root["prior_compile_s"]) {
-    const Where w = top / "prior_compile_s";
-    double v = 0;
-    if (!root["prior_compile_s"].IsScalar() ||
-        !YAML::convert<double>::decode(root["prior_compile_s"], v) || !(v >= 0 && v < 1e6)) {
-      w.Fail("must be a number of seconds >= 0, got '" + YAML::Dump(root["prior_compile_s"]) +
-             "'");
-    }
-    info.prior_compile_s = v;
+    info.prior_compile_s =
+        Seconds(root["prior_compile_s"], top / "prior_compile_s", /*may_be_zero=*/true);
   }
   if (const YAML::Node caches = root["caches_compile"]) {
     if (!caches.IsScalar() || (caches.Scalar() != "true" && caches.Scalar() != "false")) {
       (top / "caches_compile")
-          .Fail("must be true or false, got '" + QuoteShort(YAML::Dump(caches)) + "'");
+          .Fail("must be true or false, got '" + Shown(caches) + "'");
     }
     info.caches_compile = caches.Scalar() == "true";
   }
   ParseOperators(Required(root, "operators", top), top / "operators", info);
-  if (root["baseline"]) info.baseline = ToBool(root["baseline"], top / "baseline");
-  if (root["test_double"]) info.test_double = ToBool(root["test_double"], top / "test_double");
+  if (root["baseline"]) info.baseline = ReadBool(root["baseline"], top / "baseline");
+  if (root["test_double"]) info.test_double = ReadBool(root["test_double"], top / "test_double");
   if (const YAML::Node reference = root["reference"]) {
     const Where w = top / "reference";
     CheckKeys(reference, w, {"rank", "opt_level"});
-    const int64_t rank = ToInt(Required(reference, "rank", w), w / "rank");
+    const int64_t rank = ReadInt(Required(reference, "rank", w), w / "rank");
     if (rank < 1 || rank > 1000) {
       (w / "rank").Fail("is " + std::to_string(rank) + "; give 1 for the first choice of "
                         "reference, 2 for the next, ... (up to 1000)");
     }
     info.reference_rank = static_cast<int>(rank);
     if (reference["opt_level"]) {
-      info.reference_opt_level = ToString(reference["opt_level"], w / "opt_level");
+      info.reference_opt_level = ReadString(reference["opt_level"], w / "opt_level");
       if (std::find(info.opt_levels.begin(), info.opt_levels.end(), info.reference_opt_level) ==
           info.opt_levels.end()) {
         (w / "opt_level")
             .Fail("is '" + info.reference_opt_level + "', not one of its opt_levels (" +
-                  Join(info.opt_levels) + ")");
+                  JoinNames(info.opt_levels) + ")");
       }
     }
   }
@@ -382,22 +304,14 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
     CheckKeys(tuning, w, {"trials_option", "seconds_per_trial", "seconds_per_task",
                           "timeout_option"});
     info.tuning_trials_option =
-        ToString(Required(tuning, "trials_option", w), w / "trials_option");
+        ReadString(Required(tuning, "trials_option", w), w / "trials_option");
     if (tuning["timeout_option"]) {
-      info.tuning_timeout_option = ToString(tuning["timeout_option"], w / "timeout_option");
+      info.tuning_timeout_option = ReadString(tuning["timeout_option"], w / "timeout_option");
     }
-    const auto seconds_of = [&](const char* key) {
-      double v = 0;
-      const YAML::Node seconds = Required(tuning, key, w);
-      if (!seconds.IsScalar() || !YAML::convert<double>::decode(seconds, v) ||
-          !(v > 0 && v < 1e6)) {
-        (w / key).Fail("must be a number of seconds > 0, got '" +
-                       QuoteShort(YAML::Dump(seconds)) + "'");
-      }
-      return v;
-    };
-    info.prior_tuning_s_per_trial = seconds_of("seconds_per_trial");
-    info.prior_tuning_s_per_task = seconds_of("seconds_per_task");
+    info.prior_tuning_s_per_trial = Seconds(Required(tuning, "seconds_per_trial", w),
+                                            w / "seconds_per_trial", /*may_be_zero=*/false);
+    info.prior_tuning_s_per_task = Seconds(Required(tuning, "seconds_per_task", w),
+                                           w / "seconds_per_task", /*may_be_zero=*/false);
   }
   if (const YAML::Node options = root["options"]; options && !options.IsNull()) {
     const Where w = top / "options";
@@ -405,11 +319,10 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
       w.Fail("must be a list of mappings, one per option (- key: ..., type: ..., default: ...)");
     }
     for (size_t i = 0; i < options.size(); ++i) {
-      info.options.push_back(ParseOption(options[i], w / ("[" + std::to_string(i) + "]")));
+      info.options.push_back(ParseOption(options[i], w[i]));
       for (size_t j = 0; j < i; ++j) {
         if (info.options[j].key == info.options[i].key) {
-          (w / ("[" + std::to_string(i) + "]") / "key")
-              .Fail("repeats '" + info.options[i].key + "'; describe each option once");
+          (w[i] / "key").Fail("repeats '" + info.options[i].key + "'; describe each option once");
         }
       }
     }
