@@ -23,7 +23,8 @@ import os
 import re
 import sys
 
-import report  # the analysis CSVs' readers and the static report
+import report  # the static report (report.md and its figures)
+import report_tables  # the analysis CSVs' readers
 from results_io import InputError, Tree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -73,7 +74,7 @@ def compact(value):
 
 def number(text):
     try:
-        return compact(report.num(text))
+        return compact(report_tables.num(text))
     except ValueError:
         return None
 
@@ -81,7 +82,7 @@ def number(text):
 def precise(text):
     """A number at 7 significant digits, or None."""
     try:
-        value = report.num(text)
+        value = report_tables.num(text)
     except ValueError:
         return None
     return None if value is None else float(f"{value:.7g}")
@@ -127,7 +128,7 @@ def distribution(tree, trace_key, left_out):
 
 def optional_table(analysis_dir, name):
     path = os.path.join(analysis_dir, name)
-    return report.read_table(path) if os.path.exists(path) else []
+    return report_tables.read_table(path) if os.path.exists(path) else []
 
 
 def process_medians(text):
@@ -140,7 +141,7 @@ def process_medians(text):
 def collect(analysis_dir, inputs):
     """The page's data: every run of every input (skipped and failed ones too) with its
     analysis values, its distribution, and the analysis tables the page draws."""
-    scaling_rows = report.read_table(os.path.join(analysis_dir, "scaling.csv"))
+    scaling_rows = report_tables.read_table(os.path.join(analysis_dir, "scaling.csv"))
     key = tuple(k for k in SCALING_KEY if not scaling_rows or k in scaling_rows[0])
     scaling = {tuple(r[k] for k in key): r for r in scaling_rows}
     rows, dists, machines, left_out = [], [], {}, []
@@ -182,27 +183,27 @@ def collect(analysis_dir, inputs):
     for name in SCALING_TEXT:
         cols[name] = text_column([s.get(name) or "" for s in joined])
 
-    invalid_path = os.path.join(analysis_dir, report.INVALID)
-    invalid = report.read_table(invalid_path) if os.path.exists(invalid_path) else []
+    invalid_path = os.path.join(analysis_dir, report_tables.INVALID)
+    invalid = report_tables.read_table(invalid_path) if os.path.exists(invalid_path) else []
     return {
         "inputs": [os.path.basename(os.path.normpath(p)) for p in inputs],
         "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "invalid_included": any(not report.left_out_of_numbers(r) for r in invalid),
-        "baseline": report.BASELINE,
+        "invalid_included": any(not report_tables.left_out_of_numbers(r) for r in invalid),
+        "baseline": report_tables.BASELINE,
         "runs": {"n": len(rows), "cols": cols},
         "quantile_probs": list(QUANTILES),
         "dists": dists,
-        "ranking": report.read_table(os.path.join(analysis_dir, "ranking.csv")),
-        "reversals": report.read_table(os.path.join(analysis_dir, "rank_reversals.csv")),
+        "ranking": report_tables.read_table(os.path.join(analysis_dir, "ranking.csv")),
+        "reversals": report_tables.read_table(os.path.join(analysis_dir, "rank_reversals.csv")),
         # Written by analyze only when a run has a profile.
         "profile_runs": optional_table(analysis_dir, "profile_runs.csv"),
         "profile_ops": optional_table(analysis_dir, "profile_op_classes.csv"),
         "profile_speedup": optional_table(analysis_dir, "profile_speedup_by_op.csv"),
         # Written by analyze only when the inputs hold offline or server runs.
-        "roads": optional_table(analysis_dir, report.ROADS),
-        "offline_runs": optional_table(analysis_dir, report.OFFLINE_RUNS),
-        "server_runs": optional_table(analysis_dir, report.SERVER_RUNS),
-        "server_steps": optional_table(analysis_dir, report.SERVER_STEPS),
+        "roads": optional_table(analysis_dir, report_tables.ROADS),
+        "offline_runs": optional_table(analysis_dir, report_tables.OFFLINE_RUNS),
+        "server_runs": optional_table(analysis_dir, report_tables.SERVER_RUNS),
+        "server_steps": optional_table(analysis_dir, report_tables.SERVER_STEPS),
         "machines": machines,
         "left_out": left_out[:MAX_LEFT_OUT_SHOWN],
         "left_out_count": len(left_out),
@@ -259,8 +260,8 @@ def main(argv=None):
                         help="the compiler speedups are measured against (its description says "
                         "baseline: true)")
     args = parser.parse_args(argv)
-    report.BASELINE = args.baseline
-    missing = [t for t in report.TABLES if not os.path.exists(os.path.join(args.dir, t))]
+    report_tables.BASELINE = args.baseline
+    missing = [t for t in report_tables.TABLES if not os.path.exists(os.path.join(args.dir, t))]
     if missing:
         sys.exit(f"report_html.py: {args.dir} lacks {', '.join(missing)}; expected the output "
                  "directory of `ngraphbench analyze` (run `ngraphbench report`, which runs it)")
