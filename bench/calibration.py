@@ -351,6 +351,66 @@ def main(out):
         lines.append([label(c, t) if t else "all"] + cells)
     table(["k processes"] + [str(k) for k in ks], lines, [18] + [18] * len(ks))
     print("    (the processes' medians as the trace gives them; a row's own K is the last column)")
+    drift_section(trees, keys, reps, t975, ok_row, label)
+
+
+def process_logs(row):
+    """The log of each process's median (process_p50s_ms, ';'-separated), [] without it."""
+    cells = [x for x in (row.get("process_p50s_ms") or "").split(";") if x]
+    try:
+        return [math.log(float(x)) for x in cells if float(x) > 0]
+    except ValueError:
+        return []
+
+
+def drift_section(trees, keys, reps, t975, ok_row, label):
+    """(f): how far whole repetitions (sweeps) move against the spread within one, and what
+    coverage an interval would have with a drift term d added to its variance,
+    half = sqrt((t * s * sqrt(2 c_K / K))^2 + (1.96 * sqrt(2) * d)^2), with the share of rows
+    that interval would leave within the validity bound (5 %)."""
+    print()
+    print("(f) drift between repetitions: within = median sd of a row's process log-medians;")
+    print("    between = median over runs of the sd of their rows' log p50 across repetitions;")
+    print("    then coverage as in (a) / rows within +-5% with a drift term d in the interval")
+    drifts = [0.0, 0.01, 0.02, 0.03, 0.05]
+    lines = []
+    for c, t in keys + [("all", None)]:
+        within, between = [], []
+        covered = collections.Counter()
+        inside = collections.Counter()
+        pairs = rows = 0
+        ids = {rid for (t2, _), tree in trees.items() for (c2, rid) in tree
+               if (c, t) == ("all", None) or (c2, t2) == (c, t)}
+        for (c2, t2) in ([(c, t)] if t is not None else keys):
+            for rid in sorted(ids):
+                got = {i: ok_row(c2, t2, i, rid) for i in range(1, reps + 1)}
+                got = {i: r for i, r in got.items() if r is not None}
+                p50 = {i: math.log(ratios.cell(r, "latency_p50_ms")) for i, r in got.items()
+                       if ratios.cell(r, "latency_p50_ms")}
+                if len(p50) >= 2:
+                    between.append(statistics.stdev(p50.values()))
+                for i, r in got.items():
+                    logs = process_logs(r)
+                    if len(logs) < 2 or i not in p50:
+                        continue
+                    s = statistics.stdev(logs)
+                    within.append(s)
+                    k = len(logs)
+                    base = t975(k) * s * math.sqrt(2 * median_variance_factor(k) / k)
+                    rows += 1
+                    for d in drifts:
+                        half = math.hypot(base, 1.96 * math.sqrt(2) * d)
+                        inside[d] += math.exp(half) - 1 <= 0.05
+                        for j, other in p50.items():
+                            if j != i:
+                                covered[d] += abs(other - p50[i]) <= half
+                    pairs += sum(1 for j in p50 if j != i)
+        cells = [f"{100 * statistics.median(within):.1f}%" if within else "-",
+                 f"{100 * statistics.median(between):.1f}%" if between else "-"]
+        cells += [f"{pct(covered[d], pairs)} / {pct(inside[d], rows)}" for d in drifts]
+        lines.append([label(c, t) if t else "all"] + cells)
+    table(["", "within", "between"] + [f"d {100 * d:.0f}%" for d in drifts], lines,
+          [18, 8, 9] + [16] * len(drifts))
 
 
 def student_t975():
