@@ -482,7 +482,7 @@ TEST(Registry, DescriptionsSayWhatTheCompiledInRegistrySaid) {
 
   // The sweep estimate's priors, formerly a list of names in experiments/estimate.cc.
   EXPECT_DOUBLE_EQ(FindCompiler("tvm").prior_compile_s, 10.0);
-  EXPECT_DOUBLE_EQ(ov.prior_compile_s, 2.0);
+  EXPECT_DOUBLE_EQ(ov.prior_compile_s, 0.5);
   EXPECT_DOUBLE_EQ(ort.prior_compile_s, 0.5);
 }
 
