@@ -18,7 +18,9 @@
 #include "ngraphbench/analysis/csv_line.h"
 #include "ngraphbench/analysis/load.h"
 #include "ngraphbench/analysis/metrics.h"
+#include "ngraphbench/core/csv_line.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/measure/repeat.h"
 #include "ngraphbench/results/csv.h"
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "ngraphbench/core/error.h"
-#include "ngraphbench/results/csv.h"
+#include "ngraphbench/core/file.h"
 
 namespace ngraphbench {
 namespace {

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ngraphbench/core/csv_line.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/measure/repeat.h"
 #include "ngraphbench/results/csv.h"

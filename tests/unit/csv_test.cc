@@ -11,7 +11,9 @@
 #include <set>
 #include <sstream>
 
+#include "ngraphbench/core/csv_line.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/results/layout.h"
 #include "ngraphbench/results/row.h"
 #include "ngraphbench/results/server_steps.h"

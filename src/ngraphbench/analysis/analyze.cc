@@ -13,7 +13,8 @@
 #include "ngraphbench/analysis/profiles.h"
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
-#include "ngraphbench/results/csv.h"
+#include "ngraphbench/core/file.h"
+#include "ngraphbench/results/row.h"
 
 namespace ngraphbench {
 namespace {

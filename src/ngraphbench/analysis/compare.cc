@@ -10,6 +10,7 @@
 
 #include "ngraphbench/analysis/load.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/results/csv.h"
 
 namespace ngraphbench {

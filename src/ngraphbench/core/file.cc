@@ -1,5 +1,6 @@
 #include "ngraphbench/core/file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -10,12 +11,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <utility>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/process.h"
 #include "ngraphbench/core/random.h"
 
 namespace ngraphbench {
@@ -241,6 +244,157 @@ std::string EscapeBytes(const std::string& text) {
 int CreateFreshFile(const std::string& path, mode_t mode) {
   ::unlink(path.c_str());
   return ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+}
+
+void WriteFully(int fd, const std::string& data, const std::string& path) {
+  const char* p = data.data();
+  size_t left = data.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      const int error = errno;  // before the message's allocations
+      if (error == EINTR) continue;
+      ThrowFileError("cannot write '" + path + "'", error);
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+namespace {
+
+constexpr const char* kTempMarker = ".tmp.";
+// Age after which another host's temporary file is judged abandoned.
+constexpr std::time_t kForeignTempStaleS = 10 * 60;
+
+}  // namespace
+
+std::string TempFileName(const std::string& path, const std::string& what) {
+  return path + what + kTempMarker + HostTag() + "." + std::to_string(::getpid());
+}
+
+std::string WriteTempFile(const std::string& path, const std::string& contents, bool sync) {
+  const std::string tmp = TempFileName(path);
+  // A fresh regular file: whatever an earlier process of this pid left under the name (a FIFO
+  // would block the write, a link would send it elsewhere) is replaced.
+  int fd = CreateFreshFile(tmp);
+  if (fd < 0 && errno == ENOENT) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(parent, ec);
+      if (ec) ThrowFileError("cannot create directory '" + parent.string() + "'", ec.value());
+    }
+    fd = CreateFreshFile(tmp);
+  }
+  if (fd < 0) {
+    const int error = errno;
+    ThrowFileError("cannot create '" + tmp + "'", error);
+  }
+  try {
+    WriteFully(fd, contents, tmp);
+    // A full disk or quota may show only here or at close (tmpfs or a local disk with delayed
+    // allocation may fail fsync): either way the file is not put in place cut short.
+    if (sync && ::fsync(fd) != 0) {
+      const int error = errno;
+      ThrowFileError("cannot fsync '" + tmp + "'", error);
+    }
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  // On NFS, close sends the data: whoever opens the name afterwards reads it.
+  if (::close(fd) != 0) {
+    const int error = errno;
+    ::unlink(tmp.c_str());
+    ThrowFileError("cannot write '" + tmp + "'", error);
+  }
+  return tmp;
+}
+
+void WriteFileAtomic(const std::string& path, const std::string& contents) {
+  const std::string tmp = WriteTempFile(path, contents, /*sync=*/true);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(tmp.c_str());
+    ThrowFileError("cannot rename '" + tmp + "' to '" + path + "'", error);
+  }
+}
+
+namespace {
+
+// Whose temporary file `name` is: `<file>.tmp.<host>.<pid>`, or `<file>.tmp.<pid>` (the older
+// form, taken as this host's). nullopt for a name without `.tmp.`; pid 0 when it holds `.tmp.`
+// in another shape.
+struct TempFileOwner {
+  std::string host;
+  long pid = 0;
+};
+
+std::optional<TempFileOwner> ParseTempFileName(const std::string& name) {
+  const auto digits = [](const std::string& t) {
+    return !t.empty() && t.size() <= 18 && t.find_first_not_of("0123456789") == std::string::npos;
+  };
+  const auto host_chars = [](const std::string& t) {
+    return !t.empty() && t.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                             "0123456789-") == std::string::npos;
+  };
+  const auto ends_with_marker = [](const std::string& t) {
+    const std::string marker = ".tmp";
+    return t.size() > marker.size() &&
+           t.compare(t.size() - marker.size(), marker.size(), marker) == 0;
+  };
+  if (name.find(kTempMarker) == std::string::npos) return std::nullopt;
+  TempFileOwner owner;
+  const size_t last = name.rfind('.');
+  const std::string pid_text = name.substr(last + 1), before = name.substr(0, last);
+  if (digits(pid_text)) {
+    owner.pid = std::stol(pid_text);
+    const size_t dot = before.rfind('.');
+    const std::string host = dot == std::string::npos ? "" : before.substr(dot + 1);
+    // "<file>.tmp.<host>.<pid>" first: a host named "tmp" would otherwise read as the old form.
+    if (dot != std::string::npos && host_chars(host) && ends_with_marker(before.substr(0, dot))) {
+      owner.host = host;
+      return owner;
+    }
+    if (ends_with_marker(before)) {  // "<file>.tmp.<pid>", written before hosts were named
+      owner.host = HostTag();
+      return owner;
+    }
+  }
+  owner.pid = 0;  // ".tmp." in some other shape: nobody's that can be asked
+  return owner;
+}
+
+}  // namespace
+
+int RemoveStaleTempFiles(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return 0;
+  const std::string this_host = HostTag();
+  const std::time_t now = std::time(nullptr);
+  int removed = 0;
+  while (dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    const std::optional<TempFileOwner> owner = ParseTempFileName(name);
+    if (!owner) continue;
+    const std::string path = dir + "/" + name;
+    bool stale = false;
+    if (owner->host == this_host && owner->pid > 0) {
+      // A writer of this machine: gone, or still writing.
+      stale = !LocalProcessAlive(owner->pid);
+    } else {
+      // Another machine's writer (a shared tree): its pid means nothing here. A write takes far
+      // less than kForeignTempStaleS, so a file that old was left by a writer that died.
+      struct stat st {};
+      stale = ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+              now - st.st_mtime > kForeignTempStaleS;
+    }
+    if (stale && ::unlink(path.c_str()) == 0) ++removed;
+  }
+  ::closedir(d);
+  return removed;
 }
 
 std::string FileDigest(const std::string& path) {

@@ -74,6 +74,33 @@ std::string EscapeBytes(const std::string& text);
 // writer or send its bytes elsewhere). Returns the descriptor, or -1 with errno set.
 int CreateFreshFile(const std::string& path, mode_t mode = 0644);
 
+// Writes all of `data` to the open file `fd` (retrying short writes and EINTR); a failure throws
+// the FileError of ThrowFileError (core/error.h) naming `path`.
+void WriteFully(int fd, const std::string& data, const std::string& path);
+
+// The name of a writer's temporary file for `path`: `<path><what>.tmp.<host>.<pid>`, <host> as
+// HostTag() in core/process.h. The host is in the name because on a results tree shared between
+// machines a pid alone does not say whose file it is (RemoveStaleTempFiles).
+std::string TempFileName(const std::string& path, const std::string& what = "");
+
+// Writes `contents` to a fresh temporary file for `path` (TempFileName, created by
+// CreateFreshFile; missing parent folders are made) and closes it, after fsync(2) when `sync`.
+// Returns the temporary's name, for the caller to rename or link into place. On any failure the
+// temporary is removed and the FileError thrown: a full disk or quota may show only at fsync or
+// close (NFS sends the data then), and a file cut short is never left to be put in place.
+std::string WriteTempFile(const std::string& path, const std::string& contents, bool sync);
+
+// Writes `contents` to `path` atomically: WriteTempFile (fsync'd), then rename(2), so a reader
+// sees the old file or the new one, never half of one. The rename replaces whatever `path` is (a
+// FIFO, a link) by this regular file. Creates parent folders.
+void WriteFileAtomic(const std::string& path, const std::string& contents);
+
+// Removes temporary files that an interrupted writer left in `dir`; returns how many. A file of
+// this host goes once its process is gone (a live writer's stays); one of another host (the
+// tree is shared), or of no recognizable owner, once it is older than 10 minutes, since a pid
+// cannot be checked across machines and no write takes that long.
+int RemoveStaleTempFiles(const std::string& dir);
+
 // `name` made safe as one component of a file name the tool writes, and as one word on a command
 // line (run ids derive from model file names): letters, digits, '.', '_' and '-' are kept, every
 // other byte becomes '_', and so does a leading '-' or '.' (never an option, never hidden).

@@ -5,8 +5,10 @@
 #include <exception>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/file.h"
 #include "ngraphbench/profile/profile.h"
-#include "ngraphbench/results/csv.h"
+#include "ngraphbench/results/layout.h"
+#include "ngraphbench/results/row.h"
 
 namespace ngraphbench {
 namespace {

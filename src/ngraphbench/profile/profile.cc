@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "ngraphbench/core/csv_line.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/results/csv.h"
 

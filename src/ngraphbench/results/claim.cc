@@ -111,33 +111,6 @@ std::optional<FileState> ReadState(const std::string& path) {
   return state;
 }
 
-void MakeParentDirs(const std::string& path) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (parent.empty()) return;
-  std::error_code ec;
-  std::filesystem::create_directories(parent, ec);
-  if (ec) ThrowFileError("cannot create directory '" + parent.string() + "'", ec.value());
-}
-
-void WriteAll(int fd, const std::string& data, const std::string& path) {
-  const char* p = data.data();
-  size_t left = data.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      const int error = errno;
-      if (error == EINTR) continue;
-      ThrowFileError("cannot write '" + path + "'", error);
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-}
-
-std::string TempName(const std::string& path, const std::string& what) {
-  return path + what + ".tmp." + HostTag() + "." + std::to_string(::getpid());
-}
-
 bool NoHardLinks(int error) {
   return error == EPERM || error == ENOTSUP || error == EOPNOTSUPP || error == ENOSYS;
 }
@@ -146,30 +119,9 @@ bool NoHardLinks(int error) {
 // it. The content goes to a temporary file first and is linked to `path`: link(2) fails with
 // EEXIST when the name exists, atomically, so a reader sees no file or the whole content.
 bool CreateExclusive(const std::string& path, const std::string& content) {
-  const std::string tmp = TempName(path, "");
-  int fd = CreateFreshFile(tmp);
-  if (fd < 0 && errno == ENOENT) {
-    MakeParentDirs(path);
-    fd = CreateFreshFile(tmp);
-  }
-  if (fd < 0) {
-    const int error = errno;
-    ThrowFileError("cannot create '" + tmp + "'", error);
-  }
-  try {
-    WriteAll(fd, content, tmp);
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  // On NFS, close sends the data: whoever opens the name afterwards reads it, and a full disk or
-  // quota shows here.
-  if (::close(fd) != 0) {
-    const int error = errno;
-    ::unlink(tmp.c_str());
-    ThrowFileError("cannot write '" + tmp + "'", error);
-  }
+  // Not fsync'd: a claim matters only while its holder lives, and a crash of the machine that
+  // could lose the claim takes the holder with it.
+  const std::string tmp = WriteTempFile(path, content, /*sync=*/false);
   const bool linked = ::link(tmp.c_str(), path.c_str()) == 0;
   const int error = errno;
   bool created = linked;
@@ -185,14 +137,14 @@ bool CreateExclusive(const std::string& path, const std::string& content) {
   if (NoHardLinks(error)) {
     // A file system without hard links: O_EXCL instead. A reader may then see the file empty or
     // half-written for a moment, which is why an unreadable claim counts as live while young.
-    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0 && errno == EEXIST) return false;
     if (fd < 0) {
       const int open_error = errno;
       ThrowFileError("cannot create '" + path + "'", open_error);
     }
     try {
-      WriteAll(fd, content, path);
+      WriteFully(fd, content, path);
     } catch (...) {
       ::close(fd);
       ::unlink(path.c_str());  // a claim cut short would hold the run until it is stale
@@ -212,7 +164,7 @@ bool CreateExclusive(const std::string& path, const std::string& content) {
 bool RemoveIfUnchanged(const std::string& path, const std::string& expected) {
   const std::optional<FileState> before = ReadState(path);
   if (!before || before->content != expected) return false;
-  const std::string gone = TempName(path, ".gone");
+  const std::string gone = TempFileName(path, ".gone");
   if (::rename(path.c_str(), gone.c_str()) != 0) return false;
   const std::optional<FileState> taken = ReadState(gone);
   if (taken && taken->content == expected) {

@@ -1,11 +1,5 @@
 #include "ngraphbench/results/csv.h"
 
-#include <dirent.h>
-#include <signal.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -19,50 +13,11 @@
 #include <stdexcept>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/csv_line.h"
 #include "ngraphbench/core/file.h"
-#include "ngraphbench/results/claim.h"
 #include "ngraphbench/results/columns.h"
 
 namespace ngraphbench {
-
-namespace {
-
-constexpr const char* kTempMarker = ".tmp.";
-// Age after which another host's temporary file is judged abandoned.
-constexpr std::time_t kForeignTempStaleS = 10 * 60;
-
-void CheckedWrite(int fd, const std::string& data, const std::string& path) {
-  const char* p = data.data();
-  size_t left = data.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      const int error = errno;  // before the message's allocations
-      if (error == EINTR) continue;
-      ThrowFileError("cannot write '" + path + "'", error);
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-}
-
-void MakeDirs(const std::string& dir) {
-  if (dir.empty()) return;
-  std::string partial;
-  std::stringstream parts(dir);
-  std::string part;
-  if (dir[0] == '/') partial = "/";
-  while (std::getline(parts, part, '/')) {
-    if (part.empty()) continue;
-    partial += part + "/";
-    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
-      const int error = errno;
-      ThrowFileError("cannot create directory '" + partial + "'", error);
-    }
-  }
-}
-
-}  // namespace
 
 std::string CsvEscape(const std::string& field) {
   if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
@@ -128,32 +83,6 @@ double ParseNonNegative(const std::string& text, const std::string& what) {
     throw std::invalid_argument(what + " is '" + text + "'; expected a number >= 0");
   }
   return v;
-}
-
-std::vector<std::string> CsvSplitLine(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        fields.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        fields.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      fields.emplace_back();
-    } else {
-      fields.back() += c;
-    }
-  }
-  if (quoted) throw std::invalid_argument("unterminated quoted field");
-  return fields;
 }
 
 std::string FormatRowCsv(const ResultRow& row) {
@@ -263,122 +192,6 @@ ResultRow ParseRowCsv(const std::string& text, const std::string& source) {
     }
   }
   return row;
-}
-
-void WriteFileAtomic(const std::string& path, const std::string& contents) {
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
-  MakeDirs(dir);
-  // The host in the name: on a results tree shared between machines, a pid alone does not say
-  // whose file it is (see RemoveStaleTempFiles).
-  const std::string tmp = path + kTempMarker + HostTag() + "." + std::to_string(::getpid());
-  // A fresh regular file: whatever an earlier process of this pid left under the name (a FIFO
-  // would block the write, a link would send it elsewhere) is replaced. The rename below then
-  // replaces whatever `path` is (a FIFO, a link) by this regular file.
-  int fd = CreateFreshFile(tmp);
-  if (fd < 0) {
-    const int error = errno;
-    ThrowFileError("cannot create '" + tmp + "'", error);
-  }
-  try {
-    CheckedWrite(fd, contents, tmp);
-    // A full disk or quota may show only here or at close (NFS sends the data then, tmpfs or
-    // a local disk with delayed allocation may fail fsync): either way the file is not renamed
-    // into place, so a reader never sees it cut short.
-    if (::fsync(fd) != 0) {
-      const int error = errno;
-      ThrowFileError("cannot fsync '" + tmp + "'", error);
-    }
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  if (::close(fd) != 0) {
-    const int error = errno;
-    ::unlink(tmp.c_str());
-    ThrowFileError("cannot write '" + tmp + "'", error);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    ::unlink(tmp.c_str());
-    ThrowFileError("cannot rename '" + tmp + "' to '" + path + "'", error);
-  }
-}
-
-namespace {
-
-// Whose temporary file `name` is: `<file>.tmp.<host>.<pid>`, or `<file>.tmp.<pid>` (the older
-// form, taken as this host's). nullopt for a name without `.tmp.`; pid 0 when it holds `.tmp.`
-// in another shape.
-struct TempFileOwner {
-  std::string host;
-  long pid = 0;
-};
-
-std::optional<TempFileOwner> ParseTempFileName(const std::string& name) {
-  const auto digits = [](const std::string& t) {
-    return !t.empty() && t.size() <= 18 && t.find_first_not_of("0123456789") == std::string::npos;
-  };
-  const auto host_chars = [](const std::string& t) {
-    return !t.empty() && t.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                             "0123456789-") == std::string::npos;
-  };
-  const auto ends_with_marker = [](const std::string& t) {
-    const std::string marker = ".tmp";
-    return t.size() > marker.size() &&
-           t.compare(t.size() - marker.size(), marker.size(), marker) == 0;
-  };
-  if (name.find(kTempMarker) == std::string::npos) return std::nullopt;
-  TempFileOwner owner;
-  const size_t last = name.rfind('.');
-  const std::string pid_text = name.substr(last + 1), before = name.substr(0, last);
-  if (digits(pid_text)) {
-    owner.pid = std::stol(pid_text);
-    const size_t dot = before.rfind('.');
-    const std::string host = dot == std::string::npos ? "" : before.substr(dot + 1);
-    // "<file>.tmp.<host>.<pid>" first: a host named "tmp" would otherwise read as the old form.
-    if (dot != std::string::npos && host_chars(host) && ends_with_marker(before.substr(0, dot))) {
-      owner.host = host;
-      return owner;
-    }
-    if (ends_with_marker(before)) {  // "<file>.tmp.<pid>", written before hosts were named
-      owner.host = HostTag();
-      return owner;
-    }
-  }
-  owner.pid = 0;  // ".tmp." in some other shape: nobody's that can be asked
-  return owner;
-}
-
-}  // namespace
-
-int RemoveStaleTempFiles(const std::string& dir) {
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return 0;
-  const std::string this_host = HostTag();
-  const std::time_t now = std::time(nullptr);
-  int removed = 0;
-  while (dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    const std::optional<TempFileOwner> owner = ParseTempFileName(name);
-    if (!owner) continue;
-    const std::string path = dir + "/" + name;
-    bool stale = false;
-    if (owner->host == this_host && owner->pid > 0) {
-      // A writer of this machine: gone, or still writing.
-      stale = !LocalProcessAlive(owner->pid);
-    } else {
-      // Another machine's writer (a shared tree): its pid means nothing here. A write takes far
-      // less than kForeignTempStaleS, so a file that old was left by a writer that died.
-      struct stat st {};
-      stale = ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-              now - st.st_mtime > kForeignTempStaleS;
-    }
-    if (stale && ::unlink(path.c_str()) == 0) ++removed;
-  }
-  ::closedir(d);
-  return removed;
 }
 
 void WriteRow(const std::string& path, const ResultRow& row) {

@@ -1,5 +1,6 @@
-// Reading and writing result files. Writes are atomic: a temporary file in the same directory,
-// flushed to disk, then renamed, so a reader sees the old file or the new one, never half of one.
+// Reading and writing result files. Writes are atomic (WriteFileAtomic in core/file.h): a
+// reader sees the old file or the new one, never half of one. One line of CSV is split by
+// CsvSplitLine (core/csv_line.h).
 #pragma once
 
 #include <cstdint>
@@ -38,16 +39,6 @@ std::vector<std::vector<int64_t>> ReadProcessLatencies(const std::string& path);
 std::vector<std::vector<int64_t>> ParseProcessLatencies(const std::string& text,
                                                         const std::string& source);
 
-// Writes `contents` to `path` atomically (temp file `<path>.tmp.<host>.<pid>` + fsync + rename,
-// <host> as HostTag() in core/process.h). Creates parent dirs.
-void WriteFileAtomic(const std::string& path, const std::string& contents);
-
-// Removes temporary files that an interrupted writer left in `dir`; returns how many. A file of
-// this host goes once its process is gone (a live writer's stays); one of another host (the
-// tree is shared), or of no recognizable owner, once it is older than 10 minutes, since a pid
-// cannot be checked across machines and no write takes that long.
-int RemoveStaleTempFiles(const std::string& dir);
-
 // CSV field helpers, shared by every CSV ngraphbench writes.
 std::string CsvEscape(const std::string& field);
 // A text cell (a name, a message; never a number) made safe to open in a spreadsheet: one whose
@@ -58,7 +49,6 @@ std::string CsvEscape(const std::string& field);
 // never guarded: -5 stays -5.
 std::string CsvGuardText(const std::string& text);
 std::string CsvUnguardText(const std::string& cell);
-std::vector<std::string> CsvSplitLine(const std::string& line);
 // A number as every CSV here writes it: 9 significant digits (%.9g).
 std::string FormatDouble(double v);
 // A data line of a CSV with `columns` columns, split into its fields; an InputError beginning with

@@ -10,7 +10,6 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
-#include "ngraphbench/results/csv.h"
 #include "ngraphbench/runner/parts.h"
 
 namespace ngraphbench {

@@ -14,7 +14,6 @@
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/builder.h"
 #include "ngraphbench/models/weights_cache.h"
-#include "ngraphbench/results/csv.h"
 #include "ngraphbench/runner/launch.h"
 
 namespace ngraphbench::worker {

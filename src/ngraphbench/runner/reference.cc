@@ -21,7 +21,6 @@
 #include "ngraphbench/graph/intermediate.h"
 #include "ngraphbench/measure/check.h"
 #include "ngraphbench/models/torch_export.h"
-#include "ngraphbench/results/csv.h"
 #include "ngraphbench/runner/launch.h"
 #include "ngraphbench/runner/model.h"
 
