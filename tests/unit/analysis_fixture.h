@@ -1,0 +1,182 @@
+// The shared part of analysis_test's files (analysis_test.cc: loading and `analyze` over real
+// files; analysis_metrics_test.cc: the derived metrics on hand-computed tables;
+// analysis_scenarios_test.cc: offline and server beside single stream): runs built by hand, and
+// the fixture AnalyzeFiles that writes result trees and zips them.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <zip.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ngraphbench/analysis/analyze.h"
+#include "ngraphbench/analysis/load.h"
+#include "ngraphbench/analysis/metrics.h"
+#include "ngraphbench/core/error.h"
+#include "ngraphbench/measure/repeat.h"
+#include "ngraphbench/results/csv.h"
+
+namespace ngraphbench {
+// Outside an anonymous namespace: the tests of AnalyzeFiles in several files are one suite,
+// which GoogleTest requires to have one fixture class.
+namespace analysis_testing {
+
+namespace fs = std::filesystem;
+
+// The baseline of these tests' runs (in the tree: BaselineCompiler(), compilers/registry.h).
+inline const std::string kBaseline = "identity";
+
+// A run with throughput `sps`, measured in 3 processes whose medians are 1% apart around its
+// latency b / sps (so every interval is defined and the notes speak of baselines only).
+inline RunPoint Point(const std::string& compiler, const std::string& model, int64_t batch,
+               std::optional<double> sps, const std::string& status = kStatusOk,
+               const std::string& experiment = "conv2d") {
+  RunPoint p;
+  p.device = "cpu0";
+  p.compiler = compiler;
+  p.experiment = experiment;
+  p.model = model;
+  p.family = experiment;
+  p.batch_size = batch;
+  p.status = status;
+  p.throughput_sps = sps;
+  if (sps) {
+    const double latency_ms = static_cast<double>(batch) * 1e3 / *sps;
+    p.latency_p50_ms = latency_ms;
+    p.process_p50s_ms = {0.99 * latency_ms, latency_ms, 1.01 * latency_ms};
+  }
+  return p;
+}
+
+// An ok run whose processes' medians are `medians_ms`: latency_p50_ms is the middle one, the
+// throughput b / latency.
+inline RunPoint Measured(const std::string& compiler, const std::string& model, int64_t batch,
+                  const std::vector<double>& medians_ms,
+                  const std::string& experiment = "conv2d") {
+  std::vector<double> sorted = medians_ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double latency_ms = sorted[sorted.size() / 2];
+  RunPoint p = Point(compiler, model, batch, static_cast<double>(batch) * 1e3 / latency_ms,
+                     kStatusOk, experiment);
+  p.process_p50s_ms = medians_ms;
+  return p;
+}
+
+// ---- Loading and `analyze` end to end over real files ----
+
+class AnalyzeFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("ngb_analysis_test_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  static ResultRow Row(const std::string& compiler, const std::string& experiment,
+                       const std::string& model, int64_t batch, std::optional<double> sps,
+                       const std::string& status = kStatusOk) {
+    ResultRow row;
+    row.run_id = model + "_b" + std::to_string(batch);
+    row.experiment = experiment;
+    row.model = model;
+    row.family = experiment;
+    row.batch_size = batch;
+    row.compiler = compiler;
+    row.device = "cpu0";
+    row.precision = "fp32";
+    row.status = status;
+    row.throughput_median_sps = sps;
+    if (sps) {  // one process, as rows of schema 4 and older read
+      row.latency_p50_ms = static_cast<double>(batch) * 1e3 / *sps;
+      row.processes = 1;
+      row.process_p50s_ms = {*row.latency_p50_ms};
+    }
+    if (status != kStatusOk) row.error = "worker died\nwith signal 11";
+    return row;
+  }
+
+  // `row` measured in processes whose medians are `medians_ms` (the middle one the row's
+  // median, its throughput b / median), with the reproduction interval they give.
+  static ResultRow Processes(ResultRow row, const std::vector<double>& medians_ms) {
+    std::vector<double> sorted = medians_ms;
+    std::sort(sorted.begin(), sorted.end());
+    row.latency_p50_ms = sorted[sorted.size() / 2];
+    row.throughput_median_sps = static_cast<double>(row.batch_size) * 1e3 / *row.latency_p50_ms;
+    row.processes = static_cast<int64_t>(medians_ms.size());
+    row.process_p50s_ms = medians_ms;
+    const std::optional<Interval> ci = ReproductionInterval(*row.latency_p50_ms, medians_ms);
+    row.latency_p50_ci_low_ms = ci->low;
+    row.latency_p50_ci_high_ms = ci->high;
+    return row;
+  }
+
+  // Writes rows (and a trace beside each, which analyze must skip) as results/cpu0/<compiler>/.
+  void WriteTree(const fs::path& results, const std::vector<ResultRow>& rows) {
+    for (const ResultRow& row : rows) {
+      const std::string dir = (results / row.device / row.compiler).string();
+      WriteRow(RowPath(dir, row.run_id), row);
+      WriteLatencies(LatenciesPath(dir, row.run_id), {1000, 1100, 1050});
+    }
+  }
+
+  // Zips every file under `dir` as "results/<relative path>", in reverse path order so the
+  // archive order differs from the directory walk.
+  static void Zip(const fs::path& dir, const fs::path& archive, bool stored = false) {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+      if (entry.is_regular_file()) files.push_back(entry.path());
+    }
+    std::sort(files.rbegin(), files.rend());
+    int error = 0;
+    zip_t* zip = zip_open(archive.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
+    ASSERT_NE(zip, nullptr) << "zip_open error " << error;
+    std::vector<std::string> contents;
+    contents.reserve(files.size());  // zip_close reads the buffers: they must not move
+    for (const fs::path& file : files) {
+      contents.push_back(ReadText(file));
+      zip_source_t* source =
+          zip_source_buffer(zip, contents.back().data(), contents.back().size(), 0);
+      ASSERT_NE(source, nullptr);
+      const std::string name = "results/" + fs::relative(file, dir).generic_string();
+      const zip_int64_t index = zip_file_add(zip, name.c_str(), source, ZIP_FL_ENC_UTF_8);
+      ASSERT_GE(index, 0) << zip_strerror(zip);
+      if (stored) ASSERT_EQ(zip_set_file_compression(zip, index, ZIP_CM_STORE, 0), 0);
+    }
+    ASSERT_EQ(zip_close(zip), 0);
+  }
+
+  static std::string ReadText(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  // The message of the InputError that `f` throws; fails the test when none is thrown.
+  template <typename F>
+  static std::string InputErrorOf(F f) {
+    try {
+      f();
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "no InputError thrown";
+    return "";
+  }
+
+  fs::path root_;
+};
+
+}  // namespace analysis_testing
+}  // namespace ngraphbench
