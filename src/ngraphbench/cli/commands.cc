@@ -11,6 +11,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/shell.h"
+#include "ngraphbench/core/subprocess.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/torch_export.h"
 #include "ngraphbench/models/zoo.h"
@@ -71,16 +72,14 @@ int CmdList(bool experiments, bool models, bool compilers, const std::string& co
       std::string state = "not built: " + info.enable_hint;
       if (IsBuilt(info.name)) {
         // The version comes from a probe process: the scheduler never loads a vendor SDK.
-        std::string version;
-        const std::string cmd =
-            ShellCommandLine({SelfExe(), "probe", info.name}) + " 2>/dev/null";
-        if (FILE* pipe = ::popen(cmd.c_str(), "r")) {
-          char buf[256];
-          while (std::fgets(buf, sizeof(buf), pipe)) version += buf;
-          int rc = ::pclose(pipe);
-          while (!version.empty() && version.back() == '\n') version.pop_back();
-          if (rc != 0 || version.empty()) version = "built, but its module fails to load";
-        }
+        ChildOptions options;
+        options.out = ChildOutput::kCapture;
+        options.err = ChildOutput::kDiscard;
+        options.capture_limit = size_t{64} << 10;
+        const ChildResult probe = RunChild(ExecCommand({SelfExe(), "probe", info.name}), options);
+        std::string version = probe.out;
+        while (!version.empty() && version.back() == '\n') version.pop_back();
+        if (!probe.ok() || version.empty()) version = "built, but its module fails to load";
         state = version;
       }
       std::cout << fmt::format("  {:<12} {:<40} {}\n", info.name, state, info.role);

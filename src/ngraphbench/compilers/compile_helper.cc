@@ -1,31 +1,21 @@
 #include "ngraphbench/compilers/compile_helper.h"
 
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <limits>
-#include <sstream>
-#include <string_view>
 
 #include "ngraphbench/measure/machine.h"
 
 namespace ngraphbench {
 
 namespace fs = std::filesystem;
-
-std::string EnvOr(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? v : fallback;
-}
 
 std::string ReadFile(const fs::path& path, uint64_t max_bytes) {
   try {
@@ -84,73 +74,6 @@ std::string MachineIdentity() {
   return "machine_id=" + EnvOr(kMachineIdEnv, "") + "\n" + HostCpuIdentity();
 }
 
-std::string LastLine(const std::string& text) {
-  std::istringstream in(text);
-  std::string line, last;
-  while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
-  }
-  return last;
-}
-
-int RunProcess(const std::vector<std::string>& argv, const fs::path& log, const std::string& who,
-               const std::string& fix, const std::vector<std::string>& env) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  // The helper's environment, made before the fork (the child only execs).
-  std::vector<char*> envp;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string_view entry(*e);
-    const auto replaced = [&](const std::string& set) {
-      const size_t eq = set.find('=');
-      return entry.size() > eq && entry.compare(0, eq + 1, set, 0, eq + 1) == 0;
-    };
-    if (std::none_of(env.begin(), env.end(), replaced)) envp.push_back(*e);
-  }
-  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  // A failed open or exec in the child writes its errno here; a successful exec closes the pipe.
-  int exec_error[2];
-  if (::pipe2(exec_error, O_CLOEXEC) != 0) {
-    throw CompileError(who + ": cannot start a compile helper: " + std::strerror(errno));
-  }
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  const int fork_errno = errno;
-  if (pid == 0) {
-    // The helper dies with its worker, as workers die with the scheduler: a killed worker leaves
-    // no python compiling behind it.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd >= 0 && ::dup2(fd, STDOUT_FILENO) >= 0 && ::dup2(fd, STDERR_FILENO) >= 0) {
-      ::execvpe(args[0], args.data(), envp.data());
-    }
-    const int e = errno;
-    (void)!::write(exec_error[1], &e, sizeof e);
-    ::_exit(127);
-  }
-  ::close(exec_error[1]);
-  int err = fork_errno;
-  if (pid > 0) {
-    ssize_t n;
-    while ((n = ::read(exec_error[0], &err, sizeof err)) < 0 && errno == EINTR) {
-    }
-    if (n != static_cast<ssize_t>(sizeof err)) err = 0;  // the pipe closed: exec succeeded
-  }
-  ::close(exec_error[0]);
-  if (err != 0) {
-    if (pid > 0) ::waitpid(pid, nullptr, 0);
-    throw CompileError(who + ": cannot start " + argv[0] + ": " + std::strerror(err) + " (" +
-                       fix + ")");
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-}
-
 ScriptOnnxFile::ScriptOnnxFile(const std::string& onnx_path, const std::string& onnx_bytes,
                                const fs::path& dir) {
   if (!onnx_path.empty()) {
@@ -181,58 +104,6 @@ ScriptOnnxFile::~ScriptOnnxFile() {
   if (written_) fs::remove(path_, ec);
 }
 
-CacheEntryBuild::CacheEntryBuild(const fs::path& entry) : entry_(entry) {
-  std::string name = TempNameTemplate(entry.parent_path().string(), kCacheBuildPrefix, "");
-  if (::mkdtemp(name.data()) == nullptr) {
-    const int error = errno;  // a full disk is the storage's failure (core/error.h), not a run's
-    ThrowFileError("cannot create a folder for the cache entry " + entry.string() + " in " +
-                       entry.parent_path().string(),
-                   error);
-  }
-  dir_ = name;
-  remove_on_signal_.emplace(dir_.string());
-}
-
-CacheEntryBuild::~CacheEntryBuild() {
-  std::error_code ec;
-  if (!dir_.empty()) fs::remove_all(dir_, ec);
-}
-
-void CacheEntryBuild::Commit(const std::function<bool(const fs::path&)>& keep_existing) {
-  int err = 0;
-  // Three tries: a worker whose entry this replaces may be replacing another's at the same time.
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    if (::rename(dir_.c_str(), entry_.c_str()) == 0) {
-      remove_on_signal_.reset();  // the entry now: a complete one stays
-      dir_.clear();
-      return;
-    }
-    err = errno;
-    if (err != ENOTEMPTY && err != EEXIST) break;
-    if (keep_existing(entry_)) return;  // this one goes with the destructor
-    // The old entry is first renamed to a temporary name of this process's, so that a kill
-    // between the two renames leaves only what the scheduler removes.
-    std::string aside = TempNameTemplate(entry_.parent_path().string(), kCacheBuildPrefix, "");
-    if (::mkdtemp(aside.data()) == nullptr) {
-      err = errno;
-      break;
-    }
-    const bool moved = ::rename(entry_.c_str(), aside.c_str()) == 0;
-    err = errno;
-    std::error_code ec;
-    fs::remove_all(aside, ec);
-    if (!moved && err != ENOENT) break;  // ENOENT: another writer moved it first; try again
-  }
-  if (IsStorageFailure(err)) {
-    ThrowFileError("cannot put the cache entry " + dir_.string() + " in place as " +
-                       entry_.string(),
-                   err);
-  }
-  throw EnvironmentError("cannot put the cache entry " + dir_.string() + " in place as " +
-                         entry_.string() + ": " + std::strerror(err) + "; remove " +
-                         entry_.string() + " and run again");
-}
-
 void RunCompileScript(const std::vector<std::string>& argv, const fs::path& entry,
                       const fs::path& done, const fs::path& discard, const std::string& who,
                       const std::string& fix) {
@@ -250,13 +121,10 @@ void RunCompileScript(const std::vector<std::string>& argv, const fs::path& entr
   std::cerr << text;  // the Python traceback (the log's last 64 KiB), for the worker's log
   if (!discard.empty()) fs::remove_all(discard, ec);
   const std::string why = LastLine(text);
-  if (rc == kExitStorageFailed) {
-    // The log may have had no room for the script's message.
-    throw StorageError(who + ": the compile script could not write into " +
-                           entry.parent_path().string() + ": " +
-                           (why.empty() ? "its log is empty (exit status 74)" : why),
-                       0);
-  }
+  // The log may have had no room for the script's message.
+  ThrowIfStorageFailed(rc, who + ": the compile script could not write into " +
+                               entry.parent_path().string() + ": " +
+                               (why.empty() ? "its log is empty (exit status 74)" : why));
   throw CompileError(who + ": compiling failed (" +
                      (why.empty() ? "exit status " + std::to_string(rc) : why) + ")");
 }

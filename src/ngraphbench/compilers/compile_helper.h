@@ -1,7 +1,8 @@
 // What the compilers that compile in a helper process share (tvm and inductor run a Python
 // script that writes a library or package into a cache entry, then load it in the worker): the
 // cache key's hash and the model's part of it, the ONNX file the script reads, and the script's
-// run, log and failure. onnxruntime and openvino use its cache entries and keys too, for what a
+// run, log and failure (the run itself: core/subprocess.h; the entry: results/cache_entry.h).
+// onnxruntime and openvino use its cache entries and keys too, for what a
 // run's first process compiles and its later ones load. Part of ngb_core, which every module
 // links.
 #pragma once
@@ -18,12 +19,10 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"  // kMaxModelBytes
-#include "ngraphbench/core/process.h"
+#include "ngraphbench/core/subprocess.h"     // RunProcess, EnvOr, LastLine
+#include "ngraphbench/results/cache_entry.h"  // the entries the scripts write
 
 namespace ngraphbench {
-
-// $name, or `fallback` when it is unset or empty.
-std::string EnvOr(const char* name, const std::string& fallback);
 
 // The whole file, or "" when it cannot be read, is not a regular file (a FIFO in a cache folder
 // is passed over, not waited on) or holds more than `max_bytes` (core/file.h).
@@ -40,17 +39,6 @@ std::string HostCpuIdentity();
 // results tree shared between machines never gives one machine another's build.
 std::string MachineIdentity();
 
-// The last non-empty line of a log: what the compile script says went wrong.
-std::string LastLine(const std::string& text);
-
-// Runs argv with stdout and stderr appended to `log`; returns the exit status (or -signal). The
-// helper dies with its worker. `env`: NAME=value entries that the helper gets on top of this
-// process's environment (replacing a variable of the same name). Throws CompileError "<who>:
-// cannot start ..." (with `fix`, how to point it at the right program) when it cannot be started.
-int RunProcess(const std::vector<std::string>& argv, const std::filesystem::path& log,
-               const std::string& who, const std::string& fix,
-               const std::vector<std::string>& env = {});
-
 // The ONNX file a compile script reads: the request's `onnx_path` (a model with its external data
 // beside it), or else its ONNX bytes written to <dir>/model.onnx for the script's run and removed
 // when this goes (the cache key covers them; a copy would only double the cache size).
@@ -66,36 +54,6 @@ class ScriptOnnxFile {
  private:
   std::filesystem::path path_;
   bool written_ = false;
-};
-
-// A cache entry (a folder such as <cache>/tvm/<key>/) is complete or absent: it is written in a
-// folder of its own beside it, `.build-<host>-<pid>-XXXXXX` (core/process.h), and renamed into
-// place once complete, so that a writer killed half-way (a timeout, an interrupt) never leaves a
-// partial entry that a later run would read or trip over. The folder goes when this does unless
-// it was committed, and with a worker stopped by a signal (RemoveOnSignal, core/process.h); one
-// that a killed writer left is removed by the scheduler once that writer is gone
-// (RemoveStaleCacheBuilds, runner/launch.h).
-constexpr const char* kCacheBuildPrefix = ".build-";
-class CacheEntryBuild {
- public:
-  // Makes the folder beside `entry` (and entry's parent). Throws EnvironmentError naming the
-  // folder when it cannot.
-  explicit CacheEntryBuild(const std::filesystem::path& entry);
-  ~CacheEntryBuild();
-  CacheEntryBuild(const CacheEntryBuild&) = delete;
-  CacheEntryBuild& operator=(const CacheEntryBuild&) = delete;
-
-  // Where the entry is written until Commit().
-  const std::filesystem::path& dir() const { return dir_; }
-  // Renames the folder to the entry. An entry already there (another worker's, written at the
-  // same time) stays when `keep_existing(entry)` says it is usable, and this one is dropped;
-  // otherwise (a worse build, an older binary's partial entry) this one replaces it. Throws
-  // EnvironmentError when neither can be put in place.
-  void Commit(const std::function<bool(const std::filesystem::path&)>& keep_existing);
-
- private:
-  std::filesystem::path entry_, dir_;  // dir_ empty once committed
-  std::optional<RemoveOnSignal> remove_on_signal_;  // dir_, until committed
 };
 
 // Runs a compile script (argv: a python and the script) that writes into cache entry `entry`, its

@@ -5,10 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
-#include "ngraphbench/compilers/compile_helper.h"
+#include "ngraphbench/compilers/compile_helper.h"  // Fnv128, ReadFile
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/core/subprocess.h"
 #include "ngraphbench/graph/working_set.h"  // kMaxSampleElements, shared with model inputs
+#include "ngraphbench/results/cache_entry.h"
 
 namespace ngraphbench {
 
@@ -152,7 +154,7 @@ TorchExport ExportTorchModel(const ModelSpec& spec, int64_t batch_size,
     return fs::exists(e / "meta.json", ec);
   };
   if (!exported(entry)) {
-    // Exported into a folder of its own, then renamed (compile_helper.h): workers running at
+    // Exported into a folder of its own, then renamed (results/cache_entry.h): workers running at
     // once (--jobs) each export, the first rename wins and the others use its entry; a worker
     // killed while exporting (a timeout, an interrupt) leaves no partial entry.
     CacheEntryBuild build(entry);
@@ -165,11 +167,9 @@ TorchExport ExportTorchModel(const ModelSpec& spec, int64_t batch_size,
     if (status != 0 || !exported(build.dir())) {
       const std::string last = LastLine(ReadLogTail(log.string()));
       // The script could not write its export: the storage's failure, not the model's.
-      if (status == kExitStorageFailed) {
-        throw StorageError("exporting " + spec.torch_source + " into " + root.string() +
-                               ": " + (last.empty() ? "the export script's log is empty" : last),
-                           0);
-      }
+      ThrowIfStorageFailed(status, "exporting " + spec.torch_source + " into " + root.string() +
+                                       ": " +
+                                       (last.empty() ? "the export script's log is empty" : last));
       throw CompileError(
           "exporting " + spec.torch_source + " failed" +
           (last.empty() ? " (exit status " + std::to_string(status) + ")" : ": " + last));

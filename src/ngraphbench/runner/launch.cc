@@ -16,10 +16,11 @@
 #include <filesystem>
 #include <thread>
 
-#include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/process.h"
+#include "ngraphbench/core/subprocess.h"
+#include "ngraphbench/results/cache_entry.h"  // kCacheBuildPrefix
 
 namespace ngraphbench {
 
@@ -93,15 +94,6 @@ std::string SelfExe() {
   return buf;
 }
 
-void ExecOrExit(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  ::execv(args[0], args.data());
-  std::fprintf(stderr, "cannot exec %s: %s\n", args[0], std::strerror(errno));
-  ::_exit(127);
-}
-
 std::vector<std::string> WorkerCommand(const std::string& spec_path, int process) {
   return {SelfExe(), "worker", "--spec", spec_path, "--process", std::to_string(process)};
 }
@@ -158,7 +150,10 @@ StartedWorker StartWorker(const std::vector<std::string>& argv, double timeout_s
     const int error = errno;
     ThrowFileError("cannot create a worker log in " + results_dir + "/.tmp", error);
   }
-  // Made before the fork: the child only makes system calls until it execs.
+  // Made before the fork: the child only makes system calls until it execs (core/subprocess.h).
+  // Not RunChild: the scheduler does not wait for a worker but polls it (PollWorker), several
+  // at once, and pins it to its CPUs.
+  const ExecCommand command(argv);
   cpu_set_t mask;
   CPU_ZERO(&mask);
   for (int cpu : cpus) CPU_SET(cpu, &mask);
@@ -182,7 +177,7 @@ StartedWorker StartWorker(const std::vector<std::string>& argv, double timeout_s
       std::fprintf(stderr, "cannot pin the worker to its CPUs: %s\n", std::strerror(errno));
       ::_exit(127);
     }
-    ExecOrExit(argv);
+    command.ExecOrExit();
   }
   ::close(log_fd);
   StartedWorker worker;

@@ -54,10 +54,6 @@ class SpecFile {
 // Path of the running binary.
 std::string SelfExe();
 
-// In a forked child: replaces the process with argv (argv[0] a path), or says why it cannot on
-// stderr and exits 127.
-[[noreturn]] void ExecOrExit(const std::vector<std::string>& argv);
-
 // The command line of process `process` of the run that `spec_path` specifies (spec.h).
 std::vector<std::string> WorkerCommand(const std::string& spec_path, int process);
 // The command line of a worker's reference child: the run of `spec_path` through `reference`,
@@ -142,7 +138,7 @@ int RemoveStaleSpecFiles(const std::string& results_dir);
 // host that are gone: a worker or reference child killed (timeout, signal, out of memory) before
 // it removed its .onnx file and the weights beside it, which may take gigabytes. Returns how many.
 int RemoveStaleWorkerModels(const std::string& results_dir);
-// Removes the cache entries being written (compile_helper.h's CacheEntryBuild,
+// Removes the cache entries being written (results/cache_entry.h's CacheEntryBuild,
 // `.build-<host>-<pid>-XXXXXX` in each folder of <results_dir>/.cache/: torch exports, tvm and
 // inductor builds) of processes of this host that are gone, and the export folders that older
 // binaries named `.export-<pid>-XXXXXX` in .cache/torch/. Returns how many.

@@ -1,11 +1,10 @@
 #include "ngraphbench/runner/probe.h"
 
-#include <cstdio>
 #include <iostream>
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
-#include "ngraphbench/core/shell.h"
+#include "ngraphbench/core/subprocess.h"
 #include "ngraphbench/experiments/resolve.h"
 #include "ngraphbench/runner/launch.h"
 #include "ngraphbench/runner/run.h"
@@ -16,13 +15,14 @@ ProbeResult Probe(const std::string& compiler, const std::string& configs_dir,
                   const std::vector<std::string>& settings) {
   std::vector<std::string> argv = {SelfExe(), "probe", compiler, "--configs", configs_dir};
   for (const std::string& s : settings) argv.insert(argv.end(), {"--set", s});
-  const std::string cmd = ShellCommandLine(argv) + " 2>/dev/null";
-  std::string out;
-  if (FILE* pipe = ::popen(cmd.c_str(), "r")) {
-    char buf[1024];
-    while (std::fgets(buf, sizeof(buf), pipe)) out += buf;
-    if (::pclose(pipe) != 0) return {};
-  }
+  // Its stdout, at most a few lines (CmdProbe); its stderr goes nowhere.
+  ChildOptions options;
+  options.out = ChildOutput::kCapture;
+  options.err = ChildOutput::kDiscard;
+  options.capture_limit = size_t{64} << 10;
+  const ChildResult child = RunChild(ExecCommand(argv), options);
+  if (!child.ok()) return {};
+  const std::string& out = child.out;
   const size_t eol = out.find('\n');
   if (eol == std::string::npos) return {};
   ProbeResult result{out.substr(0, eol), ""};

@@ -2,9 +2,7 @@
 
 #include <fmt/core.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +15,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
+#include "ngraphbench/core/subprocess.h"
 #include "ngraphbench/experiments/config.h"
 #include "ngraphbench/graph/intermediate.h"
 #include "ngraphbench/measure/check.h"
@@ -56,28 +55,20 @@ std::string ReferencePath(const std::string& results_dir, const RunSpec& run, co
          (probe ? "probe." : "") + Fnv1a64Hex(key) + ".bin";
 }
 
-// Runs `argv` with stdout and stderr into `log`; returns its wait status. The child stays in
-// the worker's process group, so a timeout of the worker kills it too.
-int RunChild(const std::vector<std::string>& argv, const std::string& log) {
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
-  if (pid == 0) {
-    // It dies with the worker, as the worker dies with the scheduler: a worker killed with its
-    // scheduler (SIGKILL, which reaches no process group) leaves no reference child behind.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    const int fd = CreateFreshFile(log);
-    if (fd >= 0) {
-      ::dup2(fd, STDOUT_FILENO);
-      ::dup2(fd, STDERR_FILENO);
-    }
-    ExecOrExit(argv);
+// Runs `argv` with stdout and stderr into `log` (a fresh file; when it cannot be made, this
+// process's streams). The child stays in the worker's process group, so a timeout of the worker
+// kills it too, and it dies with the worker, as the worker dies with the scheduler: a worker
+// killed with its scheduler (SIGKILL, which reaches no process group) leaves no reference child
+// behind. A child that cannot be started reads as one that failed, naming why.
+ChildResult RunReferenceChild(const std::vector<std::string>& argv, const std::string& log) {
+  const int fd = CreateFreshFile(log);
+  ChildOptions options;
+  if (fd >= 0) {
+    options.out = options.err = ChildOutput::kLog;
+    options.log_fd = fd;
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
+  const UniqueFd closer(fd);
+  return RunChild(ExecCommand(argv), options);
 }
 
 // The size of the reference file of `graph`'s outputs on both draws (FormatTensorFile), its
@@ -140,20 +131,22 @@ ReferenceSet ReferenceOutputs(const ResolvedRun& spec, const std::string& spec_p
   std::optional<SpecFile> own;
   if (spec_path.empty()) own.emplace(spec);
   const std::string log = path + ".log." + std::to_string(::getpid());
-  const int status =
-      RunChild(ReferenceCommand(own ? own->path() : spec_path, reference, path, probe), log);
+  const ChildResult child =
+      RunReferenceChild(ReferenceCommand(own ? own->path() : spec_path, reference, path, probe),
+                        log);
   std::string tail = ReadLogTail(log);
   ::unlink(log.c_str());
+  if (!child.started()) {
+    tail = "cannot exec " + SelfExe() + ": " + std::strerror(child.start_error);
+  }
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
   if (tail.size() > 300) tail = "..." + tail.substr(tail.size() - 300);
   // The child could not write the cache (or its model for its compiler): the storage's
   // failure, which stops the sweep, not a reference that is unavailable for this model.
-  if (WIFEXITED(status) && WEXITSTATUS(status) == kExitStorageFailed) {
-    throw StorageError("the reference child (" + reference + ") could not write" +
-                           (tail.empty() ? std::string(" (its log is empty)") : ": " + tail),
-                       0);
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !FileExists(path)) {
+  ThrowIfStorageFailed(child.status(),
+                       "the reference child (" + reference + ") could not write" +
+                           (tail.empty() ? std::string(" (its log is empty)") : ": " + tail));
+  if (!child.ok() || !FileExists(path)) {
     throw std::runtime_error(reference + " failed on this model" +
                              (tail.empty() ? std::string() : ": " + tail));
   }
