@@ -82,7 +82,16 @@ TEST(RunChild, TimeoutKillsTheWholeGroup) {
   EXPECT_FALSE(alive) << "the background child " << grandchild << " outlived the timeout";
 }
 
-TEST(RunChild, WithoutATimeoutItWaits) {
+TEST(RunChild, ATimeoutEndsAChildWhoseOutputIsNotCaptured) {
+  ChildOptions options;
+  options.out = ChildOutput::kDiscard;
+  options.timeout = milliseconds(100);
+  const ChildResult r = RunChild(ExecCommand({"sleep", "30"}), options);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(r.status(), -SIGKILL);
+}
+
+TEST(RunChild, WithinItsTimeItEndsAsItWould) {
   ChildOptions options;
   options.timeout = milliseconds(5000);
   const ChildResult r = RunChild(ExecCommand({"sh", "-c", "sleep 0.05"}), options);
