@@ -29,7 +29,11 @@ from results_io import InputError, Tree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEMPLATE = os.path.join(HERE, "report_template.html")
-APP = os.path.join(HERE, "report_app.js")
+# The page's script: one function in parts by concept, joined in this order (report_app.js says
+# how).
+APP_PARTS = [os.path.join(HERE, name) for name in (
+    "report_app.js", "report_app_charts.js", "report_app_scenarios.js", "report_app_details.js",
+    "report_app_tables.js")]
 
 # The row columns the page uses (docs/results.md); a column an older row lacks is empty.
 TEXT_COLUMNS = ("run_id", "device", "compiler", "experiment", "model", "family", "precision",
@@ -232,8 +236,10 @@ def script_text(text, is_json):
 def write_html(data, path):
     with open(TEMPLATE, encoding="utf-8") as f:
         page = f.read()
-    with open(APP, encoding="utf-8") as f:
-        app = f.read()
+    app = ""
+    for part in APP_PARTS:
+        with open(part, encoding="utf-8") as f:
+            app += f.read()
     payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     # str.replace with a function: the replacements hold backslashes that must stay as they are.
     for marker, content, is_json in (("/*NGB_PLOTLY*/", plotly_bundle(), False),
