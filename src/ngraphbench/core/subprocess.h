@@ -60,8 +60,9 @@ struct ChildOptions {
   // The child leads a process group of its own, so that a timeout kills what it started too.
   // Without it the child stays in this process's group (a timeout of this process kills it).
   bool own_group = false;
-  // The child gets SIGKILL when this thread's process dies (PR_SET_PDEATHSIG), as workers do
-  // with the scheduler: a killed process leaves no child working behind it.
+  // The child gets SIGKILL when the thread that started it ends (PR_SET_PDEATHSIG: RunChild
+  // waits on that thread), as workers do with the scheduler: a killed process leaves no child
+  // working behind it.
   bool die_with_parent = true;
 };
 
@@ -77,7 +78,7 @@ struct ChildResult {
   bool ok() const { return started() && exit_code == 0; }
   // The exit status, or -signal: the value RunProcess returns.
   int status() const { return signal != 0 ? -signal : exit_code; }
-  // "exit status N", "signal N" or "timed out after ..." for a message.
+  // "exit status N", "signal N", "timed out" or "could not start: <reason>" for a message.
   std::string Describe() const;
 };
 
