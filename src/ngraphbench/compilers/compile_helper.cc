@@ -11,7 +11,8 @@
 #include <iostream>
 #include <limits>
 
-#include "ngraphbench/measure/machine.h"
+#include "ngraphbench/core/process.h"
+
 
 namespace ngraphbench {
 

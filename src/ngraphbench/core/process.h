@@ -12,6 +12,10 @@
 
 namespace ngraphbench {
 
+// The environment variable through which the scheduler hands this machine's machine_id
+// (measure/machine.h) to its workers.
+inline constexpr const char* kMachineIdEnv = "NGB_MACHINE_ID";
+
 // This machine's host name as one file-name component: only [A-Za-z0-9-] (dots and anything
 // else dropped), "unknown" when nothing is left. Names temporary files and worker logs.
 std::string HostTag();

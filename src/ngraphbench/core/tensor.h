@@ -47,4 +47,12 @@ uint64_t CalibrationSeed(int batch, const std::string& input_name);
 // Number of CPU cores this process may run on (its affinity mask), at least 1.
 int AvailableCores();
 
+// A file of tensors (the worker's cached reference outputs, results/.cache/reference/, and the
+// calibration batches of precision int8): "NGBTENS1", a uint64 tensor count, then per tensor a
+// uint64 rank, int64 dims and float32 data, all little-endian as written by this machine.
+// ParseTensorFile checks every size against the bytes present and throws InputError for a
+// truncated or malformed file.
+std::string FormatTensorFile(const std::vector<HostTensor>& tensors);
+std::vector<HostTensor> ParseTensorFile(const std::string& bytes, const std::string& source);
+
 }  // namespace ngraphbench

@@ -58,11 +58,6 @@ InputDependence JudgeInputDependence(const std::vector<HostTensor>& reference,
                                      const std::vector<HostTensor>& redrawn,
                                      const CheckSettings& settings, const std::string& precision);
 
-// The reference outputs on disk (the worker's cache, results/.cache/reference/): a binary file
-// "NGBTENS1", a uint64 tensor count, then per tensor a uint64 rank, int64 dims and float32
-// data, all little-endian as written by this machine. ReadTensorFile checks every size against
-// the bytes present and throws InputError for a truncated or malformed file.
-std::string FormatTensorFile(const std::vector<HostTensor>& tensors);
-std::vector<HostTensor> ParseTensorFile(const std::string& bytes, const std::string& source);
+
 
 }  // namespace ngraphbench

@@ -37,8 +37,6 @@ struct MachineInfo {
   std::string machine_id;        // 16 hex digits: Fnv1a64 of the identifying fields' JSON
 };
 
-// The environment variable through which the scheduler hands machine_id to its workers.
-inline constexpr const char* kMachineIdEnv = "NGB_MACHINE_ID";
 
 // This machine, read from /proc and /sys under `root` and from the process itself (uname, libc,
 // compiler, affinity).

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "ngraphbench/core/process.h"
 #include "ngraphbench/graph/onnx_io.h"  // kOnnxParamsNote
 #include "ngraphbench/measure/machine.h"
 #include "ngraphbench/runner/parts.h"  // FillLatencyColumns

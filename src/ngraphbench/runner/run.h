@@ -48,7 +48,7 @@ struct WorkerArgs {
   std::string run_id;
   // Set for the output check's reference child: run the model with this compiler on the run's
   // inputs and on the check's second draw, and write both outputs to reference_out
-  // (measure/check.h's tensor file), nothing else; with reference_probe, the outputs of the
+  // (core/tensor.h's tensor file), nothing else; with reference_probe, the outputs of the
   // graph's intermediate candidates (graph/intermediate.h) instead of the model's.
   std::string reference_compiler, reference_out;
   bool reference_probe = false;

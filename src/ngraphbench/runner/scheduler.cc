@@ -26,6 +26,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/shell.h"
+#include "ngraphbench/core/process.h"
 #include "ngraphbench/measure/machine.h"
 #include "ngraphbench/measure/verdict.h"
 #include "ngraphbench/results/claim.h"

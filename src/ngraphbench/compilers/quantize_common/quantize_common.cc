@@ -11,7 +11,6 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/process.h"
 #include "ngraphbench/core/tensor.h"
-#include "ngraphbench/measure/check.h"  // FormatTensorFile: the calibration batches' files
 
 namespace ngraphbench {
 
