@@ -389,15 +389,23 @@ TEST(Estimate, StopCiEstimatesTheProcessesARowTook) {
   run.stop = "ci";
   const double three = EstimateRun(run, in).seconds;
   // build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 + warmup 0.1 per process; the timed
-  // runs (1 s in all) shared
-  const double per_process = 0.5 + 0.5 + 0.01 + 0.01 + 0.1;
-  EXPECT_NEAR(three, 3 * per_process + 1.0, 1e-9);
+  // runs (1 s for the 3 it starts with) a third each, and as much for each process added
+  const double per_process = 0.5 + 0.5 + 0.01 + 0.01 + 0.1 + 1.0 / 3;
+  EXPECT_NEAR(three, 3 * per_process, 1e-9);
   in.measured["n_b1"].processes = 7;
-  EXPECT_NEAR(EstimateRun(run, in).seconds, 7 * per_process + 1.0, 1e-9);
+  EXPECT_NEAR(EstimateRun(run, in).seconds, 7 * per_process, 1e-9);
   in.measured["n_b1"].processes = 25;
-  EXPECT_NEAR(EstimateRun(run, in).seconds, 10 * per_process + 1.0, 1e-9);
+  EXPECT_NEAR(EstimateRun(run, in).seconds, 10 * per_process, 1e-9);
   run.stop = "fixed";
   EXPECT_NEAR(EstimateRun(run, in).seconds, three, 1e-9);
+  // No row to go by: stop ci is estimated at the prior's kPriorCiProcesses (5) processes, each
+  // as one of the 3 of stop fixed (onnxruntime compiles in every process).
+  in.measured.clear();
+  run.stop = "fixed";
+  const double fixed_prior = EstimateRun(run, in).seconds;
+  run.stop = "ci";
+  EXPECT_EQ(EstimateRun(run, in).source, "prior");
+  EXPECT_NEAR(EstimateRun(run, in).seconds, fixed_prior * 5.0 / 3.0, 1e-9);
 }
 
 TEST(Shard, ParseNamesTheForm) {

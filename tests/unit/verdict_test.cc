@@ -210,7 +210,11 @@ TEST(Verdict, EachReasonHasItsRuleAndAdvice) {
   EXPECT_EQ(BrokenRules(in, Settings(), 0.5).size(), InvalidReasons(in, Settings(), 0.5).size());
   EXPECT_TRUE(BrokenRules(Good(), Settings(), 0.5).empty());
   for (R rule : BrokenRules(in, Settings(), 0.5)) EXPECT_FALSE(ValidityAdvice(rule).empty());
-  EXPECT_NE(ValidityAdvice(R::kInterval).find("threads"), std::string::npos);
+  EXPECT_NE(ValidityAdvice(R::kInterval).find("fewer threads"), std::string::npos);
+  EXPECT_NE(ValidityAdvice(R::kInterval, 4).find("fewer threads"), std::string::npos);
+  // Rows already at one thread: fewer threads is no advice.
+  EXPECT_EQ(ValidityAdvice(R::kInterval, 1).find("fewer threads"), std::string::npos);
+  EXPECT_NE(ValidityAdvice(R::kInterval, 1).find("max_processes"), std::string::npos);
 }
 
 TEST(Verdict, ProcStatBusyTimeCountsStealButNotIdleOrIowait) {

@@ -109,8 +109,10 @@ double LaterFixedOf(const ResultRow& row, const std::string& compiler) {
 // fixed, the run's own count.
 int64_t ProcessesOf(const RunSpec& run, const ResultRow* row) {
   const int64_t asked = std::max<int64_t>(1, run.processes);
-  if (run.stop != "ci" || !row || !row->processes) return asked;
-  return std::clamp(*row->processes, asked, std::max(asked, run.max_processes));
+  if (run.stop != "ci") return asked;
+  // A row from before rows counted their processes took what it asked.
+  const int64_t took = row ? row->processes.value_or(asked) : kPriorCiProcesses;
+  return std::clamp(took, asked, std::max(asked, run.max_processes));
 }
 
 // The measured row to scale from: the same model at the nearest batch size, else the same
@@ -249,25 +251,29 @@ RunCost Estimate(const RunSpec& run, const EstimateInputs& in, double tuning_s) 
     parts.processes = ProcessesOf(run, nullptr);
     cost.source = "prior";
   }
-  // The run's processes each start, build, compile (or load the compile cache), run once and
-  // warm up within their share of the cap; their timed runs add up to about one process's.
+  // The run's processes each start, build, compile (or load the compile cache), run once, warm
+  // up and time their share of the run, the share of the `processes` it starts with (the
+  // harness's ShareOfRun): a process that stop ci adds times as much as each of the first ones.
   const double k = static_cast<double>(parts.processes);
+  const double k_start = static_cast<double>(std::max<int64_t>(1, run.processes));
   const double cap = run.max_time_s > 0 ? run.max_time_s : 1e30;
-  const double warmup_s = std::min(static_cast<double>(run.warmup) * parts.latency_s, cap / k);
-  double timed_s;
+  const double warmup_s =
+      std::min(static_cast<double>(run.warmup) * parts.latency_s, cap / k_start);
+  double timed_per_process_s;
   if (parts.timed_s) {
-    timed_s = *parts.timed_s;
+    timed_per_process_s = *parts.timed_s / k;  // the row's window: all its processes'
   } else {
+    double timed_s;
     const int64_t floor_runs = std::min<int64_t>(run.repeats, 10);
     timed_s = std::min(std::max(static_cast<double>(run.repeats) * parts.latency_s,
                                 run.min_time_s),
                        cap);
     const double per_process_floor =
-        std::max(3.0, std::ceil(static_cast<double>(floor_runs) / k)) * parts.latency_s;
-    timed_s = std::max(timed_s, k * per_process_floor);
+        std::max(3.0, std::ceil(static_cast<double>(floor_runs) / k_start)) * parts.latency_s;
+    timed_per_process_s = std::max(timed_s / k_start, per_process_floor);
   }
   const auto process_s = [&](double fixed_s) {
-    return std::min(kRunOverheadS + fixed_s + parts.latency_s + warmup_s + timed_s / k,
+    return std::min(kRunOverheadS + fixed_s + parts.latency_s + warmup_s + timed_per_process_s,
                     run.timeout_s);
   };
   // The tuning, in the first process's compile, has a timeout of its own on top of the run's

@@ -43,6 +43,10 @@ namespace ngraphbench {
 // where the weights' memory traffic bounds it (bench/estimate_check.sh, bench/calibration.sh).
 // The runs that weigh on a sweep's total are the large, compute-bound ones.
 constexpr double kPriorMacsPerSecond = 60e9;
+// The processes a run under stop ci takes when no row says (within processes .. max_processes):
+// 172 rows of onnxruntime, openvino and the five other CPU compilers at one thread on a quiet
+// 2-core VM took 5.2 on average (3 to 10; median 4).
+constexpr int64_t kPriorCiProcesses = 5;
 // Starting a worker, building the model, the output check's reference: per run, measured as
 // about 0.4 s on a 2-core VM for small models.
 constexpr double kRunOverheadS = 0.5;

@@ -113,7 +113,7 @@ std::vector<ValidityRule> BrokenRules(const VerdictInput& in, const ValiditySett
   return out;
 }
 
-std::string ValidityAdvice(ValidityRule rule) {
+std::string ValidityAdvice(ValidityRule rule, int64_t threads) {
   switch (rule) {
     case ValidityRule::kWindow:
       return "timed window shorter than min_time_s: raise max_time_s (--set max_time_s=...; "
@@ -123,8 +123,9 @@ std::string ValidityAdvice(ValidityRule rule) {
     case ValidityRule::kProcesses:
       return "too few processes for an interval: measure with --processes 3 or more";
     case ValidityRule::kInterval:
-      return "the processes' medians spread wider than max_ci_rel: measure at fewer threads "
-             "(--set threads=1), on a quieter machine, or with a higher max_processes (each "
+      return std::string("the processes' medians spread wider than max_ci_rel: measure ") +
+             (threads == 1 ? "" : "at fewer threads (--set threads=1), ") +
+             "on a quieter machine, or with a higher max_processes (--set max_processes=N; each "
              "row's notes say how far its processes spread and how many it would need)";
     case ValidityRule::kCv:
       return "timed runs jitter beyond max_cv: a quieter machine, or leave max_cv unset";

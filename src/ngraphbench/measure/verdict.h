@@ -107,6 +107,8 @@ std::vector<ValidityRule> BrokenRules(const VerdictInput& input, const ValidityS
                                       double min_time_s);
 
 // What a user can change so that rows breaking `rule` become valid: a sweep's closing lines.
-std::string ValidityAdvice(ValidityRule rule);
+// `threads`: the most threads any of those rows ran at (0: unknown); kInterval suggests fewer
+// threads only where some row ran at more than one.
+std::string ValidityAdvice(ValidityRule rule, int64_t threads = 0);
 
 }  // namespace ngraphbench

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 
@@ -66,7 +67,13 @@ void Collector::WriteRunRow(RunState& st, const std::string& reason) {
     ++tally_.failed;
   } else if (row.valid == false) {
     ++tally_.invalid;
-    for (ValidityRule rule : broken) ++tally_.invalid_by_rule[rule];
+    for (ValidityRule rule : broken) {
+      ++tally_.invalid_by_rule[rule];
+      if (rule == ValidityRule::kInterval) {
+        tally_.interval_invalid_threads =
+            std::max<int64_t>(tally_.interval_invalid_threads, row.threads.value_or(0));
+      }
+    }
   }
   if (row.status == kStatusOk && row.check_verdict == "inconclusive") ++tally_.inconclusive;
   std::string detail = row.error.substr(0, 160);

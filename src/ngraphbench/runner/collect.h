@@ -39,6 +39,8 @@ struct Tally {
   std::string unavailable_reasons;  // why runs were skipped (the first reason seen)
   // The invalid runs measured now, by the rule they broke (a run may break several).
   std::map<ValidityRule, int> invalid_by_rule;
+  // The most threads of a run invalid for its interval (ValidityAdvice's `threads`).
+  int64_t interval_invalid_threads = 0;
 };
 
 // Collects the processes of one sweep. Not thread-safe: the scheduler's loop calls it.

@@ -484,7 +484,7 @@ int RunSweep(const RunArgs& given) {
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   for (const auto& [count, rule] : broken) {
     std::cerr << fmt::format("  invalid: {} run{}: {}\n", count, count == 1 ? "" : "s",
-                             ValidityAdvice(rule));
+                             ValidityAdvice(rule, tally.interval_invalid_threads));
   }
   return tally.failed ? kExitRunsFailed : kExitOk;
 }
