@@ -149,7 +149,12 @@ TEST(Server, BelowCapacityTheBoundIsMetAndFarAboveItIsBroken) {
   EXPECT_TRUE(m.bound_met);
   EXPECT_NEAR(m.achieved_qps, 100, 35);  // a Poisson count of ~100 over ~1 s
   EXPECT_DOUBLE_EQ(m.samples_per_s, 2 * m.achieved_qps);
-  EXPECT_TRUE(m.invalid_reasons.empty()) << m.invalid_reasons.front();
+  // Valid, but for the one rule that judges the machine rather than the streams: on a busy
+  // machine (a CI runner running tests side by side) the generator itself may issue late, and the
+  // row says so; that rule's arithmetic is ServerValidity's test above.
+  for (const std::string& reason : m.invalid_reasons) {
+    EXPECT_EQ(reason.rfind("server: the load generator fell behind", 0), 0u) << reason;
+  }
 
   // Five times capacity: the queue grows by ~4 queries a millisecond, so most queries wait far
   // past the bound, and the streams complete no more than their capacity.
