@@ -274,8 +274,9 @@ TEST(Estimate, LaterProcessesLoadTheCompileCache) {
   run.processes = 3;
   EstimateInputs in;
   in.compiler = "tvm";
-  // latency 0.01 s (no MACs): warmup 0.1 s, timed 1 s in all
-  const double rest = 0.5 + 0.01 + 0.1 + 1.0 / 3;
+  // latency 0.01 s (no MACs): warmup 0.1 s, and each process times its share of the 100
+  // repeats as the harness rounds it (ShareOfRun): ceil(100 / 3) = 34 runs, 0.34 s
+  const double rest = 0.5 + 0.01 + 0.1 + 0.34;
   EXPECT_NEAR(EstimateRun(run, in).seconds, (10.0 + rest) + 2 * (1.0 + rest), 1e-9);
   in.compiler = "torchscript";
   EXPECT_NEAR(EstimateRun(run, in).seconds, 3 * (1.0 + rest), 1e-9);
@@ -389,8 +390,9 @@ TEST(Estimate, StopCiEstimatesTheProcessesARowTook) {
   run.stop = "ci";
   const double three = EstimateRun(run, in).seconds;
   // build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 + warmup 0.1 per process; the timed
-  // runs (1 s for the 3 it starts with) a third each, and as much for each process added
-  const double per_process = 0.5 + 0.5 + 0.01 + 0.01 + 0.1 + 1.0 / 3;
+  // runs (1 s for the 3 it starts with) a third each, ceil(100 / 3) = 34 runs as the harness
+  // rounds them, and as much for each process added
+  const double per_process = 0.5 + 0.5 + 0.01 + 0.01 + 0.1 + 0.34;
   EXPECT_NEAR(three, 3 * per_process, 1e-9);
   in.measured["n_b1"].processes = 7;
   EXPECT_NEAR(EstimateRun(run, in).seconds, 7 * per_process, 1e-9);

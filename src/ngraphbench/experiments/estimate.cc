@@ -12,6 +12,7 @@
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/measure/aggregate.h"
 
 namespace ngraphbench {
 namespace {
@@ -255,22 +256,28 @@ RunCost Estimate(const RunSpec& run, const EstimateInputs& in, double tuning_s) 
   // up and time their share of the run, the share of the `processes` it starts with (the
   // harness's ShareOfRun): a process that stop ci adds times as much as each of the first ones.
   const double k = static_cast<double>(parts.processes);
-  const double k_start = static_cast<double>(std::max<int64_t>(1, run.processes));
-  const double cap = run.max_time_s > 0 ? run.max_time_s : 1e30;
-  const double warmup_s =
-      std::min(static_cast<double>(run.warmup) * parts.latency_s, cap / k_start);
+  RunWork work;
+  work.repeats = run.repeats;
+  work.max_time_s = run.max_time_s;
+  work.min_time_s = run.min_time_s;
+  work.max_repeats = run.max_repeats;
+  work.processes = std::max<int64_t>(1, run.processes);
+  const ProcessShare share = ShareOfRun(work, /*share_of_run=*/true);
+  const double cap = share.max_time_s > 0 ? share.max_time_s : 1e30;
+  const double warmup_s = std::min(static_cast<double>(run.warmup) * parts.latency_s, cap);
   double timed_per_process_s;
   if (parts.timed_s) {
     timed_per_process_s = *parts.timed_s / k;  // the row's window: all its processes'
   } else {
-    double timed_s;
-    const int64_t floor_runs = std::min<int64_t>(run.repeats, 10);
-    timed_s = std::min(std::max(static_cast<double>(run.repeats) * parts.latency_s,
-                                run.min_time_s),
-                       cap);
-    const double per_process_floor =
-        std::max(3.0, std::ceil(static_cast<double>(floor_runs) / k_start)) * parts.latency_s;
-    timed_per_process_s = std::max(timed_s / k_start, per_process_floor);
+    // The harness's timed loop (measure/harness.cc): its share of the repeats (and of
+    // min_time), no more than max_repeats, ended by the time cap once the fewest timed runs
+    // a cap may leave are done.
+    const double wanted_s = std::min(
+        std::max(static_cast<double>(share.repeats) * parts.latency_s, share.min_time_s),
+        static_cast<double>(share.max_repeats) * parts.latency_s);
+    const double floor_s =
+        static_cast<double>(std::min(share.repeats, share.min_timed_repeats)) * parts.latency_s;
+    timed_per_process_s = std::min(wanted_s, std::max(cap, floor_s));
   }
   const auto process_s = [&](double fixed_s) {
     return std::min(kRunOverheadS + fixed_s + parts.latency_s + warmup_s + timed_per_process_s,
