@@ -28,7 +28,7 @@ struct CompilerInfo {
   std::vector<std::string> scenarios = {"single_stream"};
   std::string enable_hint;              // how to get the module built
   // Why precision int8 is not among `precisions` (`no_int8:`): what its quantization path lacks,
-  // quoted when a run asks for int8 (experiments/config.cc). Empty: no reason given.
+  // quoted when a run asks for int8 (experiments/compiler_config.cc). Empty: no reason given.
   std::string no_int8;
   // The sweep estimate's guess at build + compile + first run of one synthetic model, used
   // until the compiler has measured rows of its own (experiments/estimate.h).
