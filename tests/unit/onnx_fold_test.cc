@@ -136,6 +136,28 @@ TEST(OnnxFold, EqualWhereNotAndOr) {
   EXPECT_EQ(f.values, (std::vector<float>{2, 21, 3}));
 }
 
+TEST(OnnxFold, OrderComparisonsOfIntegersAndFloats) {
+  const std::map<std::string, std::vector<float>> against_two = {{"Less", {1, 0, 0}},
+                                                                 {"LessOrEqual", {1, 1, 0}},
+                                                                 {"Greater", {0, 0, 1}},
+                                                                 {"GreaterOrEqual", {0, 1, 1}}};
+  for (const auto& [op, expected] : against_two) {
+    for (const bool floats : {false, true}) {
+      ModelBuilder b;
+      if (floats) {  // Constant nodes: folding computes with them, not with weights
+        b.ConstFloats("v", {1, 2, 3});
+        b.ConstFloats("two", {2}, {});
+      } else {
+        b.Int64s("v", {1, 2, 3});
+        b.Int64s("two", {2}, {});
+      }
+      b.Node(op, {"v", "two"}, {"c"});
+      EXPECT_EQ(FoldedValue(b, "c", {3}).values, expected)
+          << op << (floats ? " of floats" : " of integers");
+    }
+  }
+}
+
 TEST(OnnxFold, ConstantOfShapeRangeReshapeFlatten) {
   ModelBuilder b;
   b.Int64s("shape", {2, 3});

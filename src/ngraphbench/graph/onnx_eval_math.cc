@@ -93,6 +93,20 @@ Result Evaluator::Unary(const std::string& op, const Inputs& in) {
   return One(std::move(y));
 }
 
+namespace {
+
+// Equal, Less, Greater, LessOrEqual or GreaterOrEqual (Binary's `compare` operators) of x and z.
+template <typename T>
+bool Compares(const std::string& op, T x, T z) {
+  return op == "Equal"         ? x == z
+         : op == "Less"        ? x < z
+         : op == "Greater"     ? x > z
+         : op == "LessOrEqual" ? x <= z
+                               : x >= z;
+}
+
+}  // namespace
+
 Result Evaluator::Binary(const std::string& op, const ConstTensor& a, const ConstTensor& b) {
   const bool compare = op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
                        op == "GreaterOrEqual";
@@ -117,11 +131,7 @@ Result Evaluator::Binary(const std::string& op, const ConstTensor& a, const Cons
       const double x = a.f[off[0]];
       const double z = b.IsFloat() ? b.f[off[1]] : static_cast<double>(b.i[off[1]]);
       if (compare) {
-        y.i[lin] = op == "Equal"         ? x == z
-                   : op == "Less"        ? x < z
-                   : op == "Greater"     ? x > z
-                   : op == "LessOrEqual" ? x <= z
-                                         : x >= z;
+        y.i[lin] = Compares(op, x, z);
         return;
       }
       double r = 0;
@@ -152,11 +162,7 @@ Result Evaluator::Binary(const std::string& op, const ConstTensor& a, const Cons
       const int64_t x = a.i[off[0]], z = b.i[off[1]];
       const uint64_t ux = static_cast<uint64_t>(x), uz = static_cast<uint64_t>(z);
       if (compare) {
-        y.i[lin] = op == "Equal"         ? x == z
-                   : op == "Less"        ? x < z
-                   : op == "Greater"     ? x > z
-                   : op == "LessOrEqual" ? x <= z
-                                         : x >= z;
+        y.i[lin] = Compares(op, x, z);
         return;
       }
       int64_t r = 0;
