@@ -12,21 +12,31 @@
 # against `benchmark_app -hint throughput -api async` with the same threads and precision; each
 # round gives a ratio ngraphbench samples/s / benchmark_app's throughput (FPS).
 #
+# --precision int8: ngraphbench runs NNCF's quantized model (precision int8), and benchmark_app
+# times the very same OpenVINO IR with INFERENCE_PRECISION_HINT f32 for the layers left in
+# floating point, as the module compiles it. One untimed ngraphbench run first quantizes the model
+# into a results root of its own (<work>/prep); its row's compiler_settings quantize_key names
+# the cache entry .cache/openvino-int8/<key>/quantized.{xml,bin}, which benchmark_app loads and
+# which every round's results root reaches through a link to that cache folder, so each timed
+# row is a cache hit on the same files (checked: quantize_key equal, quantize_cache_hit true).
+# Nothing is quantized again for benchmark_app. The model file benchmark_app ran is printed.
+#
 #   bench/openvino_vs_benchmark_app.sh <experiment> <run_id> [options]
 #     --mode latency|throughput   (default latency)
 #     --threads N                 (default: every available core, as ngraphbench's default)
 #     --streams 0|1               (default 0 = as the LATENCY hint decides: one)
-#     --precision fp32|bf16|fp16  (default fp32)
+#     --precision fp32|bf16|fp16|int8  (default fp32)
 #     --warmup N --repeats N      (default 10 and 200; benchmark_app runs warmup+repeats
 #                                  iterations after its own first inference)
 #     --rounds N                  (default 4: the two tools alternate N times, so that a change
 #                                  in machine load hits both; one ratio per round)
 #     --build DIR                 (default build)
-# Run ids: `build/ngraphbench expand <experiment>`.
+# Run ids: `build/ngraphbench expand <experiment>`, e.g.
+#   bench/openvino_vs_benchmark_app.sh architectures resnet50_b1 --precision int8 --rounds 6
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 experiment=$1 run_id=$2
 shift 2
@@ -49,8 +59,9 @@ done
 [[ $# -eq 0 ]] || usage
 [[ $streams == 0 || $streams == 1 ]] || usage
 [[ $mode == latency || $mode == throughput ]] || usage
-case $precision in fp32) ov_precision=f32 ;; bf16) ov_precision=bf16 ;; fp16) ov_precision=f16 ;;
-  *) usage ;; esac
+# int8: the layers NNCF left in floating point run in f32, as the module sets it.
+case $precision in fp32|int8) ov_precision=f32 ;; bf16) ov_precision=bf16 ;;
+  fp16) ov_precision=f16 ;; *) usage ;; esac
 
 ngb=$build/ngraphbench
 benchmark_app=$root/.venv/bin/benchmark_app
@@ -60,8 +71,10 @@ benchmark_app=$root/.venv/bin/benchmark_app
 work=$(mktemp -d /tmp/ov_vs_bapp.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# The exact model of the run.
-"$ngb" export "$experiment" "$run_id" --configs "$root/configs" -o "$work/model.onnx" >&2
+# The exact model of the run (int8: the quantized model, found below).
+model=$work/model.onnx
+[[ $precision == int8 ]] ||
+  "$ngb" export "$experiment" "$run_id" --configs "$root/configs" -o "$model" >&2
 
 # ngraphbench reads configs/openvino.yaml; a copy of configs/ carries the settings above.
 cp -r "$root/configs" "$work/configs"
@@ -100,8 +113,34 @@ run_ngraphbench() {
     --results "$work/results$1" --device bench --warmup "$warmup" --repeats "$repeats" \
     --sample-ms 0 >&2
 }
+if [[ $precision == int8 ]]; then
+  # Untimed: ngraphbench quantizes the model once, into prep's cache (one single-stream run,
+  # whatever the mode: the quantized model depends on the model and its input shapes only).
+  echo "quantizing (ngraphbench, untimed)" >&2
+  "$ngb" worker "$experiment" openvino "${run_id}_int8" --configs "$work/configs" \
+    --results "$work/prep" --device prep --warmup 0 --repeats 10 --sample-ms 0 \
+    > "$work/prep.log" 2>&1 || prep_rc=$?
+  key=$(python3 - "$work/prep/prep/openvino/${run_id}_int8.csv" "$root/bench" <<'EOF' || true
+import sys
+sys.path.insert(0, sys.argv[2])
+import ratios
+settings = ratios.read_row(sys.argv[1])["compiler_settings"]
+print(dict(kv.split("=", 1) for kv in settings.split(";") if "=" in kv).get("quantize_key", ""))
+EOF
+)
+  model=$work/prep/.cache/openvino-int8/$key/quantized.xml
+  if [[ -z $key || ! -f $model ]]; then
+    cat "$work/prep.log" >&2
+    echo "ngraphbench did not quantize $run_id (no quantize_key in its row, or no $model)" >&2
+    exit "${prep_rc:-1}"  # the worker's own exit code: 2 for bad input (docs/cli.md)
+  fi
+  for ((round = 1; round <= rounds; round++)); do  # every round's rows find it there
+    mkdir -p "$work/results$round/.cache"
+    ln -s "$work/prep/.cache/openvino-int8" "$work/results$round/.cache/openvino-int8"
+  done
+fi
 run_benchmark_app() {
-  "$benchmark_app" -m "$work/model.onnx" -d CPU -load_config "$work/bapp.json" -api "$api" \
+  "$benchmark_app" -m "$model" -d CPU -load_config "$work/bapp.json" -api "$api" \
     -niter $((warmup + repeats)) -report_type no_counters -report_folder "$work" \
     > "$work/bapp$1.log" 2>&1 || { cat "$work/bapp$1.log" >&2; exit 1; }
 }
@@ -115,9 +154,10 @@ for ((round = 1; round <= rounds; round++)); do
   fi
 done
 
-python3 - "$work" "$ngb_run_id" "$rounds" "$root/bench" "$mode" <<'EOF'
+python3 - "$work" "$ngb_run_id" "$rounds" "$root/bench" "$mode" "$model" "${key:-}" <<'EOF'
 import re, sys
 work, run_id, rounds, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[5]
+model, key = sys.argv[6], sys.argv[7]
 sys.path.insert(0, sys.argv[4])
 import ratios
 c = ratios.Comparison("ngraphbench", "benchmark_app")
@@ -126,6 +166,10 @@ for r in range(1, rounds + 1):
     row = ratios.read_row(f"{work}/results{r}/bench/openvino/{run_id}.csv")
     if row["status"] != "ok":
         sys.exit(f"ngraphbench run failed: {row['status']}: {row['error']}")
+    settings = dict(kv.split("=", 1) for kv in row["compiler_settings"].split(";") if "=" in kv)
+    if key and (settings.get("quantize_key"), settings.get("quantize_cache_hit")) != (key, "true"):
+        sys.exit(f"round {r}: ngraphbench did not run the cached model {key}: "
+                 + row["compiler_settings"])
     ngb_min.append(float(row["latency_min_ms"]))
     if ratios.cell(row, "cpu_ms_per_inference") is not None:
         ngb_cpu.append(ratios.cell(row, "cpu_ms_per_inference"))
@@ -152,6 +196,9 @@ print(f"model                  {row['model']} batch {row['batch_size']} "
 print(f"openvino               {row['compiler_version']}")
 print(f"ngraphbench settings   {row['compiler_settings']}")
 print("benchmark_app settings " + ", ".join(f"{k}={v}" for k, v in props.items()))
+print(f"benchmark_app model    {model}"
+      + (f"\n                       (ngraphbench's quantize_key {key}: the same file every round)"
+         if key else ""))
 c.note("cpu ms/inf: benchmark_app reports no CPU time, so no ratio; ngraphbench's "
        + (f"cpu_ms_per_inference, median over rounds: {ratios.percentile(ngb_cpu, 50):.4g} ms"
           if ngb_cpu else "cpu_ms_per_inference: not in the rows"))

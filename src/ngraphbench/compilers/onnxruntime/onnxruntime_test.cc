@@ -105,6 +105,9 @@ TEST_F(OnnxRuntime, Int8QuantizesOnceAndStaysWithinTheBounds) {
     EXPECT_EQ(settings.at("calibration_batches"), std::to_string(kCalibrationBatches));
     EXPECT_NE(settings.at("quantization").find("per_channel"), std::string::npos);
     EXPECT_GT(std::stoi(settings.at("qdq_nodes")), 0);
+    EXPECT_TRUE(fs::exists(cache / "onnxruntime-int8" / settings.at("quantize_key") /
+                           "quantized.onnx"))
+        << "quantize_key " << settings.at("quantize_key") << " names no cache entry";
     exe->SetInputs(x);
     exe->Run();
     const QuantAccuracy a = CompareQuantized(exe->GetOutputs(), reference);

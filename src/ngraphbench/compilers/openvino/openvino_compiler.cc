@@ -175,6 +175,7 @@ class OpenVinoCompiler final : public Compiler {
         settings["quantize_s"] = std::to_string(nncf->meta.value("quantize_s", 0.0));
         settings["fake_quantize_nodes"] = std::to_string(nncf->meta.value("fake_quantize", 0));
         settings["quantize_cache_hit"] = nncf->cache_hit ? "true" : "false";
+        settings["quantize_key"] = nncf->key;  // the entry <cache_dir>/openvino-int8/<key>/
       }
       if (!request.offline) {
         CheckOneStream(executable->EffectiveSettings());

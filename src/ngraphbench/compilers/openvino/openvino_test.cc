@@ -222,6 +222,9 @@ TEST_F(OpenVinoTest, Int8QuantizesWithNncfOnceAndStaysWithinTheBounds) {
     EXPECT_EQ(settings.at("quantize_cache_hit"), hit);
     EXPECT_EQ(settings.at("calibration_batches"), std::to_string(kCalibrationBatches));
     EXPECT_GT(std::stoi(settings.at("fake_quantize_nodes")), 0);
+    EXPECT_TRUE(std::filesystem::exists(cache / "openvino-int8" / settings.at("quantize_key") /
+                                        "quantized.xml"))
+        << "quantize_key " << settings.at("quantize_key") << " names no cache entry";
     exe->SetInputs(x);
     exe->Run();
     const QuantAccuracy a = CompareQuantized(exe->GetOutputs(), reference);
