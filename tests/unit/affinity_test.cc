@@ -8,6 +8,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/measure/machine.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 namespace {
@@ -93,8 +94,8 @@ TEST(Affinity, PinningHoldsForTheThreadAndTheThreadsItStarts) {
 }
 
 TEST(Affinity, ThreadsCpusIsTheUnionOverTasks) {
-  const fs::path root = fs::path(::testing::TempDir()) / ("tasks_" + std::to_string(::getpid()));
-  fs::remove_all(root);
+  const test_support::ScratchDir scratch("tasks_");
+  const fs::path& root = scratch.path();
   auto write = [&](const std::string& task, const std::string& list) {
     fs::create_directories(root / "proc/self/task" / task);
     std::ofstream(root / "proc/self/task" / task / "status")

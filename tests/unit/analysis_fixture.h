@@ -23,6 +23,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/measure/repeat.h"
 #include "ngraphbench/results/csv.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 // Outside an anonymous namespace: the tests of AnalyzeFiles in several files are one suite,
@@ -72,16 +73,9 @@ inline RunPoint Measured(const std::string& compiler, const std::string& model, 
 
 // ---- Loading and `analyze` end to end over real files ----
 
-class AnalyzeFiles : public ::testing::Test {
+class AnalyzeFiles : public test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("ngb_analysis_test_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
+  AnalyzeFiles() : TempDirTest("ngb_analysis_test_") {}
 
   static ResultRow Row(const std::string& compiler, const std::string& experiment,
                        const std::string& model, int64_t batch, std::optional<double> sps,
@@ -174,8 +168,6 @@ class AnalyzeFiles : public ::testing::Test {
     ADD_FAILURE() << "no InputError thrown";
     return "";
   }
-
-  fs::path root_;
 };
 
 }  // namespace analysis_testing

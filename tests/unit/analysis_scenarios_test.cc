@@ -248,10 +248,10 @@ TEST(AnalysisScenarios, ServerCurveIsTheStepsOrTheRowsOwnPoint) {
 TEST_F(AnalyzeFiles, OfflineAndServerCsvs) {
   std::vector<ResultRow> rows = {Row("identity", "conv2d", "c", 1, 100),
                                  Row("identity", "conv2d", "c", 2, 160)};
-  WriteTree(root_ / "single", rows);
-  ASSERT_EQ(RunAnalyze({(root_ / "single").string()}, (root_ / "a").string()), kExitOk);
+  WriteTree(dir_ / "single", rows);
+  ASSERT_EQ(RunAnalyze({(dir_ / "single").string()}, (dir_ / "a").string()), kExitOk);
   for (const char* file : {kBatchVsStreamsCsv, kOfflineRunsCsv, kServerRunsCsv, kServerStepsCsv}) {
-    EXPECT_FALSE(fs::exists(root_ / "a" / file)) << file;
+    EXPECT_FALSE(fs::exists(dir_ / "a" / file)) << file;
   }
 
   ResultRow offline = Row("identity", "conv2d", "c", 1, {});
@@ -270,14 +270,14 @@ TEST_F(AnalyzeFiles, OfflineAndServerCsvs) {
   peak.model = "c";
   peak.run_id = "c_b2_server_s2_peak";
   rows.push_back(peak);
-  WriteTree(root_ / "both", rows);
-  const std::string dir = (root_ / "both" / "cpu0" / "identity").string();
+  WriteTree(dir_ / "both", rows);
+  const std::string dir = (dir_ / "both" / "cpu0" / "identity").string();
   WriteFileAtomic(ServerStepsPath(dir, peak.run_id), FormatServerStepsCsv(PeakSteps()));
-  ASSERT_EQ(RunAnalyze({(root_ / "both").string()}, (root_ / "b").string()), kExitOk);
+  ASSERT_EQ(RunAnalyze({(dir_ / "both").string()}, (dir_ / "b").string()), kExitOk);
   // The single-stream metrics do not move.
-  EXPECT_EQ(ReadText(root_ / "b" / kScalingCsv), ReadText(root_ / "a" / kScalingCsv));
+  EXPECT_EQ(ReadText(dir_ / "b" / kScalingCsv), ReadText(dir_ / "a" / kScalingCsv));
 
-  EXPECT_EQ(ReadText(root_ / "b" / kBatchVsStreamsCsv),
+  EXPECT_EQ(ReadText(dir_ / "b" / kBatchVsStreamsCsv),
             "device,experiment,compiler,precision,model,samples_in_flight,batching_run_id,"
             "batching_sps,"
             "batching_latency_p50_ms,batching_latency_p99_ms,concurrency_run_id,"
@@ -288,13 +288,13 @@ TEST_F(AnalyzeFiles, OfflineAndServerCsvs) {
             "stream\n"
             "cpu0,conv2d,identity,fp32,c,2,c_b2,160,12.5,,c_b1_offline_s2,250,8,12,1.5625,"
             "concurrency,\n");
-  EXPECT_EQ(ReadText(root_ / "b" / kOfflineRunsCsv),
+  EXPECT_EQ(ReadText(dir_ / "b" / kOfflineRunsCsv),
             "device,experiment,compiler,precision,model,batch_size,run_id,streams,"
             "samples_in_flight,"
             "threads,threads_per_stream,samples_per_s,latency_p50_ms,latency_p99_ms,"
             "cpu_util_pct,valid\n"
             "cpu0,conv2d,identity,fp32,c,1,c_b1_offline_s2,2,2,,1,250,8,12,190,true\n");
-  EXPECT_EQ(ReadText(root_ / "b" / kServerRunsCsv),
+  EXPECT_EQ(ReadText(dir_ / "b" / kServerRunsCsv),
             "device,experiment,compiler,precision,model,batch_size,run_id,streams,threads,"
             "find_peak,"
             "target_qps,achieved_qps,samples_per_s,latency_p50_ms,latency_percentile,"
@@ -302,7 +302,7 @@ TEST_F(AnalyzeFiles, OfflineAndServerCsvs) {
             "queries_completed,valid,invalid_reason,peak_qps,peak_steps\n"
             "cpu0,conv2d,identity,,c,2,c_b2_server_s2_peak,2,,true,40,39.5,79,10,99,45,50,true,"
             "400,400,true,,40,3\n");
-  EXPECT_EQ(ReadText(root_ / "b" / kServerStepsCsv),
+  EXPECT_EQ(ReadText(dir_ / "b" / kServerStepsCsv),
             "device,experiment,compiler,precision,model,batch_size,run_id,streams,step,target_qps,"
             "achieved_qps,samples_per_s,latency_p50_ms,latency_percentile,"
             "latency_at_percentile_ms,latency_bound_ms,bound_met,valid,invalid_reason,"
@@ -314,16 +314,16 @@ TEST_F(AnalyzeFiles, OfflineAndServerCsvs) {
             "cpu0,conv2d,identity,,c,2,c_b2_server_s2_peak,2,3,40,39.5,79,10,99,45,50,true,true,,"
             "400,400,true,\n");
 
-  Zip(root_ / "both", root_ / "both.zip");
-  ASSERT_EQ(RunAnalyze({(root_ / "both.zip").string()}, (root_ / "z").string()), kExitOk);
+  Zip(dir_ / "both", dir_ / "both.zip");
+  ASSERT_EQ(RunAnalyze({(dir_ / "both.zip").string()}, (dir_ / "z").string()), kExitOk);
   for (const char* file : {kBatchVsStreamsCsv, kOfflineRunsCsv, kServerRunsCsv, kServerStepsCsv}) {
-    EXPECT_EQ(ReadText(root_ / "z" / file), ReadText(root_ / "b" / file)) << file;
+    EXPECT_EQ(ReadText(dir_ / "z" / file), ReadText(dir_ / "b" / file)) << file;
   }
 
   // Analyzed again into the same folder without such runs: none of their files is left.
-  ASSERT_EQ(RunAnalyze({(root_ / "single").string()}, (root_ / "z").string()), kExitOk);
+  ASSERT_EQ(RunAnalyze({(dir_ / "single").string()}, (dir_ / "z").string()), kExitOk);
   for (const char* file : {kBatchVsStreamsCsv, kOfflineRunsCsv, kServerRunsCsv, kServerStepsCsv}) {
-    EXPECT_FALSE(fs::exists(root_ / "z" / file)) << file;
+    EXPECT_FALSE(fs::exists(dir_ / "z" / file)) << file;
   }
 }
 
@@ -334,22 +334,22 @@ TEST_F(AnalyzeFiles, OfflineAndServerRowsCarryTheirOwnThroughput) {
   offline.run_id = "c_b1_offline_s2";
   offline.scenario = "offline";
   offline.streams = 2;
-  WriteTree(root_ / "tree", {offline});
-  std::string message = InputErrorOf([&] { LoadRuns((root_ / "tree").string()); });
+  WriteTree(dir_ / "tree", {offline});
+  std::string message = InputErrorOf([&] { LoadRuns((dir_ / "tree").string()); });
   EXPECT_NE(message.find("c_b1_offline_s2.csv: an ok offline row whose samples_per_s is empty"),
             std::string::npos)
       << message;
   offline.samples_per_s = 250;
   ResultRow server = PeakRow();
   server.achieved_qps.reset();
-  WriteTree(root_ / "tree", {offline, server});
-  message = InputErrorOf([&] { LoadRuns((root_ / "tree").string()); });
+  WriteTree(dir_ / "tree", {offline, server});
+  message = InputErrorOf([&] { LoadRuns((dir_ / "tree").string()); });
   EXPECT_NE(message.find("m_b2_server_s2_peak.csv: an ok server row without samples_per_s, "
                          "achieved_qps"),
             std::string::npos)
       << message;
-  fs::remove(root_ / "tree" / "cpu0" / "onnxruntime" / "m_b2_server_s2_peak.csv");
-  EXPECT_EQ(LoadRuns((root_ / "tree").string()).size(), 1u);
+  fs::remove(dir_ / "tree" / "cpu0" / "onnxruntime" / "m_b2_server_s2_peak.csv");
+  EXPECT_EQ(LoadRuns((dir_ / "tree").string()).size(), 1u);
 }
 
 // A model named like a spreadsheet formula is written into every CSV with a single quote in
@@ -361,19 +361,19 @@ TEST_F(AnalyzeFiles, FormulaLikeNamesAreGuardedInEveryCsv) {
   ResultRow crashed = Row("identity", "conv2d", "@other", 1, {}, kStatusCrashed);
   crashed.run_id = "other_b1";
   crashed.error = "-1 is not a shape";
-  WriteTree(root_ / "tree", {ok, crashed});
-  const std::vector<LoadedRun> runs = LoadRuns((root_ / "tree").string());
+  WriteTree(dir_ / "tree", {ok, crashed});
+  const std::vector<LoadedRun> runs = LoadRuns((dir_ / "tree").string());
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].row.model, evil);
   EXPECT_EQ(runs[1].row.model, "@other");
   EXPECT_EQ(runs[1].row.error, "-1 is not a shape");
-  EXPECT_NE(ReadText(root_ / "tree" / "cpu0" / "identity" / "evil_b1.csv").find(",'=cmd|"),
+  EXPECT_NE(ReadText(dir_ / "tree" / "cpu0" / "identity" / "evil_b1.csv").find(",'=cmd|"),
             std::string::npos);
 
-  ASSERT_EQ(RunAnalyze({(root_ / "tree").string()}, (root_ / "out").string()), kExitOk);
-  const std::string scaling = ReadText(root_ / "out" / kScalingCsv);
+  ASSERT_EQ(RunAnalyze({(dir_ / "tree").string()}, (dir_ / "out").string()), kExitOk);
+  const std::string scaling = ReadText(dir_ / "out" / kScalingCsv);
   EXPECT_NE(scaling.find(",'=cmd|' -C calc'!A0,"), std::string::npos) << scaling;
-  const std::string failures = ReadText(root_ / "out" / kFailuresCsv);
+  const std::string failures = ReadText(dir_ / "out" / kFailuresCsv);
   EXPECT_NE(failures.find(",'@other,1,crashed,'-1 is not a shape"), std::string::npos)
       << failures;
   for (const std::string& text : {scaling, failures}) {
@@ -393,7 +393,7 @@ TEST_F(AnalyzeFiles, FormulaLikeNamesAreGuardedInEveryCsv) {
 // file, the column and what would be right; the row as written loads.
 TEST_F(AnalyzeFiles, ImplausibleValuesAreRefusedNamingTheColumn) {
   const ResultRow good = Processes(Row("identity", "conv2d", "c", 4, 1000.0), {4.0, 4.1, 3.9});
-  const fs::path tree = root_ / "tree";
+  const fs::path tree = dir_ / "tree";
   const std::string file = "c_b4.csv";
   WriteTree(tree, {good});
   ASSERT_EQ(LoadRuns(tree.string()).size(), 1u);
@@ -447,27 +447,27 @@ TEST_F(AnalyzeFiles, ImplausibleValuesAreRefusedNamingTheColumn) {
 // leaves the run its reported step.
 TEST_F(AnalyzeFiles, BadServerStepsFilesNameTheFile) {
   const ResultRow peak = PeakRow();
-  WriteTree(root_ / "tree", {peak});
-  const std::string steps = ServerStepsPath((root_ / "tree" / "cpu0" / "onnxruntime").string(),
+  WriteTree(dir_ / "tree", {peak});
+  const std::string steps = ServerStepsPath((dir_ / "tree" / "cpu0" / "onnxruntime").string(),
                                             peak.run_id);
-  ASSERT_EQ(RunAnalyze({(root_ / "tree").string()}, (root_ / "missing").string()), kExitOk);
-  EXPECT_NE(ReadText(root_ / "missing" / kServerStepsCsv)
+  ASSERT_EQ(RunAnalyze({(dir_ / "tree").string()}, (dir_ / "missing").string()), kExitOk);
+  EXPECT_NE(ReadText(dir_ / "missing" / kServerStepsCsv)
                 .find("no m_b2_server_s2_peak.server_steps.csv beside the row"),
             std::string::npos);
 
   std::ofstream(steps) << "step,qps\n1,2\n";
   std::string message =
-      InputErrorOf([&] { RunAnalyze({(root_ / "tree").string()}, (root_ / "out").string()); });
+      InputErrorOf([&] { RunAnalyze({(dir_ / "tree").string()}, (dir_ / "out").string()); });
   EXPECT_NE(message.find("server steps '" + steps + "' has the header 'step,qps'"),
             std::string::npos)
       << message;
-  EXPECT_FALSE(fs::exists(root_ / "out" / kScalingCsv));  // read before anything is written
+  EXPECT_FALSE(fs::exists(dir_ / "out" / kScalingCsv));  // read before anything is written
 
   std::vector<ServerStep> two = PeakSteps();
   two.pop_back();
   WriteFileAtomic(steps, FormatServerStepsCsv(two));
   message =
-      InputErrorOf([&] { RunAnalyze({(root_ / "tree").string()}, (root_ / "out").string()); });
+      InputErrorOf([&] { RunAnalyze({(dir_ / "tree").string()}, (dir_ / "out").string()); });
   EXPECT_NE(message.find("server steps '" + steps + "' holds 2 steps, but its row's peak_steps "
                          "is 3"),
             std::string::npos)
@@ -476,10 +476,10 @@ TEST_F(AnalyzeFiles, BadServerStepsFilesNameTheFile) {
   std::string text = FormatServerStepsCsv(PeakSteps());
   text.replace(text.find(",true,true,,400,400"), 19, ",true,maybe,,400,400");
   std::ofstream(steps, std::ios::trunc) << text;
-  Zip(root_ / "tree", root_ / "tree.zip");
+  Zip(dir_ / "tree", dir_ / "tree.zip");
   message = InputErrorOf(
-      [&] { RunAnalyze({(root_ / "tree.zip").string()}, (root_ / "out").string()); });
-  EXPECT_NE(message.find((root_ / "tree.zip").string() +
+      [&] { RunAnalyze({(dir_ / "tree.zip").string()}, (dir_ / "out").string()); });
+  EXPECT_NE(message.find((dir_ / "tree.zip").string() +
                          ":results/cpu0/onnxruntime/m_b2_server_s2_peak.server_steps.csv' line 4: "
                          "valid is 'maybe'"),
             std::string::npos)

@@ -32,7 +32,7 @@ using namespace analysis_testing;  // NOLINT: the shared runs and fixture of the
 
 TEST_F(AnalyzeFiles, DirectoryAndZipGiveByteIdenticalCsvs) {
   const std::string arch = kRankedExperiment;
-  WriteTree(root_ / "results",
+  WriteTree(dir_ / "results",
             {Row("identity", "conv2d", "conv2d_w64", 1, 1000),
              Row("identity", "conv2d", "conv2d_w64", 8, 4000),
              Row("tvm", "conv2d", "conv2d_w64", 1, 1500),
@@ -41,19 +41,19 @@ TEST_F(AnalyzeFiles, DirectoryAndZipGiveByteIdenticalCsvs) {
              Row("identity", arch, "resnet18", 1, 300), Row("identity", arch, "resnet50", 1, 100),
              Row("identity", arch, "deit_tiny", 1, 80), Row("tvm", arch, "resnet18", 1, 500),
              Row("tvm", arch, "resnet50", 1, 90), Row("tvm", arch, "deit_tiny", 1, 120)});
-  const fs::path archive = root_ / "results_raw.zip";
-  Zip(root_ / "results", archive);
+  const fs::path archive = dir_ / "results_raw.zip";
+  Zip(dir_ / "results", archive);
 
   // The repository root (holding results/), and the zip.
-  ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "from_dir").string()), kExitOk);
-  ASSERT_EQ(RunAnalyze({archive.string()}, (root_ / "from_zip").string()), kExitOk);
+  ASSERT_EQ(RunAnalyze({dir_.string()}, (dir_ / "from_dir").string()), kExitOk);
+  ASSERT_EQ(RunAnalyze({archive.string()}, (dir_ / "from_zip").string()), kExitOk);
   for (const char* name :
        {kScalingCsv, kBlocksCsv, kRankingCsv, kReversalsCsv, kFailuresCsv, kInvalidCsv}) {
-    EXPECT_EQ(ReadText(root_ / "from_dir" / name), ReadText(root_ / "from_zip" / name)) << name;
+    EXPECT_EQ(ReadText(dir_ / "from_dir" / name), ReadText(dir_ / "from_zip" / name)) << name;
   }
 
   // And the content is the metrics, not just equal.
-  const std::string scaling = ReadText(root_ / "from_zip" / kScalingCsv);
+  const std::string scaling = ReadText(dir_ / "from_zip" / kScalingCsv);
   // One process a run: the intervals are empty and the notes say why (a run against itself, at
   // batch 1 or as identity, is exactly 1).
   EXPECT_NE(scaling.find("cpu0,conv2d,tvm,fp32,conv2d_w64,conv2d,,,8,12000.5,,,1500,"
@@ -69,10 +69,10 @@ TEST_F(AnalyzeFiles, DirectoryAndZipGiveByteIdenticalCsvs) {
             std::string::npos)
       << scaling;
   EXPECT_EQ(std::count(scaling.begin(), scaling.end(), '\n'), 11);  // header + 10 ok runs
-  EXPECT_EQ(ReadText(root_ / "from_zip" / kFailuresCsv),
+  EXPECT_EQ(ReadText(dir_ / "from_zip" / kFailuresCsv),
             "device,experiment,compiler,precision,model,batch_size,status,error\n"
             "cpu0,conv2d,tvm,fp32,conv2d_w64,16,crashed,worker died with signal 11\n");
-  EXPECT_EQ(ReadText(root_ / "from_zip" / kReversalsCsv),
+  EXPECT_EQ(ReadText(dir_ / "from_zip" / kReversalsCsv),
             "device,batch_size,compiler,precision,model_a,model_b,identity_a_sps,identity_b_sps,"
             "compiler_a_sps,compiler_b_sps,identity_latency_ratio_ci_low,"
             "identity_latency_ratio_ci_high,compiler_latency_ratio_ci_low,"
@@ -81,7 +81,7 @@ TEST_F(AnalyzeFiles, DirectoryAndZipGiveByteIdenticalCsvs) {
             "\"identity interval: fewer than "
             "2 processes (resnet50 1, deit_tiny 1); compiler interval: fewer than 2 processes "
             "(resnet50 1, deit_tiny 1)\"\n");
-  EXPECT_EQ(ReadText(root_ / "from_zip" / kRankingCsv),
+  EXPECT_EQ(ReadText(dir_ / "from_zip" / kRankingCsv),
             "device,batch_size,compiler,precision,models_ranked,pairs,reversed_pairs,"
             "significant_reversals,"
             "tied_reversals,kendall_tau_b,compiler_order,identity_order,note\n"
@@ -106,7 +106,7 @@ TEST_F(AnalyzeFiles, IntervalsInTheCsvs) {
     row->width = 8;
     row->depth = 2;
   }
-  WriteTree(root_ / "results",
+  WriteTree(dir_ / "results",
             {Processes(Row("identity", "conv2d", "c", 1, {}), {9.8, 10, 10.2}),
              Processes(Row("identity", "conv2d", "c", 8, {}), {19.6, 20, 20.4}),
              Processes(Row("tvm", "conv2d", "c", 1, {}), {4.9, 5, 5.1}),
@@ -116,12 +116,12 @@ TEST_F(AnalyzeFiles, IntervalsInTheCsvs) {
              Processes(Row("identity", arch, "b", 1, {}), {19.8, 20, 20.2}),
              Processes(Row("tvm", arch, "a", 1, {}), {9.9, 10, 10.1}),
              Processes(Row("tvm", arch, "b", 1, {}), {4.95, 5, 5.05})});
-  ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "out").string()), kExitOk);
+  ASSERT_EQ(RunAnalyze({dir_.string()}, (dir_ / "out").string()), kExitOk);
 
   // The line of (compiler, model, batch) in a CSV, cell by column name.
   auto cells = [&](const char* file, const std::string& compiler, const std::string& model,
                    const std::string& batch) {
-    std::istringstream in(ReadText(root_ / "out" / file));
+    std::istringstream in(ReadText(dir_ / "out" / file));
     std::string line;
     std::getline(in, line);
     const std::vector<std::string> header = CsvSplitLine(line);
@@ -161,10 +161,10 @@ TEST_F(AnalyzeFiles, IntervalsInTheCsvs) {
   EXPECT_NEAR(number(block["throughput_ci_low_sps"]),
               1000 / ReproductionInterval(10, {9.9, 10, 10.1})->high, 1e-6);
 
-  EXPECT_EQ(ReadText(root_ / "out" / kRankingCsv).substr(
-                ReadText(root_ / "out" / kRankingCsv).find('\n') + 1),
+  EXPECT_EQ(ReadText(dir_ / "out" / kRankingCsv).substr(
+                ReadText(dir_ / "out" / kRankingCsv).find('\n') + 1),
             "cpu0,1,tvm,fp32,2,1,1,1,0,-1,b>a,a>b,\n");
-  const std::string reversals = ReadText(root_ / "out" / kReversalsCsv);
+  const std::string reversals = ReadText(dir_ / "out" / kReversalsCsv);
   EXPECT_NE(reversals.find("cpu0,1,tvm,fp32,a,b,100,50,100,200,"), std::string::npos) << reversals;
   EXPECT_NE(reversals.find(",significant,\n"), std::string::npos) << reversals;
 }
@@ -177,16 +177,16 @@ TEST_F(AnalyzeFiles, InvalidAndWrongRowsInTheirOwnFiles) {
   wrong.error = "max abs err 0.5 > tolerance 1e-4";
   ResultRow valid = Row("identity", "conv2d", "c", 1, 100);
   valid.valid = true;
-  WriteTree(root_ / "results", {valid, invalid, wrong, Row("tvm", "conv2d", "c", 8, 1000)});
+  WriteTree(dir_ / "results", {valid, invalid, wrong, Row("tvm", "conv2d", "c", 8, 1000)});
 
-  ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "out").string()), kExitOk);
-  EXPECT_EQ(ReadText(root_ / "out" / kInvalidCsv),
+  ASSERT_EQ(RunAnalyze({dir_.string()}, (dir_ / "out").string()), kExitOk);
+  EXPECT_EQ(ReadText(dir_ / "out" / kInvalidCsv),
             "device,experiment,compiler,precision,model,batch_size,run_id,invalid_reason,left_out\n"
             "cpu0,conv2d,identity,fp32,c,8,c_b8,cv 0.31 > 0.1; other_cpu_pct 90 > 50,true\n");
-  EXPECT_EQ(ReadText(root_ / "out" / kFailuresCsv),
+  EXPECT_EQ(ReadText(dir_ / "out" / kFailuresCsv),
             "device,experiment,compiler,precision,model,batch_size,status,error\n"
             "cpu0,conv2d,tvm,fp32,c,1,wrong,max abs err 0.5 > tolerance 1e-4\n");
-  const std::string scaling = ReadText(root_ / "out" / kScalingCsv);
+  const std::string scaling = ReadText(dir_ / "out" / kScalingCsv);
   EXPECT_EQ(scaling.substr(scaling.find('\n') + 1),
             "cpu0,conv2d,identity,fp32,c,conv2d,,,1,100,,,100,1,1,1,1,1,1,100,1,1,1,,\n"
             "cpu0,conv2d,tvm,fp32,c,conv2d,,,8,1000,,,,,,,,,,,,,,"
@@ -194,8 +194,8 @@ TEST_F(AnalyzeFiles, InvalidAndWrongRowsInTheirOwnFiles) {
             "wrong,identity run at this batch size is invalid (cv 0.31 > 0.1; other_cpu_pct 90 > "
             "50)\n");
 
-  ASSERT_EQ(RunAnalyze({root_.string()}, (root_ / "all").string(), InvalidRuns::kInclude), kExitOk);
-  const std::string all = ReadText(root_ / "all" / kScalingCsv);
+  ASSERT_EQ(RunAnalyze({dir_.string()}, (dir_ / "all").string(), InvalidRuns::kInclude), kExitOk);
+  const std::string all = ReadText(dir_ / "all" / kScalingCsv);
   EXPECT_NE(all.find("cpu0,conv2d,identity,fp32,c,conv2d,,,8,400,,,100,4,,,0.5,,,400,1,1,1,"
                      "\"interval: "
                      "fewer than 2 processes (batch-1 run 1, this run 1)\",\n"),
@@ -204,7 +204,7 @@ TEST_F(AnalyzeFiles, InvalidAndWrongRowsInTheirOwnFiles) {
   EXPECT_NE(all.find("cpu0,conv2d,tvm,fp32,c,conv2d,,,8,1000,,,,,,,,,,400,2.5,,,"
                      ""), std::string::npos)
       << all;
-  EXPECT_NE(ReadText(root_ / "all" / kInvalidCsv)
+  EXPECT_NE(ReadText(dir_ / "all" / kInvalidCsv)
                 .find(",c_b8,cv 0.31 > 0.1; other_cpu_pct 90 > 50,false\n"),
             std::string::npos);
 }
@@ -215,8 +215,8 @@ TEST_F(AnalyzeFiles, InvalidAndWrongRowsInTheirOwnFiles) {
 TEST_F(AnalyzeFiles, OfflineRowsStayOutOfTheBatchScalingMetrics) {
   const std::vector<ResultRow> single = {Row("identity", "conv2d", "c", 1, 100),
                                          Row("identity", "conv2d", "c", 8, 400)};
-  WriteTree(root_ / "single", single);
-  ASSERT_EQ(RunAnalyze({(root_ / "single").string()}, (root_ / "a").string()), kExitOk);
+  WriteTree(dir_ / "single", single);
+  ASSERT_EQ(RunAnalyze({(dir_ / "single").string()}, (dir_ / "a").string()), kExitOk);
   ResultRow offline = Row("identity", "conv2d", "c", 1, 50);
   offline.run_id = "c_b1_offline_s2";
   offline.scenario = "offline";
@@ -224,55 +224,55 @@ TEST_F(AnalyzeFiles, OfflineRowsStayOutOfTheBatchScalingMetrics) {
   offline.samples_per_s = 40;
   std::vector<ResultRow> both = single;
   both.push_back(offline);
-  WriteTree(root_ / "both", both);
-  ASSERT_EQ(RunAnalyze({(root_ / "both").string()}, (root_ / "b").string()), kExitOk);
-  EXPECT_EQ(ReadText(root_ / "b" / kScalingCsv), ReadText(root_ / "a" / kScalingCsv));
-  EXPECT_EQ(ReadText(root_ / "b" / kRankingCsv), ReadText(root_ / "a" / kRankingCsv));
+  WriteTree(dir_ / "both", both);
+  ASSERT_EQ(RunAnalyze({(dir_ / "both").string()}, (dir_ / "b").string()), kExitOk);
+  EXPECT_EQ(ReadText(dir_ / "b" / kScalingCsv), ReadText(dir_ / "a" / kScalingCsv));
+  EXPECT_EQ(ReadText(dir_ / "b" / kRankingCsv), ReadText(dir_ / "a" / kRankingCsv));
 }
 
 TEST_F(AnalyzeFiles, BadInputsNameTheFile) {
-  const std::string missing = (root_ / "nope").string();
+  const std::string missing = (dir_ / "nope").string();
   EXPECT_NE(InputErrorOf([&] { LoadRuns(missing); }).find(missing), std::string::npos);
 
-  fs::create_directories(root_ / "empty" / "cpu0");
-  EXPECT_NE(InputErrorOf([&] { LoadRuns((root_ / "empty").string()); }).find("not a results tree"),
+  fs::create_directories(dir_ / "empty" / "cpu0");
+  EXPECT_NE(InputErrorOf([&] { LoadRuns((dir_ / "empty").string()); }).find("not a results tree"),
             std::string::npos);
 
-  const fs::path garbage = root_ / "garbage.zip";
+  const fs::path garbage = dir_ / "garbage.zip";
   std::ofstream(garbage) << "this is not a zip archive";
   EXPECT_NE(InputErrorOf([&] { LoadRuns(garbage.string()); }).find(garbage.string()),
             std::string::npos);
 
   // A real archive cut in half.
-  WriteTree(root_ / "tree", {Row("tvm", "conv2d", "c", 1, 10), Row("tvm", "conv2d", "c", 2, 20)});
-  Zip(root_ / "tree", root_ / "whole.zip");
-  const std::string bytes = ReadText(root_ / "whole.zip");
-  const fs::path cut = root_ / "cut.zip";
+  WriteTree(dir_ / "tree", {Row("tvm", "conv2d", "c", 1, 10), Row("tvm", "conv2d", "c", 2, 20)});
+  Zip(dir_ / "tree", dir_ / "whole.zip");
+  const std::string bytes = ReadText(dir_ / "whole.zip");
+  const fs::path cut = dir_ / "cut.zip";
   std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   EXPECT_NE(InputErrorOf([&] { LoadRuns(cut.string()); }).find(cut.string()), std::string::npos);
-  EXPECT_EQ(LoadRuns((root_ / "whole.zip").string()).size(), 2u);
+  EXPECT_EQ(LoadRuns((dir_ / "whole.zip").string()).size(), 2u);
 
   // A row that is not a result row.
-  const fs::path bad = root_ / "tree" / "cpu0" / "tvm" / "c_b4.csv";
+  const fs::path bad = dir_ / "tree" / "cpu0" / "tvm" / "c_b4.csv";
   std::ofstream(bad) << "schema_version,run_id\n1,c_b4\n";
-  EXPECT_NE(InputErrorOf([&] { LoadRuns((root_ / "tree").string()); }).find(bad.string()),
+  EXPECT_NE(InputErrorOf([&] { LoadRuns((dir_ / "tree").string()); }).find(bad.string()),
             std::string::npos);
   fs::remove(bad);
 
   // An ok row without a throughput.
-  WriteTree(root_ / "tree", {Row("tvm", "conv2d", "c", 4, {})});
-  const std::string message = InputErrorOf([&] { LoadRuns((root_ / "tree").string()); });
+  WriteTree(dir_ / "tree", {Row("tvm", "conv2d", "c", 4, {})});
+  const std::string message = InputErrorOf([&] { LoadRuns((dir_ / "tree").string()); });
   EXPECT_NE(message.find("c_b4.csv"), std::string::npos) << message;
   EXPECT_NE(message.find("throughput_median_sps"), std::string::npos) << message;
 }
 
 TEST_F(AnalyzeFiles, SameRunInTwoInputsIsAnError) {
-  WriteTree(root_ / "a", {Row("tvm", "conv2d", "c", 1, 10)});
-  WriteTree(root_ / "b", {Row("tvm", "conv2d", "c", 1, 11)});
+  WriteTree(dir_ / "a", {Row("tvm", "conv2d", "c", 1, 10)});
+  WriteTree(dir_ / "b", {Row("tvm", "conv2d", "c", 1, 11)});
   const std::string message =
-      InputErrorOf([&] { LoadRuns({(root_ / "a").string(), (root_ / "b").string()}); });
+      InputErrorOf([&] { LoadRuns({(dir_ / "a").string(), (dir_ / "b").string()}); });
   EXPECT_NE(message.find("same run"), std::string::npos) << message;
-  EXPECT_THROW(RunAnalyze({}, (root_ / "out").string()), InputError);
+  EXPECT_THROW(RunAnalyze({}, (dir_ / "out").string()), InputError);
 }
 
 // An int8 tree and the fp32 tree of the same runs are analyzed together: every table tells the
@@ -285,17 +285,17 @@ TEST_F(AnalyzeFiles, Int8AndFp32TreesTogether) {
     row.check_snr_db = 34.25;
     return row;
   };
-  WriteTree(root_ / "fp32",
+  WriteTree(dir_ / "fp32",
             {Processes(Row("identity", "conv2d", "c", 1, {}), {19.6, 20, 20.4}),
              Processes(Row("onnxruntime", "conv2d", "c", 1, {}), {9.8, 10, 10.2})});
-  WriteTree(root_ / "int8",
+  WriteTree(dir_ / "int8",
             {int8(Processes(Row("onnxruntime", "conv2d", "c", 1, {}), {4.9, 5, 5.1})),
              int8(Row("openvino", "conv2d", "c", 1, {}, kStatusWrong))});
-  const std::vector<std::string> inputs = {(root_ / "fp32").string(), (root_ / "int8").string()};
+  const std::vector<std::string> inputs = {(dir_ / "fp32").string(), (dir_ / "int8").string()};
   ASSERT_EQ(LoadRuns(inputs).size(), 4u);
-  ASSERT_EQ(RunAnalyze(inputs, (root_ / "out").string()), kExitOk);
+  ASSERT_EQ(RunAnalyze(inputs, (dir_ / "out").string()), kExitOk);
 
-  const std::string scaling = ReadText(root_ / "out" / kScalingCsv);
+  const std::string scaling = ReadText(dir_ / "out" / kScalingCsv);
   EXPECT_NE(scaling.find("cpu0,conv2d,onnxruntime,fp32,c,conv2d,,,1,100,"), std::string::npos)
       << scaling;
   EXPECT_NE(scaling.find("cpu0,conv2d,onnxruntime,int8,c,conv2d,,,1,200,"), std::string::npos)
@@ -303,11 +303,11 @@ TEST_F(AnalyzeFiles, Int8AndFp32TreesTogether) {
   EXPECT_NE(scaling.find("identity run at this batch size differs: precision fp32 vs int8 here"),
             std::string::npos)
       << scaling;
-  EXPECT_EQ(ReadText(root_ / "out" / kFailuresCsv),
+  EXPECT_EQ(ReadText(dir_ / "out" / kFailuresCsv),
             "device,experiment,compiler,precision,model,batch_size,status,error\n"
             "cpu0,conv2d,openvino,int8,c,1,wrong,worker died with signal 11\n");
 
-  const std::string precision = ReadText(root_ / "out" / kPrecisionCsv);
+  const std::string precision = ReadText(dir_ / "out" / kPrecisionCsv);
   // The figures as the rows read back (9 significant digits).
   std::optional<RunPoint> fp32, quantized;
   for (const LoadedRun& run : LoadRuns(inputs)) {
@@ -354,9 +354,9 @@ TEST_F(AnalyzeFiles, Int8AndFp32TreesTogether) {
 
 // Hostile inputs found by a fuzzing campaign.
 TEST_F(AnalyzeFiles, AZipEntryClaimingGigabytesIsRefusedBeforeReading) {
-  WriteTree(root_ / "results", {Row("identity", "conv2d", "conv2d_w64", 1, 1000)});
-  const fs::path zip = root_ / "big.zip";
-  Zip(root_ / "results", zip);
+  WriteTree(dir_ / "results", {Row("identity", "conv2d", "conv2d_w64", 1, 1000)});
+  const fs::path zip = dir_ / "big.zip";
+  Zip(dir_ / "results", zip);
   // Rewrite every uncompressed size in the central directory (signature PK\1\2, size at +24)
   // to 3 GiB; the bytes themselves stay small.
   std::string bytes = ReadText(zip);
@@ -374,21 +374,21 @@ TEST_F(AnalyzeFiles, AZipEntryClaimingGigabytesIsRefusedBeforeReading) {
 }
 
 TEST_F(AnalyzeFiles, AnOutputPathThatIsAFileIsBadInput) {
-  WriteTree(root_ / "results", {Row("identity", "conv2d", "conv2d_w64", 1, 1000)});
-  std::ofstream(root_ / "taken") << "a file";
+  WriteTree(dir_ / "results", {Row("identity", "conv2d", "conv2d_w64", 1, 1000)});
+  std::ofstream(dir_ / "taken") << "a file";
   const std::string error = InputErrorOf(
-      [&] { RunAnalyze({(root_ / "results").string()}, (root_ / "taken").string(), {}); });
+      [&] { RunAnalyze({(dir_ / "results").string()}, (dir_ / "taken").string(), {}); });
   EXPECT_NE(error.find("is an existing file; give a directory"), std::string::npos) << error;
-  EXPECT_EQ(ReadText(root_ / "taken"), "a file");
+  EXPECT_EQ(ReadText(dir_ / "taken"), "a file");
 }
 
 // A digit changed inside a stored (uncompressed) entry still decompresses: only the CRC tells.
 // Such an archive is refused, for a row when it is loaded and for a trace when it is read.
 TEST_F(AnalyzeFiles, EntriesWithAWrongCrcAreRefused) {
-  WriteTree(root_ / "tree", {Row("tvm", "conv2d", "c", 1, 123456.5)});
-  Zip(root_ / "tree", root_ / "good.zip", /*stored=*/true);
-  const std::string bytes = ReadText(root_ / "good.zip");
-  ASSERT_EQ(LoadRuns((root_ / "good.zip").string()).size(), 1u);
+  WriteTree(dir_ / "tree", {Row("tvm", "conv2d", "c", 1, 123456.5)});
+  Zip(dir_ / "tree", dir_ / "good.zip", /*stored=*/true);
+  const std::string bytes = ReadText(dir_ / "good.zip");
+  ASSERT_EQ(LoadRuns((dir_ / "good.zip").string()).size(), 1u);
 
   auto damaged = [&](const std::string& from, const std::string& to, const std::string& name) {
     std::string copy = bytes;
@@ -396,7 +396,7 @@ TEST_F(AnalyzeFiles, EntriesWithAWrongCrcAreRefused) {
     EXPECT_NE(at, std::string::npos) << from;
     EXPECT_EQ(copy.find(from, at + 1), std::string::npos) << from << " is not unique";
     copy.replace(at, from.size(), to);
-    const fs::path path = root_ / name;
+    const fs::path path = dir_ / name;
     std::ofstream(path, std::ios::binary) << copy;
     return path.string();
   };
@@ -409,7 +409,7 @@ TEST_F(AnalyzeFiles, EntriesWithAWrongCrcAreRefused) {
   ASSERT_EQ(runs.size(), 1u);
   const std::string trace_message = InputErrorOf([&] { ReadRunLatencies(runs[0]); });
   EXPECT_NE(trace_message.find("CRC error"), std::string::npos) << trace_message;
-  EXPECT_EQ(*ReadRunLatencies(LoadRuns((root_ / "good.zip").string())[0]),
+  EXPECT_EQ(*ReadRunLatencies(LoadRuns((dir_ / "good.zip").string())[0]),
             (std::vector<int64_t>{1000, 1100, 1050}));
 }
 

@@ -19,23 +19,21 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 namespace {
 
 namespace fs = std::filesystem;
 
-class ClaimTest : public ::testing::Test {
+class ClaimTest : public test_support::TempDirTest {
  protected:
+  ClaimTest() : TempDirTest("claim_") {}
+
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("claim_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    TempDirTest::SetUp();
     path_ = (dir_ / ".claims" / "run.claim").string();
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   static std::string Read(const std::string& path) {
     std::ifstream in(path);
@@ -73,7 +71,6 @@ class ClaimTest : public ::testing::Test {
     return pid;
   }
 
-  fs::path dir_;
   std::string path_;
 };
 

@@ -18,6 +18,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/measure/repeat.h"
 #include "ngraphbench/results/csv.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 namespace {
@@ -74,16 +75,9 @@ TEST(Classify, NonFiniteRatioIsUndecided) {
 
 // ---- The command over files ----
 
-class CompareFiles : public ::testing::Test {
+class CompareFiles : public test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("ngb_compare_test_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
+  CompareFiles() : TempDirTest("ngb_compare_test_") {}
 
   // A row measured in as many processes as `medians_ms` has values (their medians, in ms); its
   // latency_p50_ms is their middle one (a stand-in for the pooled median). A row of another
@@ -139,7 +133,7 @@ class CompareFiles : public ::testing::Test {
   //   identity    conv2d_w16 b1:  20% faster, NEW marked invalid   -> faster, out of the summary
   //   identity    conv2d_w16 b8:  NEW only
   void WriteTrees() {
-    const fs::path base = root_ / "base" / "results", next = root_ / "new" / "results";
+    const fs::path base = dir_ / "base" / "results", next = dir_ / "new" / "results";
     Write(base, Row("vm-a", "onnxruntime", "conv2d_w16", 1, Around(2.0)));
     Write(next, Row("vm-b", "onnxruntime", "conv2d_w16", 1, Around(2.4)));
     Write(base, Row("vm-a", "onnxruntime", "conv2d_w16", 8, Around(10.0)));
@@ -215,19 +209,17 @@ class CompareFiles : public ::testing::Test {
     std::snprintf(buffer, sizeof(buffer), "%.3f", value);
     return buffer;
   }
-
-  fs::path root_;
 };
 
 TEST_F(CompareFiles, FlagsTheSlowdownAndListsTheRest) {
   WriteTrees();
   CompareOptions options;
-  options.csv_path = (root_ / "pairs.csv").string();
+  options.csv_path = (dir_ / "pairs.csv").string();
   std::ostringstream out;
-  EXPECT_EQ(RunCompare((root_ / "base").string(), (root_ / "new").string(), options, out), kExitOk);
+  EXPECT_EQ(RunCompare((dir_ / "base").string(), (dir_ / "new").string(), options, out), kExitOk);
   const std::string report = out.str();
 
-  const std::string csv = ReadText(root_ / "pairs.csv");
+  const std::string csv = ReadText(dir_ / "pairs.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "compiler,experiment,model,batch_size,base_device,new_device,base_run_id,new_run_id,"
             "base_n,new_n,base_median_ms,new_median_ms,ratio,ratio_ci_low,ratio_ci_high,"
@@ -338,15 +330,15 @@ TEST_F(CompareFiles, FlagsTheSlowdownAndListsTheRest) {
   // --fail-on-regression: exit 1 for the slowdown, and the output is reproducible.
   options.fail_on_regression = true;
   std::ostringstream again;
-  EXPECT_EQ(RunCompare((root_ / "base").string(), (root_ / "new").string(), options, again),
+  EXPECT_EQ(RunCompare((dir_ / "base").string(), (dir_ / "new").string(), options, again),
             kExitRunsFailed);
   EXPECT_EQ(again.str(), report);
-  EXPECT_EQ(ReadText(root_ / "pairs.csv"), csv);
+  EXPECT_EQ(ReadText(dir_ / "pairs.csv"), csv);
 
   // --include-invalid: the invalid pair enters the summary as faster.
   options.invalid_runs = InvalidRuns::kInclude;
   std::ostringstream included;
-  RunCompare((root_ / "base").string(), (root_ / "new").string(), options, included);
+  RunCompare((dir_ / "base").string(), (dir_ / "new").string(), options, included);
   const std::string text = included.str();
   const size_t identity = text.find("| identity | conv2d | 1 | 0.");
   ASSERT_NE(identity, std::string::npos) << text;
@@ -358,7 +350,7 @@ TEST_F(CompareFiles, FlagsTheSlowdownAndListsTheRest) {
   // beyond it: undecided is never a regression.
   options.threshold = 0.25;
   std::ostringstream lenient;
-  EXPECT_EQ(RunCompare((root_ / "base").string(), (root_ / "new").string(), options, lenient),
+  EXPECT_EQ(RunCompare((dir_ / "base").string(), (dir_ / "new").string(), options, lenient),
             kExitOk);
   EXPECT_NE(lenient.str().find("same (within ±25%)"), std::string::npos) << lenient.str();
   EXPECT_NE(lenient.str().find("No significant slowdown beyond 25%."), std::string::npos)
@@ -368,22 +360,22 @@ TEST_F(CompareFiles, FlagsTheSlowdownAndListsTheRest) {
 // A zip holds the same runs: the same pairs, the same numbers.
 TEST_F(CompareFiles, ZipGivesTheSameNumbers) {
   WriteTrees();
-  Zip(root_ / "base" / "results", root_ / "base.zip");
+  Zip(dir_ / "base" / "results", dir_ / "base.zip");
   CompareOptions options;
-  options.csv_path = (root_ / "from_dir.csv").string();
+  options.csv_path = (dir_ / "from_dir.csv").string();
   std::ostringstream from_dir, from_zip;
-  RunCompare((root_ / "base").string(), (root_ / "new").string(), options, from_dir);
-  options.csv_path = (root_ / "from_zip.csv").string();
+  RunCompare((dir_ / "base").string(), (dir_ / "new").string(), options, from_dir);
+  options.csv_path = (dir_ / "from_zip.csv").string();
   options.fail_on_regression = true;
-  EXPECT_EQ(RunCompare((root_ / "base.zip").string(), (root_ / "new").string(), options, from_zip),
+  EXPECT_EQ(RunCompare((dir_ / "base.zip").string(), (dir_ / "new").string(), options, from_zip),
             kExitRunsFailed);
-  EXPECT_EQ(ReadText(root_ / "from_zip.csv"), ReadText(root_ / "from_dir.csv"));
+  EXPECT_EQ(ReadText(dir_ / "from_zip.csv"), ReadText(dir_ / "from_dir.csv"));
 }
 
 // Several device labels on a side: the label is part of the key, and runs of another device do
 // not pair up.
 TEST_F(CompareFiles, SeveralLabelsPairByLabel) {
-  const fs::path base = root_ / "base", next = root_ / "new";
+  const fs::path base = dir_ / "base", next = dir_ / "new";
   Write(base, Row("vm-a", "onnxruntime", "conv2d_w16", 1, Around(2.0)));
   Write(base, Row("vm-b", "onnxruntime", "conv2d_w16", 1, Around(2.0)));
   Write(next, Row("vm-a", "onnxruntime", "conv2d_w16", 1, Around(2.0)));
@@ -406,7 +398,7 @@ TEST_F(CompareFiles, SeveralLabelsPairByLabel) {
 // An offline run pairs with the offline run of the same streams, and a single-stream run with
 // the single-stream run, though all four are of one model and batch size.
 TEST_F(CompareFiles, OfflineRunsPairWithOfflineRuns) {
-  const fs::path base = root_ / "base", next = root_ / "new";
+  const fs::path base = dir_ / "base", next = dir_ / "new";
   auto offline = [](ResultRow row) {  // as the worker writes one: samples/s over the window
     row.run_id += "_offline_s2";
     row.scenario = "offline";
@@ -421,10 +413,10 @@ TEST_F(CompareFiles, OfflineRunsPairWithOfflineRuns) {
   Write(next, Row("vm", "onnxruntime", "conv2d_w16", 1, Around(2.0)));
   Write(next, offline(Row("vm", "onnxruntime", "conv2d_w16", 1, Around(4.0))));
   CompareOptions options;
-  options.csv_path = (root_ / "pairs.csv").string();
+  options.csv_path = (dir_ / "pairs.csv").string();
   std::ostringstream out;
   EXPECT_EQ(RunCompare(base.string(), next.string(), options, out), kExitOk);
-  const std::string csv = ReadText(root_ / "pairs.csv");
+  const std::string csv = ReadText(dir_ / "pairs.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;  // header + 2 pairs
   EXPECT_NE(csv.find(",conv2d_w16_b1,conv2d_w16_b1,"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",conv2d_w16_b1_offline_s2,conv2d_w16_b1_offline_s2,"), std::string::npos)
@@ -435,7 +427,7 @@ TEST_F(CompareFiles, OfflineRunsPairWithOfflineRuns) {
 // A tree holds the fp32 and the int8 runs of a model side by side: each pairs with the run of
 // its precision, never with the other's.
 TEST_F(CompareFiles, EachPrecisionPairsWithItsOwn) {
-  const fs::path base = root_ / "base", next = root_ / "new";
+  const fs::path base = dir_ / "base", next = dir_ / "new";
   auto int8 = [](ResultRow row) {
     row.run_id += "_int8";
     row.precision = "int8";
@@ -446,10 +438,10 @@ TEST_F(CompareFiles, EachPrecisionPairsWithItsOwn) {
   Write(next, Row("vm", "onnxruntime", "conv2d_w16", 1, Around(2.0)));
   Write(next, int8(Row("vm", "onnxruntime", "conv2d_w16", 1, Around(1.0))));
   CompareOptions options;
-  options.csv_path = (root_ / "pairs.csv").string();
+  options.csv_path = (dir_ / "pairs.csv").string();
   std::ostringstream out;
   EXPECT_EQ(RunCompare(base.string(), next.string(), options, out), kExitOk);
-  const std::string csv = ReadText(root_ / "pairs.csv");
+  const std::string csv = ReadText(dir_ / "pairs.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;  // header + 2 pairs
   EXPECT_NE(csv.find(",conv2d_w16_b1,conv2d_w16_b1,"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",conv2d_w16_b1_int8,conv2d_w16_b1_int8,"), std::string::npos) << csv;
@@ -457,29 +449,29 @@ TEST_F(CompareFiles, EachPrecisionPairsWithItsOwn) {
 }
 
 TEST_F(CompareFiles, BadInputIsAnInputError) {
-  Write(root_ / "base", Row("vm-a", "onnxruntime", "conv2d_w16", 1, Around(2.0)));
+  Write(dir_ / "base", Row("vm-a", "onnxruntime", "conv2d_w16", 1, Around(2.0)));
   std::ostringstream out;
-  const std::string missing = (root_ / "nope").string();
+  const std::string missing = (dir_ / "nope").string();
   try {
-    RunCompare((root_ / "base").string(), missing, CompareOptions(), out);
+    RunCompare((dir_ / "base").string(), missing, CompareOptions(), out);
     ADD_FAILURE() << "no InputError";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
   }
-  fs::create_directories(root_ / "empty");
+  fs::create_directories(dir_ / "empty");
   EXPECT_THROW(
-      RunCompare((root_ / "base").string(), (root_ / "empty").string(), CompareOptions(), out),
+      RunCompare((dir_ / "base").string(), (dir_ / "empty").string(), CompareOptions(), out),
       InputError);
   CompareOptions bad;
   bad.alpha = 1.5;
-  EXPECT_THROW(RunCompare((root_ / "base").string(), (root_ / "base").string(), bad, out),
+  EXPECT_THROW(RunCompare((dir_ / "base").string(), (dir_ / "base").string(), bad, out),
                InputError);
 
   // The traces are not read: a malformed one beside the row changes nothing.
-  std::ofstream(root_ / "base" / "vm-a" / "onnxruntime" / "conv2d_w16_b1.latencies.csv")
+  std::ofstream(dir_ / "base" / "vm-a" / "onnxruntime" / "conv2d_w16_b1.latencies.csv")
       << "iteration,latency_ns\n0,abc\n";
   std::ostringstream same;
-  EXPECT_EQ(RunCompare((root_ / "base").string(), (root_ / "base").string(), CompareOptions(),
+  EXPECT_EQ(RunCompare((dir_ / "base").string(), (dir_ / "base").string(), CompareOptions(),
                        same),
             kExitOk);
   EXPECT_NE(same.str().find("| 1.000 | 0.9"), std::string::npos) << same.str();

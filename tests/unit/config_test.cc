@@ -12,6 +12,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/experiments/resolve.h"
+#include "temp_dir.h"
 #include "unit/config_fixture.h"
 
 namespace ngraphbench {
@@ -149,8 +150,8 @@ experiments:
 }
 
 TEST_F(ConfigTest, StopAutoAddsProcessesForSingleStreamOnlyAndNotUnderProcesses) {
-  const std::string dir = ::testing::TempDir() + "/cfgdir_" + std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
+  const test_support::ScratchDir scratch("cfgdir_");
+  const std::string dir = scratch.path().string();
   std::ofstream(dir + "/experiments.yaml") << kValid;
   GridArgs args;
   args.experiment = "blocks";
@@ -175,7 +176,6 @@ TEST_F(ConfigTest, StopAutoAddsProcessesForSingleStreamOnlyAndNotUnderProcesses)
   args.scenario.reset();
   args.stop = "fixed";
   EXPECT_EQ(ResolveExperiment(args).stop, "fixed");
-  std::filesystem::remove_all(dir);
 }
 
 TEST_F(ConfigTest, DuplicateKeysAreRefusedEverywhere) {

@@ -17,30 +17,12 @@
 #include "ngraphbench/results/layout.h"
 #include "ngraphbench/results/row.h"
 #include "ngraphbench/results/server_steps.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 namespace {
 
-// A fresh folder under the test's temporary directory, removed with everything in it at the end
-// of the test.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& name)
-      : path_(::testing::TempDir() + "/csv_" + name + "_" + std::to_string(::getpid())) {
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  operator const std::string&() const { return path_; }
-
- private:
-  std::string path_;
-};
+using test_support::ScratchDir;
 
 std::vector<std::string> Listing(const std::string& dir) {
   std::vector<std::string> names;
@@ -392,8 +374,8 @@ TEST(Csv, MalformedRowsNameTheProblem) {
 }
 
 TEST(Csv, AtomicWritesLeaveOnlyFinalFiles) {
-  const ScratchDir scratch("atomic");
-  const std::string& dir = scratch;
+  const ScratchDir scratch("csv_atomic_");
+  const std::string dir = scratch.path().string();
   const std::string run = "conv_blocks_w16_d2_b8";
   const std::string path = RowPath(dir + "/local/onnxruntime", run);
   WriteRow(path, SampleRow());
@@ -426,8 +408,8 @@ TEST(Csv, TruncatedCopiedOrDoubledRowsAreRefused) {
     EXPECT_NE(std::string(e.what()).find("'run_id' twice"), std::string::npos) << e.what();
   }
 
-  const ScratchDir scratch("renamed");
-  const std::string& dir = scratch;
+  const ScratchDir scratch("csv_renamed_");
+  const std::string dir = scratch.path().string();
   const std::string copy = RowPath(dir, "resnet_s_b1");
   WriteFileAtomic(copy, text);  // the row of conv_blocks_w16_d2_b8 under another run's name
   try {
@@ -452,8 +434,8 @@ TEST(Csv, MalformedTracesAreInputErrors) {
 
 // A run's trace of several processes: processes count up from 0, iterations from 0 in each.
 TEST(Csv, ProcessTracesRoundTripAndRefuseDisorder) {
-  const ScratchDir scratch("ptrace");
-  const std::string& dir = scratch;
+  const ScratchDir scratch("csv_ptrace_");
+  const std::string dir = scratch.path().string();
   const std::vector<std::vector<int64_t>> traces = {{5, 7}, {11}, {13, 17, 19}};
   WriteProcessLatencies(dir + "/t.csv", traces);
   EXPECT_EQ(ReadProcessLatencies(dir + "/t.csv"), traces);
@@ -468,8 +450,8 @@ TEST(Csv, ProcessTracesRoundTripAndRefuseDisorder) {
 
 // Only the temporary files of writers that are gone: another sweep's live write is kept.
 TEST(Csv, StaleTempFilesAreRemoved) {
-  const ScratchDir scratch("stale");
-  const std::string& dir = scratch;
+  const ScratchDir scratch("csv_stale_");
+  const std::string dir = scratch.path().string();
   const pid_t gone = ::fork();
   if (gone == 0) ::_exit(0);
   ::waitpid(gone, nullptr, 0);

@@ -15,6 +15,7 @@
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 namespace {
@@ -312,14 +313,10 @@ TEST(Description, MistakesAreRefusedNamingTheFileAndTheKey) {
   ExpectError("", "the top level must be a mapping");
 }
 
-class DescriptionDir : public ::testing::Test {
+class DescriptionDir : public test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("ngb_descriptions_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  DescriptionDir() : TempDirTest("ngb_descriptions_") {}
+
   void Write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name) << text;
   }
@@ -327,7 +324,6 @@ class DescriptionDir : public ::testing::Test {
     std::string text = kMinimal;
     return text.replace(0, 10, "name: " + name) + extra;
   }
-  fs::path dir_;
 };
 
 TEST_F(DescriptionDir, EveryDescriptionIsFoundInOrderThenByName) {

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "ngraphbench/measure/sampler.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 namespace {
@@ -19,25 +20,19 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kRange = 262143328850;  // a common max_energy_range_uj
 
-class EnergyTest : public ::testing::Test {
+class EnergyTest : public test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) /
-            ("powercap_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
+  EnergyTest() : TempDirTest("powercap_", /*create=*/false) {}
 
   void Domain(const std::string& dir, const std::string& name, int64_t energy_uj,
               std::optional<int64_t> range_uj = kRange) {
-    fs::create_directories(root_ / dir);
-    std::ofstream(root_ / dir / "name") << name << "\n";
+    fs::create_directories(dir_ / dir);
+    std::ofstream(dir_ / dir / "name") << name << "\n";
     Counter(dir, energy_uj);
-    if (range_uj) std::ofstream(root_ / dir / "max_energy_range_uj") << *range_uj << "\n";
+    if (range_uj) std::ofstream(dir_ / dir / "max_energy_range_uj") << *range_uj << "\n";
   }
   void Counter(const std::string& dir, int64_t energy_uj) {
-    std::ofstream(root_ / dir / "energy_uj") << energy_uj << "\n";
+    std::ofstream(dir_ / dir / "energy_uj") << energy_uj << "\n";
   }
 
   // Two packages, the first with a DRAM subdomain; the second counter about to wrap. Core,
@@ -59,13 +54,11 @@ class EnergyTest : public ::testing::Test {
     Counter("intel-rapl:2", 57000000);    // +50 J, the whole platform: not counted
     Counter("intel-rapl-mmio:0", 9000000);
   }
-
-  fs::path root_;
 };
 
 TEST_F(EnergyTest, SumsPackagesAndDramAcrossAWrap) {
   TwoPackages();
-  EnergyMeter meter(root_.string());
+  EnergyMeter meter(dir_.string());
   meter.Start();
   TwoPackagesLater();
   const EnergyReading r = meter.Stop();
@@ -75,26 +68,26 @@ TEST_F(EnergyTest, SumsPackagesAndDramAcrossAWrap) {
 }
 
 TEST_F(EnergyTest, NoDomainsSaysSo) {
-  EnergyMeter absent((root_ / "missing").string());
+  EnergyMeter absent((dir_ / "missing").string());
   absent.Start();
   EnergyReading r = absent.Stop();
   EXPECT_FALSE(r.joules.has_value());
-  EXPECT_EQ(r.reason, "no RAPL domains under " + (root_ / "missing").string());
+  EXPECT_EQ(r.reason, "no RAPL domains under " + (dir_ / "missing").string());
 
   Domain("intel-rapl:0", "psys", 1000);  // only the platform domain: nothing to sum
-  EnergyMeter platform_only(root_.string());
+  EnergyMeter platform_only(dir_.string());
   platform_only.Start();
   r = platform_only.Stop();
   EXPECT_FALSE(r.joules.has_value());
-  EXPECT_EQ(r.reason, "no RAPL domains under " + root_.string());
+  EXPECT_EQ(r.reason, "no RAPL domains under " + dir_.string());
 }
 
 TEST_F(EnergyTest, UnreadableCounterGivesTheReason) {
   TwoPackages();
   // A counter that cannot be read: here a directory, as root can read any file.
-  fs::remove(root_ / "intel-rapl:1" / "energy_uj");
-  fs::create_directories(root_ / "intel-rapl:1" / "energy_uj");
-  EnergyMeter meter(root_.string());
+  fs::remove(dir_ / "intel-rapl:1" / "energy_uj");
+  fs::create_directories(dir_ / "intel-rapl:1" / "energy_uj");
+  EnergyMeter meter(dir_.string());
   meter.Start();
   const EnergyReading r = meter.Stop();
   EXPECT_FALSE(r.joules.has_value());
@@ -106,9 +99,9 @@ TEST_F(EnergyTest, UnreadableCounterGivesTheReason) {
 // reads files whatever their mode, so as root the check runs in a child that becomes `nobody`.
 TEST_F(EnergyTest, PermissionDeniedIsNamed) {
   TwoPackages();
-  fs::permissions(root_ / "intel-rapl:0" / "energy_uj", fs::perms::none);
+  fs::permissions(dir_ / "intel-rapl:0" / "energy_uj", fs::perms::none);
   auto check = [&] {
-    EnergyMeter meter(root_.string());
+    EnergyMeter meter(dir_.string());
     meter.Start();
     const EnergyReading r = meter.Stop();
     return !r.joules.has_value() && r.reason.rfind("energy_uj not readable (permission)", 0) !=
@@ -132,7 +125,7 @@ TEST_F(EnergyTest, PermissionDeniedIsNamed) {
 
 TEST_F(EnergyTest, WrapWithoutARangeIsNotGuessed) {
   Domain("intel-rapl:0", "package-0", 5000000, std::nullopt);
-  EnergyMeter meter(root_.string());
+  EnergyMeter meter(dir_.string());
   meter.Start();
   Counter("intel-rapl:0", 1000);
   EnergyReading r = meter.Stop();
@@ -149,7 +142,7 @@ TEST_F(EnergyTest, WrapWithoutARangeIsNotGuessed) {
 
 TEST_F(EnergyTest, TheSamplerReportsEnergyOverItsWindow) {
   TwoPackages();
-  SystemSampler sampler(std::chrono::milliseconds(0), root_.string());
+  SystemSampler sampler(std::chrono::milliseconds(0), dir_.string());
   sampler.Start();
   TwoPackagesLater();
   SystemStats s = sampler.Stop();
@@ -157,11 +150,11 @@ TEST_F(EnergyTest, TheSamplerReportsEnergyOverItsWindow) {
   EXPECT_DOUBLE_EQ(*s.energy_j_total, 4.0);
   EXPECT_EQ(s.energy_note, "");
 
-  SystemSampler without(std::chrono::milliseconds(0), (root_ / "missing").string());
+  SystemSampler without(std::chrono::milliseconds(0), (dir_ / "missing").string());
   without.Start();
   s = without.Stop();
   EXPECT_FALSE(s.energy_j_total.has_value());
-  EXPECT_EQ(s.energy_note, "energy: no RAPL domains under " + (root_ / "missing").string());
+  EXPECT_EQ(s.energy_note, "energy: no RAPL domains under " + (dir_ / "missing").string());
 }
 
 }  // namespace

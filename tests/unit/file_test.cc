@@ -13,22 +13,16 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/yaml.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 namespace {
 
 namespace fs = std::filesystem;
 
-class FileTest : public ::testing::Test {
+class FileTest : public test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("file_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  FileTest() : TempDirTest("file_") {}
 
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
   std::string Write(const std::string& name, const std::string& text) const {
@@ -49,8 +43,6 @@ class FileTest : public ::testing::Test {
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
     return message;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(FileTest, SpecialFilesAreRefusedAtOnceNamingTheFileAndWhatItIs) {

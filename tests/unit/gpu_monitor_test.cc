@@ -13,23 +13,19 @@
 
 #include "ngraphbench/measure/harness.h"
 #include "ngraphbench/measure/sampler.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 namespace {
 
 namespace fs = std::filesystem;
 
-class GpuMonitorTest : public ::testing::Test {
+class GpuMonitorTest : public test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) /
-            ("sysfs_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
+  GpuMonitorTest() : TempDirTest("sysfs_") {}
+
   void TearDown() override {
-    fs::remove_all(root_);
+    TempDirTest::TearDown();
     for (const char* v : {"FAKE_NVML_INIT_FAIL", "FAKE_NVML_NO_ENERGY", "FAKE_NVML_NO_UTIL",
                           "FAKE_NVML_OTHER_PID"}) {
       ::unsetenv(v);
@@ -40,14 +36,14 @@ class GpuMonitorTest : public ::testing::Test {
   GpuMonitorSettings Fake(const std::string& library = FAKE_NVML) const {
     GpuMonitorSettings s;
     s.nvml_library = library;
-    s.sysfs_root = root_.string();
+    s.sysfs_root = dir_.string();
     return s;
   }
-  GpuMonitorSettings NoNvml() const { return Fake((root_ / "missing/libnvidia-ml.so.1").string()); }
+  GpuMonitorSettings NoNvml() const { return Fake((dir_ / "missing/libnvidia-ml.so.1").string()); }
 
   void Write(const std::string& rel, const std::string& text) {
-    fs::create_directories((root_ / rel).parent_path());
-    std::ofstream(root_ / rel) << text;
+    fs::create_directories((dir_ / rel).parent_path());
+    std::ofstream(dir_ / rel) << text;
   }
 
   // Start, `samples` samples, Stop.
@@ -56,8 +52,6 @@ class GpuMonitorTest : public ::testing::Test {
     for (int i = 0; i < samples; ++i) monitor.Sample();
     return monitor.Stop();
   }
-
-  fs::path root_;
 };
 
 TEST_F(GpuMonitorTest, NvmlMeansPeaksAndEnergy) {
@@ -134,10 +128,10 @@ TEST_F(GpuMonitorTest, MissingLibraryLeavesEverythingEmpty) {
   EXPECT_FALSE(s.gpu_power_w.has_value());
   EXPECT_FALSE(s.gpu_energy_j_total.has_value());
   EXPECT_EQ(s.samples, 0);
-  const std::string lib = (root_ / "missing/libnvidia-ml.so.1").string();
+  const std::string lib = (dir_ / "missing/libnvidia-ml.so.1").string();
   EXPECT_EQ(s.note.rfind("gpu: no NVIDIA GPU measured: NVML: " + lib + " not loadable", 0), 0u)
       << s.note;
-  EXPECT_NE(s.note.find("; Jetson: no GPU load file under " + root_.string()), std::string::npos)
+  EXPECT_NE(s.note.find("; Jetson: no GPU load file under " + dir_.string()), std::string::npos)
       << s.note;
 }
 
@@ -222,7 +216,7 @@ TEST_F(GpuMonitorTest, JetsonLoadFromTheOlderPath) {
 
 // The sampler thread drives the monitor: samples every period, the counter at the two ends.
 TEST_F(GpuMonitorTest, TheSamplerThreadSamplesTheGpu) {
-  SystemSampler sampler(std::chrono::milliseconds(2), (root_ / "no_powercap").string(), Fake());
+  SystemSampler sampler(std::chrono::milliseconds(2), (dir_ / "no_powercap").string(), Fake());
   sampler.Start();
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
   const SystemStats s = sampler.Stop();
@@ -236,7 +230,7 @@ TEST_F(GpuMonitorTest, TheSamplerThreadSamplesTheGpu) {
   EXPECT_EQ(s.gpu.note, "");
 
   // A CPU run: no monitor, every GPU figure empty and no note.
-  SystemSampler cpu(std::chrono::milliseconds(2), (root_ / "no_powercap").string());
+  SystemSampler cpu(std::chrono::milliseconds(2), (dir_ / "no_powercap").string());
   cpu.Start();
   std::this_thread::sleep_for(std::chrono::milliseconds(10));
   const SystemStats c = cpu.Stop();

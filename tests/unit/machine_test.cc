@@ -13,6 +13,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/measure/cpuinfo.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 namespace {
@@ -20,18 +21,12 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class MachineTest : public ::testing::Test {
+class MachineTest : public test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) /
-            ("machine_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
+  MachineTest() : TempDirTest("machine_", /*create=*/false) {}
 
   void Write(const std::string& path, const std::string& text) {
-    const fs::path full = root_ / path;
+    const fs::path full = dir_ / path;
     fs::create_directories(full.parent_path());
     std::ofstream(full) << text;
   }
@@ -61,13 +56,11 @@ class MachineTest : public ::testing::Test {
     Write("proc/driver/nvidia/gpus/0000:01:00.0/information",
           "Model: \t\t NVIDIA H200\nIRQ:   \t\t 42\nGPU UUID: \t GPU-0000\n");
   }
-
-  fs::path root_;
 };
 
 TEST_F(MachineTest, DescribesAFixtureMachine) {
   WriteX86();
-  const MachineInfo m = DescribeMachine(root_.string());
+  const MachineInfo m = DescribeMachine(dir_.string());
   EXPECT_EQ(m.cpu_model, "Test CPU 9000 @ 3.00GHz");
   EXPECT_EQ(m.sockets, 1);
   EXPECT_EQ(m.cores, 2);
@@ -88,7 +81,7 @@ TEST_F(MachineTest, DescribesAFixtureMachine) {
 }
 
 TEST_F(MachineTest, MissingFilesLeaveFieldsEmpty) {
-  const MachineInfo m = DescribeMachine((root_ / "does-not-exist").string());
+  const MachineInfo m = DescribeMachine((dir_ / "does-not-exist").string());
   EXPECT_EQ(m.cpu_model, "");
   EXPECT_FALSE(m.sockets.has_value());
   EXPECT_FALSE(m.cores.has_value());
@@ -116,7 +109,7 @@ TEST_F(MachineTest, UnparsableFilesLeaveFieldsEmpty) {
   Write("proc/meminfo", "MemTotal: lots\n");
   Write("proc/loadavg", "high\n");
   Write("proc/driver/nvidia/version", "something else entirely\n");
-  const MachineInfo m = DescribeMachine(root_.string());
+  const MachineInfo m = DescribeMachine(dir_.string());
   EXPECT_FALSE(m.smt_active.has_value());
   EXPECT_FALSE(m.threads.has_value());
   EXPECT_FALSE(m.mem_total_kb.has_value());
@@ -129,7 +122,7 @@ TEST_F(MachineTest, TopologyFallsBackToCpuinfoAndAarch64HasNoModelName) {
         "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n\n"
         "processor\t: 1\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n");
   Write("sys/devices/system/cpu/cpufreq/boost", "1\n");
-  const MachineInfo m = DescribeMachine(root_.string());
+  const MachineInfo m = DescribeMachine(dir_.string());
   EXPECT_EQ(m.cpu_model, "ARM Neoverse-N1");  // no Features line: no extensions to name
   EXPECT_EQ(m.threads, 2);
   EXPECT_FALSE(m.sockets.has_value());  // no "physical id" lines
@@ -155,7 +148,7 @@ TEST_F(MachineTest, Aarch64CpuinfoNamesTheCoreAndItsVectorExtensions) {
   EXPECT_EQ(VectorIsa(kNeoverseN1), "asimd asimdhp asimddp");
   EXPECT_EQ(CpuinfoArch(kNeoverseN1), "aarch64");
   Write("proc/cpuinfo", kNeoverseN1);
-  const MachineInfo m = DescribeMachine(root_.string());
+  const MachineInfo m = DescribeMachine(dir_.string());
   EXPECT_EQ(m.cpu_model, "ARM Neoverse-N1 (asimd asimdhp asimddp)");
   EXPECT_EQ(m.threads, 2);
 
@@ -188,7 +181,7 @@ TEST_F(MachineTest, X86CpuinfoIsReadAsBefore) {
   EXPECT_EQ(CpuinfoArch(cpuinfo), "x86_64");
   EXPECT_EQ(CpuinfoArch("processor : 0\n"), "");
   WriteX86();
-  EXPECT_EQ(DescribeMachine(root_.string()).cpu_model, "Test CPU 9000 @ 3.00GHz");  // no ISA
+  EXPECT_EQ(DescribeMachine(dir_.string()).cpu_model, "Test CPU 9000 @ 3.00GHz");  // no ISA
 }
 
 // An ELF header of a 64-bit little-endian program for `machine` (62 x86-64, 183 aarch64).
@@ -210,40 +203,40 @@ TEST_F(MachineTest, EmulationIsSeenFromTheThreadsProgramOrAForeignCpuinfo) {
 
   // A fixture without the links is native.
   WriteX86();
-  EXPECT_EQ(Emulator(root_.string()), "");
+  EXPECT_EQ(Emulator(dir_.string()), "");
   // An aarch64 program on a CPU whose cpuinfo is x86's (qemu-user passes the host's through).
   Write("proc/self/exe", ElfHeader(183));
-  EXPECT_EQ(Emulator(root_.string()), "aarch64 on x86_64");
+  EXPECT_EQ(Emulator(dir_.string()), "aarch64 on x86_64");
   Write("proc/self/exe", ElfHeader(62));
-  EXPECT_EQ(Emulator(root_.string()), "");
+  EXPECT_EQ(Emulator(dir_.string()), "");
   // qemu-user: the thread's program is qemu, whatever cpuinfo says.
-  fs::create_directories(root_ / "proc/thread-self");
-  fs::create_symlink("/usr/bin/qemu-aarch64-static", root_ / "proc/thread-self/exe");
-  EXPECT_EQ(Emulator(root_.string()), "qemu-user");
+  fs::create_directories(dir_ / "proc/thread-self");
+  fs::create_symlink("/usr/bin/qemu-aarch64-static", dir_ / "proc/thread-self/exe");
+  EXPECT_EQ(Emulator(dir_.string()), "qemu-user");
   EXPECT_EQ(EmulatedReason("qemu-user"), "emulated CPU (qemu-user): timings mean nothing");
   // machine.json says so, with the host's CPU where cpuinfo is the host's (an aarch64 build
   // then also names the CPU qemu presents, by its MIDR).
-  const std::string model = DescribeMachine(root_.string()).cpu_model;
+  const std::string model = DescribeMachine(dir_.string()).cpu_model;
   EXPECT_NE(model.find("emulated by qemu-user"), std::string::npos) << model;
   EXPECT_NE(model.find("Test CPU 9000 @ 3.00GHz"), std::string::npos) << model;
 }
 
 TEST_F(MachineTest, MachineIdHashesTheMachineNotItsLoad) {
   WriteX86();
-  const std::string id = DescribeMachine(root_.string()).machine_id;
-  EXPECT_EQ(DescribeMachine(root_.string()).machine_id, id);
+  const std::string id = DescribeMachine(dir_.string()).machine_id;
+  EXPECT_EQ(DescribeMachine(dir_.string()).machine_id, id);
   Write("proc/loadavg", "9.00 9.00 9.00 5/100 999\n");
-  EXPECT_EQ(DescribeMachine(root_.string()).machine_id, id);
+  EXPECT_EQ(DescribeMachine(dir_.string()).machine_id, id);
   Write("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "powersave\n");
-  const std::string other_governor = DescribeMachine(root_.string()).machine_id;
+  const std::string other_governor = DescribeMachine(dir_.string()).machine_id;
   EXPECT_NE(other_governor, id);
   Write("proc/meminfo", "MemTotal:       8192000 kB\n");
-  EXPECT_NE(DescribeMachine(root_.string()).machine_id, other_governor);
+  EXPECT_NE(DescribeMachine(dir_.string()).machine_id, other_governor);
 }
 
 TEST_F(MachineTest, MergeKeepsOtherMachinesAndReplacesItsOwnEntry) {
   WriteX86();
-  MachineInfo m = DescribeMachine(root_.string());
+  MachineInfo m = DescribeMachine(dir_.string());
   const std::string first = MergeMachineFile(std::nullopt, "machine.json", m);
   json j = json::parse(first);
   ASSERT_TRUE(j.is_object());
@@ -265,7 +258,7 @@ TEST_F(MachineTest, MergeKeepsOtherMachinesAndReplacesItsOwnEntry) {
 }
 
 TEST_F(MachineTest, MalformedMachineFileIsAnInputErrorNamingIt) {
-  const MachineInfo m = DescribeMachine(root_.string());
+  const MachineInfo m = DescribeMachine(dir_.string());
   for (const std::string text : {"", "{not json", "[1, 2]", R"({"abc": 3})"}) {
     try {
       MergeMachineFile(text, "results/local/machine.json", m);
@@ -282,7 +275,7 @@ TEST_F(MachineTest, MalformedMachineFileIsAnInputErrorNamingIt) {
 // file: it is refused while parsing (before the nesting is built), and what is written is at
 // most what the tool reads back.
 TEST_F(MachineTest, DeepOrBloatedMachineFilesAreRefusedAndNeverRewrittenLarger) {
-  const MachineInfo m = DescribeMachine(root_.string());
+  const MachineInfo m = DescribeMachine(dir_.string());
   const auto refused = [&](const std::string& text, const std::string& why) {
     try {
       MergeMachineFile(text, "results/local/machine.json", m);

@@ -15,6 +15,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/graph/onnx_fold.h"
 #include "ngraphbench/graph/onnx_io.h"
+#include "temp_dir.h"
 #include "unit/onnx_import_fixture.h"
 
 namespace ngraphbench {
@@ -25,16 +26,14 @@ using namespace onnx_testing;  // the models and helpers these files share
 // ---- external data
 // -------------------------------------------------------------------------------
 
-class OnnxExternalData : public ::testing::Test {
+class OnnxExternalData : public test_support::TempDirTest {
  protected:
+  OnnxExternalData() : TempDirTest("ngb_external_") {}
+
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("ngb_external_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    TempDirTest::SetUp();
     fs::create_directories(dir_ / "model");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Appends `bytes` to the side file and points `t` at them.
   void External(TensorProto* t, const std::string& bytes, const std::string& location,
@@ -100,7 +99,6 @@ class OnnxExternalData : public ::testing::Test {
     return "";
   }
 
-  fs::path dir_;
   std::vector<float> big_, small_;
 };
 

@@ -11,6 +11,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/models/synthetic.h"
 #include "ngraphbench/models/zoo.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 namespace {
@@ -238,9 +239,8 @@ TEST(HostileImport, ConvWeightChannelsMustMatchTheInput) {
 // and shapes as from ExportOnnx's bytes.
 TEST(ExternalExport, ReimportsWithTheSameWeightsAndShapes) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("ngb_export_ext_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const test_support::ScratchDir scratch("ngb_export_ext_");
+  const fs::path& dir = scratch.path();
   const std::string path = (dir / "model.onnx").string();
   // Linear on rank-3 inputs (weights stored transposed), Gelu's scalars, biases under the
   // external size: each kind of initializer the exporter writes.
@@ -294,7 +294,6 @@ TEST(ExternalExport, ReimportsWithTheSameWeightsAndShapes) {
   EXPECT_EQ(from_file.value_shapes, from_bytes.value_shapes);
   EXPECT_EQ(OpCounts(from_file), OpCounts(from_bytes));
   EXPECT_EQ(from_file.ParameterCount(), from_bytes.ParameterCount());
-  fs::remove_all(dir);
 }
 
 }  // namespace

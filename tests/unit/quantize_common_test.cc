@@ -15,6 +15,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/tensor.h"
 #include "ngraphbench/graph/ir.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 namespace {
@@ -34,24 +35,21 @@ cp "$model" "$out/quantized.onnx"
 printf '{"scheme": "fake", "calibration_batches": %d}' "$n" > "$out/meta.json"
 )";
 
-class QuantizeCommon : public ::testing::Test {
+class QuantizeCommon : public test_support::TempDirTest {
  protected:
+  QuantizeCommon() : TempDirTest("ngb_quantize_common_test_") {}
+
   void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("ngb_quantize_common_test_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-    std::ofstream(root_ / "fake_quantize.sh") << kFakeTool;
+    TempDirTest::SetUp();
+    std::ofstream(dir_ / "fake_quantize.sh") << kFakeTool;
     tool_.who = "fakesdk";
     tool_.python = "/bin/sh";
-    tool_.script = (root_ / "fake_quantize.sh").string();
+    tool_.script = (dir_ / "fake_quantize.sh").string();
     tool_.fix = "set NGRAPHBENCH_FAKE_PYTHON";
     tool_.sdk_version = "1.0";
     tool_.outputs = {"quantized.onnx"};
     graph_.inputs = {{"x", {2, 3}}};
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   CompileRequest Request(const std::string& cache_dir) {
     CompileRequest request{graph_, onnx_, config_, cache_dir};
@@ -64,7 +62,6 @@ class QuantizeCommon : public ::testing::Test {
     return n;
   }
 
-  fs::path root_;
   QuantizeTool tool_;
   Graph graph_;
   std::string onnx_ = "model bytes";
@@ -74,7 +71,7 @@ class QuantizeCommon : public ::testing::Test {
 // Quantized once into the cache, found there the second time; the calibration set went to the
 // tool (every batch) and is not kept; another SDK version is another entry.
 TEST_F(QuantizeCommon, QuantizesOnceIntoTheCache) {
-  const fs::path cache = root_ / "cache";
+  const fs::path cache = dir_ / "cache";
   QuantizeScratch scratch;
   const QuantizedModel first = QuantizeModel(Request(cache.string()), tool_, scratch);
   EXPECT_FALSE(first.cache_hit);
@@ -101,7 +98,7 @@ TEST_F(QuantizeCommon, QuantizesOnceIntoTheCache) {
 // Without a cache directory the model is quantized into a temporary folder that stays while the
 // scratch lives (an executable may read it again) and goes with it: nothing is left behind.
 TEST_F(QuantizeCommon, WithoutACacheNothingIsLeftBehind) {
-  const fs::path tmp = root_ / "tmp";
+  const fs::path tmp = dir_ / "tmp";
   fs::create_directories(tmp);
   const char* old = std::getenv("TMPDIR");
   const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
@@ -130,7 +127,7 @@ TEST_F(QuantizeCommon, WithoutACacheNothingIsLeftBehind) {
 // cache (a later run quantizes again), and no temporary folder once the scratch goes.
 TEST_F(QuantizeCommon, AFailingToolIsACompileErrorAndLeavesNothing) {
   onnx_ = "fail";
-  const fs::path cache = root_ / "cache";
+  const fs::path cache = dir_ / "cache";
   QuantizeScratch scratch;
   try {
     QuantizeModel(Request(cache.string()), tool_, scratch);

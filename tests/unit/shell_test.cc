@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.h"
+
 namespace ngraphbench {
 namespace {
 
@@ -28,9 +30,8 @@ TEST(ShellQuote, LeavesPlainWordsAndQuotesTheRest) {
 // Each hostile argument goes through bash as one argument, byte for byte, and the commands it
 // holds do not run.
 TEST(ShellCommandLine, PastedIntoBashPassesEachArgumentAndRunsNothing) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("ngb_shell_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const test_support::ScratchDir scratch("ngb_shell_");
+  const fs::path& dir = scratch.path();
   const std::string marker = (dir / "ran").string();
   const std::vector<std::string> hostile = {
       "m;$(touch " + marker + ").onnx",
@@ -72,7 +73,6 @@ TEST(ShellCommandLine, PastedIntoBashPassesEachArgumentAndRunsNothing) {
   }
   EXPECT_EQ(got, hostile);
   EXPECT_FALSE(fs::exists(marker)) << "the pasted line ran a command";
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "ngraphbench/runner/launch.h"
 #include "ngraphbench/runner/plan.h"
 #include "require_compiler.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 namespace {
@@ -152,16 +153,9 @@ void ExpectSame(const ResolvedRun& a, const ResolvedRun& b) {
   EXPECT_EQ(a.config_hash, b.config_hash);
 }
 
-class Spec : public ::testing::Test {
+class Spec : public test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("spec_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  Spec() : TempDirTest("spec_") {}
 
   std::string Write(const std::string& name, const std::string& text) const {
     const std::string path = (dir_ / name).string();
@@ -178,8 +172,6 @@ class Spec : public ::testing::Test {
     ADD_FAILURE() << path << " was read as a spec";
     return "";
   }
-
-  fs::path dir_;
 };
 
 TEST_F(Spec, EveryFieldSurvivesTheText) {
@@ -257,8 +249,8 @@ TEST_F(Spec, AMalformedFileIsAnInputErrorNamingIt) {
 // is never killed as a hung worker.
 TEST(Plan, ARunThatTunesHasTheTuningCapAddedToItsTimeout) {
   NGB_REQUIRE_BUILT("tvm");
-  const fs::path dir = fs::path(::testing::TempDir()) / ("plan_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const test_support::ScratchDir scratch("plan_");
+  const fs::path& dir = scratch.path();
   std::ofstream(dir / "experiments.yaml")
       << "defaults:\n  timeout_s: 900\n  batch_sizes: [1]\n  quick_batch_sizes: [1]\n"
       << "experiments:\n  tiny:\n    family: linear\n    widths: [8]\n";
@@ -277,7 +269,6 @@ TEST(Plan, ARunThatTunesHasTheTuningCapAddedToItsTimeout) {
   RunArgs untuned = args;
   untuned.grid.settings = {"options.tuning_trials=0"};
   EXPECT_DOUBLE_EQ(timeout(untuned), 900);
-  fs::remove_all(dir);
 }
 
 }  // namespace
