@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "ngraphbench/compilers/quantize_common/int8_census.h"
 #include "ngraphbench/compilers/quantize_common/quantize_common.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/tensor.h"
@@ -137,6 +138,89 @@ TEST_F(QuantizeCommon, AFailingToolIsACompileErrorAndLeavesNothing) {
               "fakesdk: compiling failed (ModuleNotFoundError: No module named 'nncf')");
   }
   EXPECT_EQ(Entries(cache / "fakesdk-int8"), 0u);
+}
+
+// ONNX Runtime's optimized graph of a QDQ conv block at opt_level all: the convolution is an
+// integer kernel, the quantize and dequantize ops are no kernel of either kind.
+TEST(Int8Census, OrtCountsIntegerOpsAndTheFloatComputeLeft) {
+  const Int8Census c = OrtInt8Census(
+      {{"QLinearConv", 2}, {"QLinearAdd", 1}, {"QuantizeLinear", 1}, {"DequantizeLinear", 1},
+       {"MatMulIntegerToFloat", 1}, {"Gemm", 1}, {"Relu", 3}, {"DynamicQuantizeLinear", 1}},
+      "all");
+  EXPECT_EQ(c.int8_compute, 3);
+  EXPECT_EQ(c.float_compute, 1);
+  EXPECT_EQ(FormatCounts(c.int8_by_name), "MatMulIntegerToFloat:1 QLinearAdd:1 QLinearConv:2");
+  EXPECT_EQ(FormatCounts(c.float_by_name), "Gemm:1");
+  EXPECT_EQ(c.degraded, "");
+}
+
+// The same model without graph optimizations runs DequantizeLinear -> Conv: float kernels on
+// dequantized values, which is no int8 build; an integer elementwise op alone does not make one.
+TEST(Int8Census, OrtWithNoIntegerConvolutionOrProductIsDegraded) {
+  const Int8Census c = OrtInt8Census(
+      {{"Conv", 2}, {"MatMul", 1}, {"QLinearAdd", 1}, {"DequantizeLinear", 6}}, "disable");
+  EXPECT_EQ(c.int8_compute, 0);
+  EXPECT_EQ(c.float_compute, 3);
+  EXPECT_EQ(FormatCounts(c.int8_by_name), "QLinearAdd:1");
+  EXPECT_NE(c.degraded.find("graph optimization level disable"), std::string::npos) << c.degraded;
+  EXPECT_NE(c.degraded.find("its 3 convolutions and matrix products run in float (Conv:2 "
+                            "MatMul:1)"),
+            std::string::npos)
+      << c.degraded;
+  EXPECT_NE(c.degraded.find("at opt_level extended and all"), std::string::npos) << c.degraded;
+  // At opt_level all there is no level to suggest.
+  const Int8Census all = OrtInt8Census({{"FusedConv", 1}}, "all");
+  EXPECT_NE(all.degraded.find("its 1 convolution or matrix product runs in float (FusedConv:1)"),
+            std::string::npos)
+      << all.degraded;
+  EXPECT_EQ(all.degraded.find("extended and all"), std::string::npos) << all.degraded;
+  EXPECT_NE(OrtInt8Census({}, "all").degraded.find("no convolution or matrix product at all"),
+            std::string::npos);
+}
+
+// OpenVINO's execution graph: compute layers by runtime precision (any case), listed by their
+// implementation; other layers (a fused eltwise, reorders) count for neither.
+TEST(Int8Census, OpenVinoCountsComputeLayersByRuntimePrecision) {
+  const Int8Census c = OpenVinoInt8Census({{"Convolution", "U8", "brgconv_avx512_amx_I8"},
+                                           {"Convolution", "i8", "brgconv_avx512_amx_I8"},
+                                           {"FullyConnected", "u8", "brgemm_avx512_amx_I8"},
+                                           {"MatMul", "f32", "brgemm_avx512_FP32"},
+                                           {"Eltwise", "u8", "jit_avx512_I8"},
+                                           {"Reorder", "f32", "ref_any"}});
+  EXPECT_EQ(c.int8_compute, 3);
+  EXPECT_EQ(c.float_compute, 1);
+  EXPECT_EQ(FormatCounts(c.int8_by_name), "brgconv_avx512_amx_I8:2 brgemm_avx512_amx_I8:1");
+  EXPECT_EQ(FormatCounts(c.float_by_name), "brgemm_avx512_FP32:1");
+  EXPECT_EQ(c.degraded, "");
+}
+
+TEST(Int8Census, OpenVinoWithEveryComputeLayerInFloatIsDegraded) {
+  const Int8Census c = OpenVinoInt8Census({{"Convolution", "f32", "brgconv_avx512_FP32"},
+                                           {"FullyConnected", "bf16", ""},
+                                           {"Eltwise", "u8", "jit_avx512_I8"}});
+  EXPECT_EQ(c.int8_compute, 0);
+  EXPECT_NE(c.degraded.find("runs no convolution or matrix product in integer"),
+            std::string::npos)
+      << c.degraded;
+  EXPECT_NE(c.degraded.find("(FullyConnected/unknown:1 brgconv_avx512_FP32:1)"),
+            std::string::npos)
+      << c.degraded;
+}
+
+// A list stays one value of "k=v;k=v": what would split it becomes '_'.
+TEST(Int8Census, FormatCountsKeepsTheSettingsEncoding) {
+  EXPECT_EQ(FormatCounts({}), "");
+  EXPECT_EQ(FormatCounts({{"a;b=c:d e", 2}, {"x", 1}}), "a_b_c_d_e:2 x:1");
+}
+
+// The integer instruction sets among the CPU's vector ISAs, in a fixed order.
+TEST(Int8Census, Int8IsaPicksTheIntegerInstructionSets) {
+  EXPECT_EQ(Int8Isa("avx avx2 fma avx512f avx512bw avx512_vnni avx_vnni avx512_bf16 amx_tile "
+                    "amx_int8"),
+            "avx2 avx512bw avx512_vnni avx_vnni amx_int8");
+  EXPECT_EQ(Int8Isa("asimd asimddp i8mm bf16 sve"), "asimddp i8mm");
+  EXPECT_EQ(Int8Isa("avx fma"), "none");
+  EXPECT_EQ(Int8Isa(""), "none");
 }
 
 }  // namespace
