@@ -60,6 +60,7 @@
 #include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/compilers/openvino/openvino_internal.h"
+#include "ngraphbench/compilers/quantize_common/int8_census.h"
 #include "ngraphbench/compilers/quantize_common/quantize_common.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/tensor.h"
@@ -106,6 +107,30 @@ std::string Join(const std::vector<std::string>& items) {
   for (const std::string& item : items) joined += (joined.empty() ? "" : " ") + item;
   return joined;
 }
+
+// Precision int8: what the plugin runs of NNCF's model, from its execution graph
+// (CompiledModel::get_runtime_model(), one op per executed layer, whose rt_info says the layer's
+// type, runtime precision and implementation): int8_census.h's census of its compute layers.
+// Reads the compiled model's graph; compiles nothing.
+Int8Census ExecutionGraphCensus(const ov::CompiledModel& compiled) {
+  auto text = [](const ov::RTMap& info, const char* key) -> std::string {
+    const auto it = info.find(key);
+    if (it == info.end()) return "";
+    try {
+      return it->second.as<std::string>();
+    } catch (const ov::Exception&) {
+      return "";
+    }
+  };
+  std::vector<ExecutedLayer> layers;
+  for (const auto& op : compiled.get_runtime_model()->get_ops()) {
+    const ov::RTMap& info = op->get_rt_info();
+    layers.push_back({text(info, "layerType"), text(info, "runtimePrecision"),
+                      text(info, "primitiveType")});
+  }
+  return OpenVinoInt8Census(layers);
+}
+
 class OpenVinoCompiler final : public Compiler {
  public:
   std::string Version() const override {
@@ -160,6 +185,8 @@ class OpenVinoCompiler final : public Compiler {
                                        properties);
         cache_hit = LoadedFromCache(compiled);
       }
+      std::optional<Int8Census> census;
+      if (nncf) census = ExecutionGraphCensus(compiled);
       auto executable = std::make_unique<OpenVinoExecutable>(
           std::move(compiled), request.graph,
           ProfileRecipe{core_, &request.graph, &request.onnx, request.onnx_path, device,
@@ -175,6 +202,16 @@ class OpenVinoCompiler final : public Compiler {
         settings["quantize_s"] = std::to_string(nncf->meta.value("quantize_s", 0.0));
         settings["fake_quantize_nodes"] = std::to_string(nncf->meta.value("fake_quantize", 0));
         settings["quantize_cache_hit"] = nncf->cache_hit ? "true" : "false";
+        // The compute layers by runtime precision, and their implementations by name.
+        settings["int8_kernels"] = std::to_string(census->int8_compute);
+        settings["float_kernels"] = std::to_string(census->float_compute);
+        if (!census->int8_by_name.empty()) {
+          settings["int8_primitives"] = FormatCounts(census->int8_by_name);
+        }
+        if (!census->float_by_name.empty()) {
+          settings["float_primitives"] = FormatCounts(census->float_by_name);
+        }
+        if (!census->degraded.empty()) executable->add_degraded(census->degraded);
         settings["quantize_key"] = nncf->key;  // the entry <cache_dir>/openvino-int8/<key>/
       }
       if (!request.offline) {

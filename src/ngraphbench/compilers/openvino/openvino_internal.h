@@ -87,6 +87,10 @@ class OpenVinoExecutable final : public Executable {
   std::map<std::string, std::string>& settings() { return settings_; }  // what Compile adds
   double CacheStoreSeconds() const override { return cache_store_s_; }
   void set_cache_store_s(double seconds) { cache_store_s_ = seconds; }
+  // What the compiler found the build does less of than asked (an int8 model whose compute
+  // layers all run in float).
+  std::vector<std::string> Degraded() const override { return degraded_; }
+  void add_degraded(std::string why) { degraded_.push_back(std::move(why)); }
 
  private:
   class Context final : public RunContext {
@@ -148,6 +152,7 @@ class OpenVinoExecutable final : public Executable {
   ov::InferRequest request_;
   std::map<std::string, std::string> settings_;
   double cache_store_s_ = 0;  // CacheStoreSeconds()
+  std::vector<std::string> degraded_;
   std::vector<ov::Output<const ov::Node>> inputs_;
   std::vector<ov::Output<const ov::Node>> outputs_;
 };

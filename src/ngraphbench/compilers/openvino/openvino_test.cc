@@ -222,6 +222,13 @@ TEST_F(OpenVinoTest, Int8QuantizesWithNncfOnceAndStaysWithinTheBounds) {
     EXPECT_EQ(settings.at("quantize_cache_hit"), hit);
     EXPECT_EQ(settings.at("calibration_batches"), std::to_string(kCalibrationBatches));
     EXPECT_GT(std::stoi(settings.at("fake_quantize_nodes")), 0);
+    // The execution graph runs the one convolution as an integer kernel ("..._I8").
+    EXPECT_EQ(settings.at("int8_kernels"), "1");
+    EXPECT_EQ(settings.at("float_kernels"), "0");
+    EXPECT_NE(settings.at("int8_primitives").find("8:1"), std::string::npos)
+        << settings.at("int8_primitives");
+    EXPECT_EQ(settings.count("float_primitives"), 0u);
+    EXPECT_TRUE(exe->Degraded().empty()) << exe->Degraded().front();
     EXPECT_TRUE(std::filesystem::exists(cache / "openvino-int8" / settings.at("quantize_key") /
                                         "quantized.xml"))
         << "quantize_key " << settings.at("quantize_key") << " names no cache entry";
