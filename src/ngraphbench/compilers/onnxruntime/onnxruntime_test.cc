@@ -105,6 +105,14 @@ TEST_F(OnnxRuntime, Int8QuantizesOnceAndStaysWithinTheBounds) {
     EXPECT_EQ(settings.at("calibration_batches"), std::to_string(kCalibrationBatches));
     EXPECT_NE(settings.at("quantization").find("per_channel"), std::string::npos);
     EXPECT_GT(std::stoi(settings.at("qdq_nodes")), 0);
+    // At opt_level all the session runs the convolution as an integer kernel (the census of its
+    // optimized graph), on the CPU's integer instruction sets.
+    EXPECT_NE(settings.at("int8_ops_by_type").find("QLinearConv:1"), std::string::npos)
+        << settings.at("int8_ops_by_type");
+    EXPECT_GE(std::stoi(settings.at("int8_kernels")), 1);
+    EXPECT_EQ(settings.at("float_kernels"), "0");
+    EXPECT_FALSE(settings.at("int8_isa").empty());
+    EXPECT_TRUE(exe->Degraded().empty()) << exe->Degraded().front();
     EXPECT_TRUE(fs::exists(cache / "onnxruntime-int8" / settings.at("quantize_key") /
                            "quantized.onnx"))
         << "quantize_key " << settings.at("quantize_key") << " names no cache entry";
@@ -115,6 +123,21 @@ TEST_F(OnnxRuntime, Int8QuantizesOnceAndStaysWithinTheBounds) {
     EXPECT_TRUE(WithinInt8Bounds(a)) << "cosine " << a.cosine << ", SNR " << a.snr_db;
     EXPECT_LT(a.snr_db, 80) << "the int8 outputs are fp32's";
   }
+  // Without graph optimizations the session runs DequantizeLinear and a float Conv: the same
+  // quantized model (from the cache), now a degraded int8 build.
+  config_.opt_level = "disable";
+  {
+    auto exe = compiler_->Compile(CompileRequest{g, onnx, config_, cache.string()});
+    const auto settings = exe->EffectiveSettings();
+    EXPECT_EQ(settings.at("quantize_cache_hit"), "true");
+    EXPECT_EQ(settings.at("int8_kernels"), "0");
+    EXPECT_EQ(settings.at("float_kernels"), "1");
+    ASSERT_EQ(exe->Degraded().size(), 1u);
+    EXPECT_NE(exe->Degraded()[0].find("no integer convolution or matrix product"),
+              std::string::npos)
+        << exe->Degraded()[0];
+  }
+  config_.opt_level = "all";
   config_.device = "cuda";
   try {
     compiler_->Compile(CompileRequest{g, onnx, config_, cache.string()});

@@ -99,6 +99,10 @@ class OrtExecutable : public Executable {
 
   const Placement& placement() const { return placement_; }
   std::map<std::string, std::string>& settings() { return settings_; }
+  // What the compiler found the build does less of than asked, added after construction (an
+  // int8 model whose convolutions and matrix products all run in float).
+  std::vector<std::string> Degraded() const override { return degraded_; }
+  std::vector<std::string>& degraded() { return degraded_; }
 
  private:
   struct Binding {
@@ -128,6 +132,7 @@ class OrtExecutable : public Executable {
   std::vector<const char*> input_names_, output_names_;
   std::vector<Ort::Value> input_values_, output_values_;
   std::map<std::string, std::string> settings_;
+  std::vector<std::string> degraded_;
   Placement placement_;
   int64_t streams_ = 1;
   std::vector<TensorSpec> input_specs_, output_specs_;  // for the contexts' own buffers

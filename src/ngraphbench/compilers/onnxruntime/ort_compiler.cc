@@ -17,8 +17,10 @@
 #include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/compilers/onnxruntime/ort_common.h"
+#include "ngraphbench/compilers/quantize_common/int8_census.h"
 #include "ngraphbench/compilers/quantize_common/quantize_common.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/measure/cpuinfo.h"
 
 namespace ngraphbench {
 namespace {
@@ -28,6 +30,42 @@ GraphOptimizationLevel OptLevel(const std::string& name) {
   if (name == "basic") return ORT_ENABLE_BASIC;
   if (name == "extended") return ORT_ENABLE_EXTENDED;
   return ORT_ENABLE_ALL;
+}
+
+// Precision int8: what the session runs of the QDQ model at `opt_level`, from ort_quantize.py's
+// census of its optimized graph in the quantizer's meta.json (int8_census.h), into the settings
+// (int8_kernels, float_kernels, int8_ops_by_type, float_ops_by_type), and Degraded() when no
+// convolution or matrix product is an integer kernel. int8_isa: the CPU's integer instruction
+// sets, by which MLAS picks its integer kernels: what the CPU offers, not a trace of the kernel.
+void AddInt8Census(const nlohmann::json& meta, const std::string& opt_level,
+                   ort::OrtExecutable& executable) {
+  auto& settings = executable.settings();
+  settings["int8_isa"] = Int8Isa(VectorIsa(HostCpuIdentity()));
+  const auto census = meta.find("optimized_ops");
+  if (census == meta.end() || !census->is_object() || !census->contains(opt_level) ||
+      !census->at(opt_level).is_object()) {
+    const auto error = meta.find("optimized_ops_error");
+    std::string why = error != meta.end() && error->is_string()
+                          ? error->get<std::string>()
+                          : "the quantizer's meta.json has no census of opt_level " + opt_level;
+    // The settings are "k=v;k=v": the reason loses what would break that.
+    std::replace(why.begin(), why.end(), ';', ',');
+    std::replace(why.begin(), why.end(), '=', ':');
+    settings["int8_census_error"] = why.substr(0, 200);
+    return;
+  }
+  std::map<std::string, int64_t> op_types;
+  for (const auto& [type, count] : census->at(opt_level).items()) {
+    if (count.is_number_integer()) op_types[type] = count.get<int64_t>();
+  }
+  const Int8Census c = OrtInt8Census(op_types, opt_level);
+  int64_t integer_ops = 0;
+  for (const auto& [type, count] : c.int8_by_name) integer_ops += count;
+  settings["int8_kernels"] = std::to_string(integer_ops);
+  settings["float_kernels"] = std::to_string(c.float_compute);
+  if (!c.int8_by_name.empty()) settings["int8_ops_by_type"] = FormatCounts(c.int8_by_name);
+  if (!c.float_by_name.empty()) settings["float_ops_by_type"] = FormatCounts(c.float_by_name);
+  if (!c.degraded.empty()) executable.degraded().push_back(c.degraded);
 }
 
 // ort_quantize.py with the python of the onnxruntime wheel; the cache key covers ONNX Runtime's
@@ -123,6 +161,7 @@ class OrtCompiler : public Compiler {
                                              quantized->meta.value("dequantize_linear", 0));
       settings["quantize_cache_hit"] = quantized->cache_hit ? "true" : "false";
       settings["quantize_key"] = quantized->key;
+      AddInt8Census(quantized->meta, config.opt_level, *executable);
     }
     settings["inter_op_threads"] = config.options.String("inter_op_threads");
     settings["graph_optimization_level"] = config.opt_level;

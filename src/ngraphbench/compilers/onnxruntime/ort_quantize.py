@@ -10,6 +10,13 @@ file holds one batch of every model input in the graph's input order, in the out
 tensor file format (measure/check.h: "NGBTENS1", a uint64 count, per tensor a uint64 rank, int64
 dims and float32 data, little-endian).
 
+Then the census of what ONNX Runtime runs of the quantized model (docs/compilers.md,
+Quantization): for each graph optimization level, the op types of the graph a CPU session
+optimizes it to (SessionOptions.optimized_model_filepath), written to a temporary file and
+counted; the worker picks the run's level (compilers/quantize_common/int8_census.h says which op
+types are integer kernels). The graph transformations ONNX Runtime picks may depend on the CPU
+(the cache entry is this machine's, as the quantized model's calibration is not).
+
 Writes <out-dir>/quantized.onnx and, last, <out-dir>/meta.json.
 """
 import argparse
@@ -20,6 +27,38 @@ import time
 
 from script_exit import run_main
 from tensor_file import read_tensor_file
+
+# The worker's opt_level names (onnxruntime's compiler.yaml) and ONNX Runtime's levels.
+OPT_LEVELS = {
+    "disable": "ORT_DISABLE_ALL",
+    "basic": "ORT_ENABLE_BASIC",
+    "extended": "ORT_ENABLE_EXTENDED",
+    "all": "ORT_ENABLE_ALL",
+}
+
+
+def optimized_op_types(onnxruntime, onnx, model_path, out_dir):
+    """{level: {op type: count}} of the CPU session's optimized graph at each level."""
+    census = {}
+    for name, level in OPT_LEVELS.items():
+        options = onnxruntime.SessionOptions()
+        options.graph_optimization_level = getattr(onnxruntime.GraphOptimizationLevel, level)
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # errors only: level all warns that its graph is the CPU's
+        path = os.path.join(out_dir, f"optimized-{name}.onnx.tmp")
+        options.optimized_model_filepath = path
+        try:
+            onnxruntime.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
+            ops = {}
+            for node in onnx.load(path, load_external_data=False).graph.node:
+                ops[node.op_type] = ops.get(node.op_type, 0) + 1
+            census[name] = ops
+        finally:
+            if os.path.exists(path):
+                os.remove(path)
+    return census
+
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -62,6 +101,7 @@ def main():
         calibrate_method=q.CalibrationMethod.MinMax,
         extra_options={"WeightSymmetric": True, "ActivationSymmetric": False},
     )
+    quantize_s = time.perf_counter() - start
     quantized = onnx.load(out, load_external_data=False)
     ops = {}
     for node in quantized.graph.node:
@@ -69,11 +109,19 @@ def main():
     meta = {
         "scheme": "qdq:w=int8/per_channel/symmetric,a=uint8/per_tensor/asymmetric,minmax",
         "calibration_batches": len(batches),
-        "quantize_s": time.perf_counter() - start,
+        "quantize_s": quantize_s,
         "quantize_linear": ops.get("QuantizeLinear", 0),
         "dequantize_linear": ops.get("DequantizeLinear", 0),
         "onnxruntime": onnxruntime.__version__,
     }
+    # A census that fails (a model too large to save as one protobuf) leaves the int8 run
+    # without one, which the worker says, rather than failing the quantization.
+    start = time.perf_counter()
+    try:
+        meta["optimized_ops"] = optimized_op_types(onnxruntime, onnx, out, args.out_dir)
+    except Exception as e:  # noqa: BLE001 (any failure of the SDK's)
+        meta["optimized_ops_error"] = f"{type(e).__name__}: {e}"[:300]
+    meta["census_s"] = time.perf_counter() - start
     tmp = os.path.join(args.out_dir, "meta.json.tmp")
     with open(tmp, "w") as f:
         json.dump(meta, f)
