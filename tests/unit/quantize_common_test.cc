@@ -211,6 +211,8 @@ TEST(Int8Census, OpenVinoWithEveryComputeLayerInFloatIsDegraded) {
 TEST(Int8Census, FormatCountsKeepsTheSettingsEncoding) {
   EXPECT_EQ(FormatCounts({}), "");
   EXPECT_EQ(FormatCounts({{"a;b=c:d e", 2}, {"x", 1}}), "a_b_c_d_e:2 x:1");
+  EXPECT_EQ(CensusError("RuntimeError: k=v; line\nnext"), "RuntimeError: k:v, line next");
+  EXPECT_EQ(CensusError(std::string(300, 'x')).size(), 200u);
 }
 
 // The integer instruction sets among the CPU's vector ISAs, in a fixed order.

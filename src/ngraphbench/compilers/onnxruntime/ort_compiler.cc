@@ -45,13 +45,10 @@ void AddInt8Census(const nlohmann::json& meta, const std::string& opt_level,
   if (census == meta.end() || !census->is_object() || !census->contains(opt_level) ||
       !census->at(opt_level).is_object()) {
     const auto error = meta.find("optimized_ops_error");
-    std::string why = error != meta.end() && error->is_string()
-                          ? error->get<std::string>()
-                          : "the quantizer's meta.json has no census of opt_level " + opt_level;
-    // The settings are "k=v;k=v": the reason loses what would break that.
-    std::replace(why.begin(), why.end(), ';', ',');
-    std::replace(why.begin(), why.end(), '=', ':');
-    settings["int8_census_error"] = why.substr(0, 200);
+    settings["int8_census_error"] =
+        CensusError(error != meta.end() && error->is_string()
+                        ? error->get<std::string>()
+                        : "the quantizer's meta.json has no census of opt_level " + opt_level);
     return;
   }
   std::map<std::string, int64_t> op_types;

@@ -186,7 +186,14 @@ class OpenVinoCompiler final : public Compiler {
         cache_hit = LoadedFromCache(compiled);
       }
       std::optional<Int8Census> census;
-      if (nncf) census = ExecutionGraphCensus(compiled);
+      std::string census_error;
+      if (nncf) {
+        try {
+          census = ExecutionGraphCensus(compiled);
+        } catch (const ov::Exception& e) {
+          census_error = e.what();
+        }
+      }
       auto executable = std::make_unique<OpenVinoExecutable>(
           std::move(compiled), request.graph,
           ProfileRecipe{core_, &request.graph, &request.onnx, request.onnx_path, device,
@@ -203,15 +210,19 @@ class OpenVinoCompiler final : public Compiler {
         settings["fake_quantize_nodes"] = std::to_string(nncf->meta.value("fake_quantize", 0));
         settings["quantize_cache_hit"] = nncf->cache_hit ? "true" : "false";
         // The compute layers by runtime precision, and their implementations by name.
-        settings["int8_kernels"] = std::to_string(census->int8_compute);
-        settings["float_kernels"] = std::to_string(census->float_compute);
-        if (!census->int8_by_name.empty()) {
-          settings["int8_primitives"] = FormatCounts(census->int8_by_name);
+        if (census) {
+          settings["int8_kernels"] = std::to_string(census->int8_compute);
+          settings["float_kernels"] = std::to_string(census->float_compute);
+          if (!census->int8_by_name.empty()) {
+            settings["int8_primitives"] = FormatCounts(census->int8_by_name);
+          }
+          if (!census->float_by_name.empty()) {
+            settings["float_primitives"] = FormatCounts(census->float_by_name);
+          }
+          if (!census->degraded.empty()) executable->add_degraded(census->degraded);
+        } else {
+          settings["int8_census_error"] = CensusError(census_error);
         }
-        if (!census->float_by_name.empty()) {
-          settings["float_primitives"] = FormatCounts(census->float_by_name);
-        }
-        if (!census->degraded.empty()) executable->add_degraded(census->degraded);
         settings["quantize_key"] = nncf->key;  // the entry <cache_dir>/openvino-int8/<key>/
       }
       if (!request.offline) {

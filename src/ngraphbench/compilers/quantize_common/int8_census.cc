@@ -40,17 +40,25 @@ std::string FormatCounts(const std::map<std::string, int64_t>& counts) {
   return out;
 }
 
+std::string CensusError(std::string why) {
+  std::replace(why.begin(), why.end(), ';', ',');
+  std::replace(why.begin(), why.end(), '=', ':');
+  std::replace(why.begin(), why.end(), '\n', ' ');
+  return why.substr(0, 200);
+}
+
 Int8Census OrtInt8Census(const std::map<std::string, int64_t>& op_types,
                          const std::string& opt_level) {
   static const std::set<std::string> kIntegerCompute = {
-      "QLinearConv",  "QLinearConvTranspose",  "ConvInteger",     "QLinearMatMul",
-      "MatMulInteger", "MatMulIntegerToFloat", "QGemm",           "DynamicQuantizeMatMul",
-      "QAttention",    "QOrderedMatMul",       "QOrderedAttention"};
+      "QLinearConv", "QLinearConvTranspose", "ConvInteger", "QLinearMatMul", "MatMulInteger",
+      "MatMulIntegerToFloat", "QGemm", "DynamicQuantizeMatMul", "QAttention", "QOrderedMatMul",
+      "QOrderedAttention"};
   static const std::set<std::string> kIntegerOther = {"QEmbedLayerNormalization",
                                                       "ReduceSumInteger"};
+  // The NCHWc layout's convolution keeps the op type Conv (in a domain of its own).
   static const std::set<std::string> kFloatCompute = {
-      "Conv",     "ConvTranspose", "MatMul",   "Gemm",    "FusedConv",    "FusedMatMul",
-      "FusedGemm", "NchwcConv",    "NhwcConv", "NhwcFusedConv", "TransposeMatMul"};
+      "Conv", "ConvTranspose", "MatMul", "Gemm", "FusedConv", "FusedMatMul", "FusedGemm",
+      "NhwcConv", "NhwcFusedConv", "TransposeMatMul"};
   Int8Census census;
   for (const auto& [type, count] : op_types) {
     if (count <= 0) continue;

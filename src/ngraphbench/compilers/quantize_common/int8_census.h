@@ -32,13 +32,18 @@ struct Int8Census {
 // any ';', '=', ':' or space of a name replaced by '_'. Empty for no entries.
 std::string FormatCounts(const std::map<std::string, int64_t>& counts);
 
+// Why a census could not be taken, as a compiler_settings value (`int8_census_error`): ';' and
+// '=' become ',' and ':', newlines spaces, and at most 200 bytes are kept. A build without a
+// census is not degraded for it: what it ran is unknown, not float.
+std::string CensusError(std::string why);
+
 // ONNX Runtime: the op types of the session's optimized graph with their counts, at the run's
 // graph optimization level `opt_level` (named in the degraded reason). Integer ops: QLinear*,
 // *Integer* (ConvInteger, MatMulInteger, MatMulIntegerToFloat), QGemm, QAttention, QOrdered*,
 // DynamicQuantizeMatMul, QEmbedLayerNormalization; of those, the convolutions and matrix products
 // count as compute. Float compute: Conv, ConvTranspose, MatMul, Gemm and the fused or re-laid-out
-// forms ORT writes for them (FusedConv, FusedMatMul, FusedGemm, NchwcConv, NhwcConv,
-// NhwcFusedConv, TransposeMatMul). Quantize and dequantize ops are neither.
+// forms ORT writes for them (FusedConv, FusedMatMul, FusedGemm, NhwcConv, NhwcFusedConv,
+// TransposeMatMul). Quantize and dequantize ops are neither.
 Int8Census OrtInt8Census(const std::map<std::string, int64_t>& op_types,
                          const std::string& opt_level);
 
