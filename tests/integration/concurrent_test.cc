@@ -20,6 +20,7 @@
 #include "ngraphbench/results/claim.h"
 #include "integration/scheduler_output.h"
 #include "ngraphbench/results/csv.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 namespace {
@@ -74,23 +75,21 @@ std::pair<int, int> LastCounter(const std::string& output) {
   return last;
 }
 
-class Concurrent : public ::testing::Test {
+class Concurrent : public test_support::TempDirTest {
  protected:
+  Concurrent() : TempDirTest("concurrent_") {}
+
   void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) /
-            ("concurrent_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_ / "configs");
+    TempDirTest::SetUp();
+    fs::create_directories(dir_ / "configs");
     WriteExperiments(kProcesses);
     SetSleepUs(0);
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   // Each run in `processes` worker processes (unset: the default, 3), each timing its share
   // of the 5 timed runs; a fixed count (stop fixed), as the tests count processes.
   void WriteExperiments(std::optional<int> processes) {
-    std::ofstream(root_ / "configs" / "experiments.yaml")
+    std::ofstream(dir_ / "configs" / "experiments.yaml")
         << "defaults:\n  batch_sizes: [1, 2, 4]\n  quick_batch_sizes: [1]\n  warmup: 2\n"
         << "  repeats: 5\n  timeout_s: 20\n  min_time_s: 0\n  stop: fixed\n"
         << (processes ? "  processes: " + std::to_string(*processes) + "\n" : "")
@@ -99,12 +98,12 @@ class Concurrent : public ::testing::Test {
   }
 
   void SetSleepUs(int us) {
-    std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: " << us << "\n";
+    std::ofstream(dir_ / "configs" / "null.yaml") << "options:\n  sleep_us: " << us << "\n";
   }
   std::vector<std::string> RunArgv(const std::string& experiment,
                                    const std::string& results) const {
     const std::string exe = std::string(NGB_BINARY_DIR) + "/ngraphbench";
-    const std::string configs = (root_ / "configs").string();
+    const std::string configs = (dir_ / "configs").string();
     return {exe, "run", experiment, "null", "--configs", configs, "--results", results};
   }
   // Starts `ngraphbench run` with stderr and stdout to `log`; given a pipe, it execs once the
@@ -136,12 +135,12 @@ class Concurrent : public ::testing::Test {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
   int Run(const std::string& experiment, std::string* output) const {
-    const fs::path log = root_ / "run.log";
+    const fs::path log = dir_ / "run.log";
     const int code = Wait(Start(RunArgv(experiment, Results().string()), log));
     *output = ReadText(log);
     return code;
   }
-  fs::path Results() const { return root_ / "results"; }
+  fs::path Results() const { return dir_ / "results"; }
   fs::path RunDir() const { return Results() / "local" / "null"; }
   // Nothing a scheduler leaves behind after it: no temporary file, claim, breaker, worker log
   // or part of a run (its row holds it).
@@ -169,7 +168,6 @@ class Concurrent : public ::testing::Test {
   // What most tests measure each run in: few, to keep them short; more than one, so that a
   // run's processes can be split between schedulers.
   static constexpr int kProcesses = 3;
-  fs::path root_;
 };
 
 TEST_F(Concurrent, TwoSchedulersStartedTogetherMeasureEachRunOnce) {
@@ -178,12 +176,12 @@ TEST_F(Concurrent, TwoSchedulersStartedTogetherMeasureEachRunOnce) {
   SetSleepUs(2000);  // ~6 ms of work a process beyond its start: the two overlap on any machine
   int gate[2];
   ASSERT_EQ(::pipe(gate), 0);
-  const pid_t a = Start(RunArgv("many", Results().string()), root_ / "a.log", gate);
-  const pid_t b = Start(RunArgv("many", Results().string()), root_ / "b.log", gate);
+  const pid_t a = Start(RunArgv("many", Results().string()), dir_ / "a.log", gate);
+  const pid_t b = Start(RunArgv("many", Results().string()), dir_ / "b.log", gate);
   ::close(gate[0]);
   ::close(gate[1]);  // both exec now
   const int code_a = Wait(a), code_b = Wait(b);
-  const std::string out_a = ReadText(root_ / "a.log"), out_b = ReadText(root_ / "b.log");
+  const std::string out_a = ReadText(dir_ / "a.log"), out_b = ReadText(dir_ / "b.log");
   const std::string both = out_a + "\n---\n" + out_b;
   EXPECT_EQ(code_a, 0) << out_a;
   EXPECT_EQ(code_b, 0) << out_b;
@@ -354,11 +352,11 @@ TEST_F(Concurrent, ARowAnotherSchedulerWroteAfterStartUpIsKept) {
   // The row another scheduler would write: the same run with the same settings, measured into
   // another tree.
   std::string out;
-  ASSERT_EQ(Wait(Start(RunArgv("tiny", (root_ / "other").string()), root_ / "o.log")), 0);
-  const fs::path theirs = root_ / "other" / "local" / "null" / "tiny_w16_b4.csv";
+  ASSERT_EQ(Wait(Start(RunArgv("tiny", (dir_ / "other").string()), dir_ / "o.log")), 0);
+  const fs::path theirs = dir_ / "other" / "local" / "null" / "tiny_w16_b4.csv";
   ASSERT_TRUE(fs::exists(theirs));
 
-  const fs::path log = root_ / "run.log";
+  const fs::path log = dir_ / "run.log";
   const pid_t pid = Start(RunArgv("tiny", Results().string()), log);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (ReadText(log).find("6 to run") == std::string::npos &&

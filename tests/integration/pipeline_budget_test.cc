@@ -81,12 +81,12 @@ TEST_F(Budget, MeasuresWhatFitsThenALargerBudgetTheRestAndNothingTwice) {
   for (const auto& [path, content] : kept) EXPECT_EQ(after.at(path), content) << path;
 
   // Everything measured: a budget finds nothing left and writes nothing.
-  const auto before = Snapshot(root_ / "results");
+  const auto before = Snapshot(dir_ / "results");
   const Result third = Ngb("run tiny null --budget 1s " + Common());
   EXPECT_EQ(third.code, 0) << third.output;
   EXPECT_NE(third.output.find("nothing is left to measure"), std::string::npos) << third.output;
   EXPECT_TRUE(WrittenRows(third.output).empty());
-  EXPECT_EQ(Snapshot(root_ / "results"), before);
+  EXPECT_EQ(Snapshot(dir_ / "results"), before);
 }
 
 TEST_F(Budget, ABudgetThatFitsNoRunSaysSoAndRunsNothing) {
@@ -107,7 +107,7 @@ TEST_F(Budget, BadDurationsAreRefusedNamingTheForm) {
         << r.output;
     EXPECT_NE(r.output.find("1h30m"), std::string::npos) << r.output;
   }
-  EXPECT_FALSE(fs::exists(root_ / "results")) << "bad input wrote something";
+  EXPECT_FALSE(fs::exists(dir_ / "results")) << "bad input wrote something";
 }
 
 TEST_F(Budget, RunsRestrictsTheGridAndRefusesIdsNotInIt) {
@@ -116,7 +116,7 @@ TEST_F(Budget, RunsRestrictsTheGridAndRefusesIdsNotInIt) {
   EXPECT_NE(unknown.output.find("'tiny_w99_b1'"), std::string::npos) << unknown.output;
   EXPECT_NE(unknown.output.find("`ngraphbench expand tiny` lists its runs"), std::string::npos)
       << unknown.output;
-  EXPECT_FALSE(fs::exists(root_ / "results")) << "bad input wrote something";
+  EXPECT_FALSE(fs::exists(dir_ / "results")) << "bad input wrote something";
   // A --quick grid has only batch size 1: a run of the full grid is not in it.
   const Result quick = Ngb("run tiny null --quick --runs tiny_w8_b2 " + Common());
   EXPECT_EQ(quick.code, 2) << quick.output;
@@ -127,7 +127,7 @@ TEST_F(Budget, RunsRestrictsTheGridAndRefusesIdsNotInIt) {
   ASSERT_EQ(listed.code, 0) << listed.output;
   EXPECT_EQ(Rows(), (std::set<std::string>{"tiny_w16_b2", "tiny_w8_b4"}));
 
-  const fs::path file = root_ / "runs.txt";
+  const fs::path file = dir_ / "runs.txt";
   std::ofstream(file) << "# one id a line\ntiny_w8_b1\ntiny_w8_b4\n";
   const Result from_file = Ngb("run tiny null --runs @" + file.string() + " " + Common());
   ASSERT_EQ(from_file.code, 0) << from_file.output;

@@ -28,7 +28,7 @@ class ConstantOutputs : public Pipeline {
     NGB_REQUIRE_BUILT("onnxruntime");
     // A module folder beside the build's: its modules and descriptions, and `zeros`.
     const fs::path build = NGB_BINARY_DIR;
-    modules_ = root_ / "modules";
+    modules_ = dir_ / "modules";
     fs::create_directories(modules_ / "compilers");
     for (const auto& e : fs::directory_iterator(build)) {
       const std::string name = e.path().filename().string();
@@ -59,11 +59,11 @@ class ConstantOutputs : public Pipeline {
     const std::string r = g.Unary("Relu", g.Conv(x, 4, 3, 1, 1, 1, /*bias=*/false, conv_gain));
     const std::string p = g.AddNode("GlobalAveragePool", {r}, {1, 4, 1, 1});
     g.Output(g.Linear(g.Reshape(p, {1, 4}), 2, /*bias=*/false, /*gain=*/0.0f));
-    std::ofstream(root_ / (name + ".onnx"), std::ios::binary) << ExportOnnx(g.Finish());
+    std::ofstream(dir_ / (name + ".onnx"), std::ios::binary) << ExportOnnx(g.Finish());
   }
 
   Result Run(const std::string& model, const std::string& compiler) {
-    return Ngb("run " + (root_ / (model + ".onnx")).string() + " " + compiler + " --quick " +
+    return Ngb("run " + (dir_ / (model + ".onnx")).string() + " " + compiler + " --quick " +
                Common() + " --set processes=1");
   }
   Result RunZeros(const std::string& model) {
@@ -73,7 +73,7 @@ class ConstantOutputs : public Pipeline {
     return r;
   }
   ResultRow RowOf(const std::string& compiler, const std::string& model) const {
-    const fs::path dir = root_ / "results" / "local" / compiler;
+    const fs::path dir = dir_ / "results" / "local" / compiler;
     return ReadRow(RowPath(dir.string(), model + "_b1"));
   }
 

@@ -24,6 +24,7 @@
 #include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/core/error.h"
 #include "require_compiler.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 namespace {
@@ -128,7 +129,7 @@ std::string StatusOf(const fs::path& path) {
 // and the worker's.
 TEST_F(Pipeline, AFullDiskStopsTheSweepWithExitThreeAndNoRowBlamesTheCompiler) {
   if (const std::string why = OwnMountNamespace(); !why.empty()) FAIL() << why;
-  const fs::path results = root_ / "results";
+  const fs::path results = dir_ / "results";
   const std::vector<std::string> many = AllRunIds("many");
   ASSERT_EQ(many.size(), 24u);
   bool scheduler_write_failed = false, worker_write_failed = false;
@@ -232,10 +233,8 @@ TEST_F(Pipeline, AFullDiskStopsTheSweepWithExitThreeAndNoRowBlamesTheCompiler) {
 // or a tool's message naming one) is a StorageError, no row; anything else the compiler's
 // CompileError, quoting the script's last line.
 TEST(CompileScript, OnlyAFailedStorageIsAStorageError) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("compile_script_" +
-                                                           std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const test_support::ScratchDir scratch("compile_script_");
+  const fs::path& dir = scratch.path();
   const struct {
     std::string raise;
     bool storage;
@@ -278,7 +277,6 @@ TEST(CompileScript, OnlyAFailedStorageIsAStorageError) {
       EXPECT_EQ(std::string(e.what()), "fake: compiling failed " + why);
     }
   }
-  fs::remove_all(dir);
 }
 
 // The drill of a full disk during a real compile: the compile's output folder (the tvm cache,
@@ -288,14 +286,14 @@ TEST(CompileScript, OnlyAFailedStorageIsAStorageError) {
 TEST_F(Pipeline, AFullDiskDuringACompileIsNotTheCompilersFailure) {
   NGB_REQUIRE_BUILT("tvm");
   if (const std::string why = OwnMountNamespace(); !why.empty()) FAIL() << why;
-  std::ofstream(root_ / "configs" / "tvm.yaml") << "threads: 1\noptions:\n  tuning_trials: 0\n";
+  std::ofstream(dir_ / "configs" / "tvm.yaml") << "threads: 1\noptions:\n  tuning_trials: 0\n";
   const std::string sweep = "run tiny tvm --runs tiny_w8_b1 --processes 1 " + Common();
-  const fs::path cache = root_ / "results" / ".cache" / "tvm";
-  const fs::path rows = root_ / "results" / "local" / "tvm";
+  const fs::path cache = dir_ / "results" / ".cache" / "tvm";
+  const fs::path rows = dir_ / "results" / "local" / "tvm";
   for (const int free_kib : {0, 12}) {
     SCOPED_TRACE(std::to_string(free_kib) + " KiB free in " + cache.string());
     std::error_code ec;
-    fs::remove_all(root_ / "results");
+    fs::remove_all(dir_ / "results");
     const Tmpfs tmpfs(cache, 256);
     ASSERT_EQ(tmpfs.error(), "");
     Fill(cache / "filler", uint64_t(free_kib) << 10);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ngraphbench/results/csv.h"
+#include "temp_dir.h"
 
 namespace ngraphbench {
 
@@ -65,21 +66,19 @@ inline std::map<std::string, std::string> Snapshot(const fs::path& dir) {
   return files;
 }
 
-class Pipeline : public ::testing::Test {
+class Pipeline : public test_support::TempDirTest {
  protected:
+  Pipeline() : TempDirTest("pipeline_") {}
+
   void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) /
-            ("pipeline_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_ / "configs");
+    TempDirTest::SetUp();
+    fs::create_directories(dir_ / "configs");
     WriteExperiments(20, 5);
     WriteNull("");
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   void WriteExperiments(double timeout_s, int repeats) {
-    std::ofstream(root_ / "configs" / "experiments.yaml")
+    std::ofstream(dir_ / "configs" / "experiments.yaml")
         << "defaults:\n  batch_sizes: [1, 2, 4]\n  quick_batch_sizes: [1]\n  warmup: 2\n"
         << "  repeats: " << repeats << "\n  timeout_s: " << timeout_s << "\n"
         << "  min_time_s: " << min_time_s_ << "\n"
@@ -91,13 +90,13 @@ class Pipeline : public ::testing::Test {
         << "  many:\n    family: linear\n    widths: [4, 5, 6, 7, 8, 9, 10, 11]\n";
   }
   void WriteNull(const std::string& options) {
-    std::ofstream(root_ / "configs" / "null.yaml") << "options:\n" << options << "  sleep_us: 0\n";
+    std::ofstream(dir_ / "configs" / "null.yaml") << "options:\n" << options << "  sleep_us: 0\n";
   }
   std::string Common() const {
-    return "--configs " + (root_ / "configs").string() + " --results " +
-           (root_ / "results").string();
+    return "--configs " + (dir_ / "configs").string() + " --results " +
+           (dir_ / "results").string();
   }
-  fs::path RunDir() const { return root_ / "results" / "local" / "null"; }
+  fs::path RunDir() const { return dir_ / "results" / "local" / "null"; }
   ResultRow Row(const std::string& run_id) const { return ReadRow(RowPath(RunDir(), run_id)); }
   size_t CountFiles(const std::string& suffix) const {
     size_t n = 0;
@@ -150,7 +149,7 @@ class Pipeline : public ::testing::Test {
   }
   // The run ids of `experiment`, as `expand` lists them.
   std::vector<std::string> AllRunIds(const std::string& experiment) const {
-    const Result r = Ngb("expand " + experiment + " --configs " + (root_ / "configs").string());
+    const Result r = Ngb("expand " + experiment + " --configs " + (dir_ / "configs").string());
     EXPECT_EQ(r.code, 0) << r.output;
     std::vector<std::string> ids;
     std::stringstream lines(r.output);
@@ -160,7 +159,6 @@ class Pipeline : public ::testing::Test {
     return ids;
   }
 
-  fs::path root_;
   std::string extra_defaults_;  // more lines for the `defaults` section
   double min_time_s_ = 0;       // 0: exactly `repeats` timed runs
 };

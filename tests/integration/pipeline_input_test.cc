@@ -16,12 +16,12 @@ namespace {
 
 TEST_F(Pipeline, BadInputExitsTwoAndChangesNothing) {
   ASSERT_EQ(Ngb("run tiny null " + Common()).code, 0);
-  const auto before = Snapshot(root_ / "results");
+  const auto before = Snapshot(dir_ / "results");
   auto expect_bad = [&](const std::string& args, const std::string& message) {
     const Result r = Ngb(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
     EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
-    EXPECT_EQ(Snapshot(root_ / "results"), before) << args;
+    EXPECT_EQ(Snapshot(dir_ / "results"), before) << args;
   };
   expect_bad("run nope null " + Common(), "unknown experiment 'nope'");
   expect_bad("run tiny tensorflow " + Common(), "unknown compiler 'tensorflow'");
@@ -32,24 +32,24 @@ TEST_F(Pipeline, BadInputExitsTwoAndChangesNothing) {
              "--set: 'options.sleep_us' must be an integer");
   expect_bad("run tiny null --set tvm.threads=1 " + Common(), "is for compiler tvm, which this");
 
-  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: fast\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "options:\n  sleep_us: fast\n";
   expect_bad("run tiny null " + Common(), "options.sleep_us' must be an integer");
-  std::ofstream(root_ / "configs" / "null.yaml") << "treads: 2\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "treads: 2\n";
   expect_bad("run tiny null " + Common(), "'treads' is not a known key");
   WriteNull("");
 
-  std::ofstream(root_ / "configs" / "experiments.yaml", std::ios::app)
+  std::ofstream(dir_ / "configs" / "experiments.yaml", std::ios::app)
       << "  broken:\n    family: linear\n    widths: [0]\n";
   expect_bad("run tiny null " + Common(), "experiments.broken.widths[0]' must be >= 1");
   WriteExperiments(20, 5);
 
-  const std::string corrupt = (root_ / "corrupt.onnx").string();
+  const std::string corrupt = (dir_ / "corrupt.onnx").string();
   std::ofstream(corrupt) << "definitely not protobuf";
   expect_bad("run " + corrupt + " null " + Common(), "is not an ONNX model");
-  expect_bad("run " + (root_ / "missing.onnx").string() + " null " + Common(), "does not exist");
+  expect_bad("run " + (dir_ / "missing.onnx").string() + " null " + Common(), "does not exist");
 
   // Named pipes: opening one for reading would wait for a writer forever.
-  const fs::path fifo_model = root_ / "pipe.onnx", fifo_factory = root_ / "pipe.py";
+  const fs::path fifo_model = dir_ / "pipe.onnx", fifo_factory = dir_ / "pipe.py";
   ASSERT_EQ(::mkfifo(fifo_model.c_str(), 0600), 0);
   ASSERT_EQ(::mkfifo(fifo_factory.c_str(), 0600), 0);
   expect_bad("run " + fifo_model.string() + " null " + Common(),
@@ -57,7 +57,7 @@ TEST_F(Pipeline, BadInputExitsTwoAndChangesNothing) {
   expect_bad("run " + fifo_factory.string() + ":make_model null --input-shape 3,8,8 " + Common(),
              "'" + fifo_factory.string() + "' is not a regular file");
   for (const std::string name : {"experiments.yaml", "null.yaml"}) {
-    const fs::path config = root_ / "configs" / name;
+    const fs::path config = dir_ / "configs" / name;
     fs::remove(config);
     ASSERT_EQ(::mkfifo(config.c_str(), 0600), 0);
     expect_bad("run tiny null " + Common(), "'" + config.string() + "' is not a regular file");
@@ -70,13 +70,13 @@ TEST_F(Pipeline, BadInputExitsTwoAndChangesNothing) {
 // lines and in its error messages alike.
 TEST_F(Pipeline, ControlSequencesInNamesNeverReachTheTerminal) {
   const std::string name = "evil\x1b]0;pwned\x07\x1b[31mred";
-  const fs::path model = root_ / (name + ".onnx");
+  const fs::path model = dir_ / (name + ".onnx");
   fs::copy_file(fs::path(NGB_SOURCE_DIR) / "fuzz" / "corpus" / "onnx" / "conv2d_w16.onnx", model);
   const auto quoted = [](const fs::path& path) { return "'" + path.string() + "'"; };
   const Result ok = Ngb("run " + quoted(model) + " null --quick " + Common());
   ASSERT_EQ(ok.code, 0) << ok.output;
   const Result missing =
-      Ngb("run " + quoted(root_ / (name + "_missing.onnx")) + " null " + Common());
+      Ngb("run " + quoted(dir_ / (name + "_missing.onnx")) + " null " + Common());
   EXPECT_EQ(missing.code, 2) << missing.output;
   EXPECT_NE(missing.output.find("does not exist"), std::string::npos) << missing.output;
   for (const Result& r : {ok, missing}) {
@@ -88,9 +88,9 @@ TEST_F(Pipeline, ControlSequencesInNamesNeverReachTheTerminal) {
 }
 
 TEST_F(Pipeline, AResultsTreeThatCannotBeWrittenExitsThree) {
-  std::ofstream(root_ / "not_a_dir") << "a file";
-  const Result r = Ngb("run tiny null --configs " + (root_ / "configs").string() + " --results " +
-                       (root_ / "not_a_dir" / "results").string());
+  std::ofstream(dir_ / "not_a_dir") << "a file";
+  const Result r = Ngb("run tiny null --configs " + (dir_ / "configs").string() + " --results " +
+                       (dir_ / "not_a_dir" / "results").string());
   EXPECT_EQ(r.code, 3) << r.output;
   EXPECT_NE(r.output.find("not_a_dir"), std::string::npos) << r.output;
 }
@@ -103,8 +103,8 @@ TEST_F(Pipeline, DeviceLabelsStayInsideResultsAndWorkerLogsStayOutOfTmp) {
     EXPECT_EQ(r.code, 2) << label << "\n" << r.output;
     EXPECT_NE(r.output.find("is not a valid device label"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("[A-Za-z0-9._-]+"), std::string::npos) << r.output;
-    EXPECT_FALSE(fs::exists(root_ / "escape")) << label;
-    EXPECT_FALSE(fs::exists(root_ / "results")) << label;
+    EXPECT_FALSE(fs::exists(dir_ / "escape")) << label;
+    EXPECT_FALSE(fs::exists(dir_ / "results")) << label;
   }
 
   // Worker logs live in <results>/.tmp while a worker runs and are removed after it; none is
@@ -122,10 +122,10 @@ TEST_F(Pipeline, DeviceLabelsStayInsideResultsAndWorkerLogsStayOutOfTmp) {
   const std::set<std::string> before = tmp_logs();
   const Result r = Ngb("run tiny null " + Common() + " --device node-1.gpu_a");
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_TRUE(fs::exists(root_ / "results" / "node-1.gpu_a" / "null"));
+  EXPECT_TRUE(fs::exists(dir_ / "results" / "node-1.gpu_a" / "null"));
   EXPECT_EQ(tmp_logs(), before);
-  ASSERT_TRUE(fs::is_directory(root_ / "results" / ".tmp"));
-  EXPECT_TRUE(fs::is_empty(root_ / "results" / ".tmp"));
+  ASSERT_TRUE(fs::is_directory(dir_ / "results" / ".tmp"));
+  EXPECT_TRUE(fs::is_empty(dir_ / "results" / ".tmp"));
 }
 
 // A model file whose shapes no run could hold, or whose nodes disagree with their weights, is
@@ -142,7 +142,7 @@ TEST_F(Pipeline, ModelsBeyondMemoryAreRefusedAndAWorkerOverItsLimitWritesAnError
     const Result r = Ngb("run " + (hostile / file).string() + " null --quick " + Common());
     EXPECT_EQ(r.code, 2) << file << "\n" << r.output;
     EXPECT_NE(r.output.find(message), std::string::npos) << file << "\n" << r.output;
-    EXPECT_FALSE(fs::exists(root_ / "results")) << file;
+    EXPECT_FALSE(fs::exists(dir_ / "results")) << file;
   }
 
   // 1 GiB taken by the compiler, under a limit of 3 x 64 MiB; the models' own estimate is far

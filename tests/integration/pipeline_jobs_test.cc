@@ -32,7 +32,7 @@ TEST_F(Pipeline, JobsRunWorkersAtOnceEachOnItsOwnCpus) {
   // as without), well above a worker's start, its 2 warmup runs and its output check.
   extra_defaults_ = "  processes: 2\n";
   WriteExperiments(20, 20);
-  std::ofstream(root_ / "configs" / "null.yaml") << "threads: 1\noptions:\n  sleep_us: 75000\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "threads: 1\noptions:\n  sleep_us: 75000\n";
   const auto start = std::chrono::steady_clock::now();
   const Result r = Ngb("run tiny null --jobs 2 " + Common());
   const double wall_s =
@@ -64,7 +64,7 @@ TEST_F(Pipeline, JobsRunWorkersAtOnceEachOnItsOwnCpus) {
   // The timed windows add up to more than the sweep's wall time only if some ran at once (run
   // one after another they would fit in it): overlap, without a bound on how fast.
   EXPECT_GT(timed_s, wall_s) << r.output;
-  EXPECT_TRUE(fs::is_empty(root_ / "results" / ".tmp"));  // every worker's log removed
+  EXPECT_TRUE(fs::is_empty(dir_ / "results" / ".tmp"));  // every worker's log removed
 }
 
 TEST_F(Pipeline, JobsThatOversubscribeTheCpusAreRefusedUnlessAsked) {
@@ -73,9 +73,9 @@ TEST_F(Pipeline, JobsThatOversubscribeTheCpusAreRefusedUnlessAsked) {
     const Result r = Ngb(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
     for (const auto& m : messages) EXPECT_NE(r.output.find(m), std::string::npos) << m << "\n" << r.output;
-    EXPECT_FALSE(fs::exists(root_ / "results")) << args;
+    EXPECT_FALSE(fs::exists(dir_ / "results")) << args;
   };
-  std::ofstream(root_ / "configs" / "null.yaml") << "threads: " << n << "\noptions:\n  sleep_us: 0\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "threads: " << n << "\noptions:\n  sleep_us: 0\n";
   expect_bad("run tiny null --jobs 2 " + Common(),
              {"--jobs 2 with threads " + std::to_string(n), "needs " + std::to_string(2 * n) +
               " CPUs", "may use " + std::to_string(n), "--oversubscribe"});
@@ -85,10 +85,10 @@ TEST_F(Pipeline, JobsThatOversubscribeTheCpusAreRefusedUnlessAsked) {
              {"--jobs " + more + " is more than the " + std::to_string(n) + " CPUs",
               "--oversubscribe"});
   // A CPU list pins every worker to the same CPUs: it and --jobs would fight.
-  std::ofstream(root_ / "configs" / "null.yaml") << "affinity: \"0\"\noptions:\n  sleep_us: 0\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "affinity: \"0\"\noptions:\n  sleep_us: 0\n";
   expect_bad("run tiny null --jobs 2 " + Common(), {"affinity", "--jobs 2", "run without --jobs"});
 
-  std::ofstream(root_ / "configs" / "null.yaml") << "threads: " << n << "\noptions:\n  sleep_us: 0\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "threads: " << n << "\noptions:\n  sleep_us: 0\n";
   const Result r = Ngb("run tiny null --quick --jobs 2 --oversubscribe " + Common());
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("--oversubscribe: " + std::to_string(2 * n) + " CPUs asked of the " +
@@ -114,21 +114,21 @@ TEST_F(Pipeline, CrashAndHangWithJobsEachLeaveARowAndTheSweepCompletes) {
     EXPECT_NE(hung.error.find("timeout of 2 s"), std::string::npos) << hung.error;
   }
   EXPECT_TRUE(fs::is_empty(RunDir() / ".claims"));
-  EXPECT_TRUE(fs::is_empty(root_ / "results" / ".tmp"));
+  EXPECT_TRUE(fs::is_empty(dir_ / "results" / ".tmp"));
 }
 
 // threads 0 means every core: with --jobs 2 an equal share, which the workers resolve to the
 // same number as the scheduler, so resume keeps their rows.
 TEST_F(Pipeline, ResumeWithJobsKeepsTheRowsOfJobs) {
-  std::ofstream(root_ / "configs" / "null.yaml") << "threads: 0\noptions:\n  sleep_us: 0\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "threads: 0\noptions:\n  sleep_us: 0\n";
   ASSERT_EQ(Ngb("run tiny null --jobs 2 " + Common()).code, 0);
   const size_t share = std::max<size_t>(1, AllowedCpus() / 2);
   EXPECT_EQ(Row("tiny_w8_b1").threads, static_cast<int64_t>(share));
-  const auto before = Snapshot(root_ / "results");
+  const auto before = Snapshot(dir_ / "results");
   const Result again = Ngb("run tiny null --jobs 2 " + Common());
   EXPECT_EQ(again.code, 0) << again.output;
   EXPECT_NE(again.output.find("6 runs, 0 to run, 6 kept"), std::string::npos) << again.output;
-  EXPECT_EQ(Snapshot(root_ / "results"), before);
+  EXPECT_EQ(Snapshot(dir_ / "results"), before);
   if (AllowedCpus() < 2) return;
   // Alone, a worker gets every core: other settings, which resume names.
   const Result alone = Ngb("run tiny null " + Common());
@@ -140,7 +140,7 @@ TEST_F(Pipeline, ResumeWithJobsKeepsTheRowsOfJobs) {
             std::string::npos)
       << alone.output;
   EXPECT_NE(alone.output.find("resume with that --jobs"), std::string::npos) << alone.output;
-  EXPECT_EQ(Snapshot(root_ / "results"), before);
+  EXPECT_EQ(Snapshot(dir_ / "results"), before);
 }
 
 }  // namespace

@@ -31,8 +31,8 @@ class Leftovers : public Pipeline {
  protected:
   void SetUp() override {
     Pipeline::SetUp();
-    pid_file_ = root_ / "escaped.pid";
-    std::ofstream(root_ / "model.py") << "def make_model():\n    raise RuntimeError('unused')\n";
+    pid_file_ = dir_ / "escaped.pid";
+    std::ofstream(dir_ / "model.py") << "def make_model():\n    raise RuntimeError('unused')\n";
   }
   void TearDown() override {
     ::unsetenv("NGRAPHBENCH_PYTHON");
@@ -44,7 +44,7 @@ class Leftovers : public Pipeline {
   // The export's stand-in: starts `sleep` in a new session (it leaves the worker's process group,
   // which the scheduler's kill of a timed-out worker reaches, and its session), then `then`.
   void HostilePython(const std::string& then) {
-    const fs::path script = root_ / "hostile_python.sh";
+    const fs::path script = dir_ / "hostile_python.sh";
     std::ofstream(script) << "#!/bin/sh\n"
                           << "setsid sleep 300 </dev/null >/dev/null 2>&1 &\n"
                           << "echo $! > " << pid_file_.string() << "\n"
@@ -53,7 +53,7 @@ class Leftovers : public Pipeline {
     ::setenv("NGRAPHBENCH_PYTHON", script.c_str(), 1);
   }
 
-  std::string Model() const { return (root_ / "model.py").string() + ":make_model"; }
+  std::string Model() const { return (dir_ / "model.py").string() + ":make_model"; }
 
   // The pid the stand-in wrote, 0 before it did.
   long EscapedPid() const {
@@ -76,7 +76,7 @@ class Leftovers : public Pipeline {
   std::vector<std::string> UnfinishedExports() const {
     std::vector<std::string> names;
     std::error_code ec;
-    for (fs::directory_iterator it(root_ / "results" / ".cache" / "torch", ec), end;
+    for (fs::directory_iterator it(dir_ / "results" / ".cache" / "torch", ec), end;
          !ec && it != end; it.increment(ec)) {
       if (!fs::exists(it->path() / "meta.json")) names.push_back(it->path().filename().string());
     }
@@ -102,10 +102,10 @@ TEST_F(Leftovers, AProcessInItsOwnSessionDiesWithItsTimedOutWorker) {
 
 TEST_F(Leftovers, AProcessInItsOwnSessionDiesWithItsStoppedWorker) {
   HostilePython("exec sleep 300");
-  const std::string log = (root_ / "scheduler.log").string();
+  const std::string log = (dir_ / "scheduler.log").string();
   const std::string exe = std::string(NGB_BINARY_DIR) + "/ngraphbench";
-  const std::string model = Model(), configs = (root_ / "configs").string(),
-                    results = (root_ / "results").string();
+  const std::string model = Model(), configs = (dir_ / "configs").string(),
+                    results = (dir_ / "results").string();
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::freopen(log.c_str(), "w", stderr);
@@ -134,7 +134,7 @@ TEST_F(Leftovers, AProcessInItsOwnSessionDiesWithItsStoppedWorker) {
 TEST_F(Leftovers, AWorkerStartedByHandEndsWhatItStarted) {
   HostilePython("exit 1");
   const Result expand = Ngb("expand " + Model() + " --input-shape 4 --quick --configs " +
-                            (root_ / "configs").string());
+                            (dir_ / "configs").string());
   ASSERT_EQ(expand.code, 0) << expand.output;
   const std::string run_id = expand.output.substr(0, expand.output.find('\n'));
   const Result r =
@@ -153,12 +153,12 @@ TEST_F(Leftovers, AWorkerStartedByHandEndsWhatItStarted) {
 TEST_F(Leftovers, AWorkerStartedByHandAndStoppedLeavesNothing) {
   HostilePython("exec sleep 300");
   const Result expand = Ngb("expand " + Model() + " --input-shape 4 --quick --configs " +
-                            (root_ / "configs").string());
+                            (dir_ / "configs").string());
   ASSERT_EQ(expand.code, 0) << expand.output;
   const std::string run_id = expand.output.substr(0, expand.output.find('\n'));
   const std::string exe = std::string(NGB_BINARY_DIR) + "/ngraphbench";
-  const std::string model = Model(), configs = (root_ / "configs").string(),
-                    results = (root_ / "results").string(), log = (root_ / "worker.log").string();
+  const std::string model = Model(), configs = (dir_ / "configs").string(),
+                    results = (dir_ / "results").string(), log = (dir_ / "worker.log").string();
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::freopen(log.c_str(), "w", stderr);
@@ -192,7 +192,7 @@ TEST_F(Leftovers, FoldersOfGoneWritersAreRemovedByTheNextRun) {
   ::waitpid(child, nullptr, 0);
   const std::string gone = std::to_string(child), live = std::to_string(::getpid());
   const std::string host = HostTag();
-  const fs::path cache = root_ / "results" / ".cache";
+  const fs::path cache = dir_ / "results" / ".cache";
   const std::vector<fs::path> left = {
       cache / "torch" / (".export-" + gone + "-Ab12Cd"),
       cache / "torch" / (".build-" + host + "-" + gone + "-Ab12Cd"),

@@ -84,19 +84,19 @@ TEST_F(Pipeline, Int8RowsAreJudgedByCosineAndSnr) {
 // the output check's figures, and analyze prints them.
 TEST_F(Pipeline, Int8AndFp32TreesAreAnalyzedTogether) {
   ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
-  const fs::path int8 = root_ / "results_int8";
+  const fs::path int8 = dir_ / "results_int8";
   ASSERT_EQ(Ngb("run tiny null --quick --set precision=int8 --configs " +
-                (root_ / "configs").string() + " --results " + int8.string())
+                (dir_ / "configs").string() + " --results " + int8.string())
                 .code,
             0);
-  const Result analyze = Ngb("analyze " + (root_ / "results").string() + " " + int8.string() +
-                             " -o " + (root_ / "analysis").string() + " --include-invalid");
+  const Result analyze = Ngb("analyze " + (dir_ / "results").string() + " " + int8.string() +
+                             " -o " + (dir_ / "analysis").string() + " --include-invalid");
   ASSERT_EQ(analyze.code, 0) << analyze.output;
   EXPECT_NE(analyze.output.find("precision_speedup.csv (2)"), std::string::npos)
       << analyze.output;
   EXPECT_NE(analyze.output.find("speedup over the same compiler's fp32 run"), std::string::npos)
       << analyze.output;
-  std::ifstream csv(root_ / "analysis" / "precision_speedup.csv");
+  std::ifstream csv(dir_ / "analysis" / "precision_speedup.csv");
   std::string header, line, w16, more;
   std::getline(csv, header);
   ASSERT_TRUE(std::getline(csv, line));
@@ -146,7 +146,7 @@ TEST_F(Pipeline, Fp32AndInt8RunsShareOneTree) {
   EXPECT_EQ(Row("tiny_w8_b1_int8").model, Row("tiny_w8_b1").model);
   // The int8 run checked against the reference the fp32 run cached: one entry per model.
   size_t references = 0;
-  for (const auto& e : fs::directory_iterator(root_ / "results" / ".cache" / "reference")) {
+  for (const auto& e : fs::directory_iterator(dir_ / "results" / ".cache" / "reference")) {
     references += e.path().filename().string().rfind("tiny_w8_b1.", 0) == 0;
   }
   EXPECT_EQ(references, 1u);
@@ -157,7 +157,7 @@ TEST_F(Pipeline, Fp32AndInt8RunsShareOneTree) {
   EXPECT_NE(again.output.find("2 runs, 0 to run, 2 kept"), std::string::npos) << again.output;
   // --runs and expand speak the same ids.
   const Result expand =
-      Ngb("expand tiny --quick --set precision=int8 --configs " + (root_ / "configs").string());
+      Ngb("expand tiny --quick --set precision=int8 --configs " + (dir_ / "configs").string());
   EXPECT_EQ(expand.output, "tiny_w8_b1_int8\ntiny_w16_b1_int8\n");
   const Result named = Ngb("run tiny null --quick --set precision=int8 --runs tiny_w8_b1 " +
                            Common());
@@ -167,12 +167,12 @@ TEST_F(Pipeline, Fp32AndInt8RunsShareOneTree) {
             std::string::npos)
       << named.output;
 
-  const Result analyze = Ngb("analyze " + (root_ / "results").string() + " -o " +
-                             (root_ / "analysis").string() + " --include-invalid");
+  const Result analyze = Ngb("analyze " + (dir_ / "results").string() + " -o " +
+                             (dir_ / "analysis").string() + " --include-invalid");
   ASSERT_EQ(analyze.code, 0) << analyze.output;
   EXPECT_NE(analyze.output.find("precision_speedup.csv (2)"), std::string::npos)
       << analyze.output;
-  std::ifstream csv(root_ / "analysis" / "precision_speedup.csv");
+  std::ifstream csv(dir_ / "analysis" / "precision_speedup.csv");
   std::string header, w8, w16, more;
   std::getline(csv, header);
   ASSERT_TRUE(std::getline(csv, w8));
@@ -200,7 +200,7 @@ TEST_F(Pipeline, Int8RowsUnderTheBareIdAreRefusedByName) {
     fs::remove(RunDir() / "tiny_w8_b1_int8.csv");
   }
   fs::rename(RunDir() / "tiny_w8_b1_int8.latencies.csv", RunDir() / "tiny_w8_b1.latencies.csv");
-  const auto before = Snapshot(root_ / "results");
+  const auto before = Snapshot(dir_ / "results");
   const Result refused = Ngb("run tiny null --quick --set precision=int8 " + Common());
   EXPECT_EQ(refused.code, 2) << refused.output;
   EXPECT_NE(refused.output.find("1 row(s) of precision int8 sit under run ids without the "
@@ -208,7 +208,7 @@ TEST_F(Pipeline, Int8RowsUnderTheBareIdAreRefusedByName) {
             std::string::npos)
       << refused.output;
   EXPECT_NE(refused.output.find("tiny_w8_b1.csv"), std::string::npos) << refused.output;
-  EXPECT_EQ(Snapshot(root_ / "results"), before);
+  EXPECT_EQ(Snapshot(dir_ / "results"), before);
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ class Profiles : public Pipeline {
 };
 
 TEST_F(Profiles, ARunWithProfileHasItsKernelsBesideItsRow) {
-  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 3000\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "options:\n  sleep_us: 3000\n";
   const Result r = Ngb("run tiny null --quick --profile --processes 2 " + Common());
   ASSERT_EQ(r.code, 0) << r.output;
   for (const std::string id : {"tiny_w8_b1", "tiny_w16_b1"}) {
@@ -52,15 +52,15 @@ TEST_F(Profiles, ARunWithProfileHasItsKernelsBesideItsRow) {
   }
 
   const Result top = Ngb("profile tiny tiny_w16_b1 null --top 1 --results " +
-                         (root_ / "results").string());
+                         (dir_ / "results").string());
   ASSERT_EQ(top.code, 0) << top.output;
   EXPECT_NE(top.output.find("profiler: null"), std::string::npos) << top.output;
   EXPECT_NE(top.output.find("fusion ratio"), std::string::npos) << top.output;
   EXPECT_NE(top.output.find("more kernels"), std::string::npos) << top.output;
   EXPECT_NE(top.output.find("by operator class:"), std::string::npos) << top.output;
 
-  const fs::path out = root_ / "analysis";
-  const Result analyze = Ngb("analyze " + (root_ / "results").string() + " -o " + out.string());
+  const fs::path out = dir_ / "analysis";
+  const Result analyze = Ngb("analyze " + (dir_ / "results").string() + " -o " + out.string());
   ASSERT_EQ(analyze.code, 0) << analyze.output;
   const std::string runs = ReadText(out / "profile_runs.csv");
   EXPECT_NE(runs.find("local,null,tiny,tiny_w8,1,null,"), std::string::npos) << runs;
@@ -84,7 +84,7 @@ TEST_F(Profiles, ARunWithProfileHasItsKernelsBesideItsRow) {
 }
 
 TEST_F(Profiles, AFailedProfileLeavesTheMeasuredRowOk) {
-  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  profile_fail: 1\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "options:\n  profile_fail: 1\n";
   const Result r = Ngb("run tiny null --quick --profile --processes 1 " + Common());
   ASSERT_EQ(r.code, 0) << r.output;
   const ResultRow row = Row("tiny_w8_b1");
@@ -97,14 +97,14 @@ TEST_F(Profiles, AFailedProfileLeavesTheMeasuredRowOk) {
       << row.notes;
   EXPECT_FALSE(fs::exists(RunDir() / "tiny_w8_b1.profile.csv"));
   const Result top = Ngb("profile tiny tiny_w8_b1 null --results " +
-                         (root_ / "results").string());
+                         (dir_ / "results").string());
   EXPECT_EQ(top.code, 2) << top.output;
   EXPECT_NE(top.output.find("has no profile"), std::string::npos) << top.output;
   EXPECT_NE(top.output.find("--profile"), std::string::npos) << top.output;
 }
 
 TEST_F(Profiles, TheProfileCommandNamesWhatIsMissing) {
-  const std::string results = " --results " + (root_ / "results").string();
+  const std::string results = " --results " + (dir_ / "results").string();
   Result r = Ngb("profile tiny tiny_w8_b1 null" + results);
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("was not measured"), std::string::npos) << r.output;

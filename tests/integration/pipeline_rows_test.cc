@@ -37,7 +37,7 @@ TEST_F(Pipeline, UnreadableAndCopiedRowsStopTheRunUntilReplaced) {
   std::ofstream(cut, std::ios::trunc) << text.substr(0, text.size() - 3);
   fs::copy_file(RowPath(RunDir(), "tiny_w16_b2"), RowPath(RunDir(), "tiny_w16_b1"),
                 fs::copy_options::overwrite_existing);
-  const auto before = Snapshot(root_ / "results");
+  const auto before = Snapshot(dir_ / "results");
 
   const Result again = Ngb("run tiny null " + Common());
   EXPECT_EQ(again.code, 2) << again.output;
@@ -47,7 +47,7 @@ TEST_F(Pipeline, UnreadableAndCopiedRowsStopTheRunUntilReplaced) {
       << again.output;
   EXPECT_NE(again.output.find("tiny_w8_b1: unreadable: "), std::string::npos) << again.output;
   EXPECT_NE(again.output.find("tiny_w16_b1: unreadable: "), std::string::npos) << again.output;
-  EXPECT_EQ(Snapshot(root_ / "results"), before);
+  EXPECT_EQ(Snapshot(dir_ / "results"), before);
 
   const Result replaced = Ngb("run tiny null --replace-changed " + Common());
   EXPECT_EQ(replaced.code, 0) << replaced.output;
@@ -64,7 +64,7 @@ TEST_F(Pipeline, UnreadableAndCopiedRowsStopTheRunUntilReplaced) {
 TEST_F(Pipeline, RowsMeasuredWithOtherSettingsStopTheRunUntilReplaced) {
   ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
   EXPECT_EQ(Row("tiny_w8_b1").quick, true);
-  const auto before = Snapshot(root_ / "results");
+  const auto before = Snapshot(dir_ / "results");
 
   // The full grid would silently keep the two --quick rows: it stops and lists them.
   const Result full = Ngb("run tiny null " + Common());
@@ -74,7 +74,7 @@ TEST_F(Pipeline, RowsMeasuredWithOtherSettingsStopTheRunUntilReplaced) {
   EXPECT_NE(full.output.find("tiny_w8_b1: quick true -> false"), std::string::npos) << full.output;
   EXPECT_NE(full.output.find("tiny_w16_b1: quick true -> false"), std::string::npos);
   EXPECT_NE(full.output.find("--replace-changed"), std::string::npos);
-  EXPECT_EQ(Snapshot(root_ / "results"), before);
+  EXPECT_EQ(Snapshot(dir_ / "results"), before);
 
   // --replace-changed moves the old rows and traces aside, deletes nothing, measures anew.
   const Result replaced = Ngb("run tiny null --replace-changed " + Common());
@@ -98,9 +98,9 @@ TEST_F(Pipeline, RowsMeasuredWithOtherSettingsStopTheRunUntilReplaced) {
   EXPECT_EQ(Ngb("run tiny null " + Common()).code, 0);  // now everything matches: nothing to run
 
   // Editing threads in the compiler's YAML is caught the same way.
-  std::ofstream(root_ / "configs" / "null.yaml") << "threads: 1\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "threads: 1\n";
   ASSERT_EQ(Ngb("run tiny null --replace-changed " + Common()).code, 0);
-  std::ofstream(root_ / "configs" / "null.yaml") << "threads: 3\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "threads: 3\n";
   const Result threads = Ngb("run tiny null " + Common());
   EXPECT_EQ(threads.code, 2) << threads.output;
   EXPECT_NE(threads.output.find("6 of the 6 runs"), std::string::npos) << threads.output;
@@ -128,7 +128,7 @@ TEST_F(Pipeline, RowsMeasuredWithOtherSettingsStopTheRunUntilReplaced) {
   // A failed run's reproduce line carries the settings: pasted, it fails the same way.
   const Result failed =
       Ngb("run tiny null --quick --set options.fail_batch=1 --results " +
-          (root_ / "other").string() + " --configs " + (root_ / "configs").string());
+          (dir_ / "other").string() + " --configs " + (dir_ / "configs").string());
   EXPECT_EQ(failed.code, 1) << failed.output;
   const size_t at = failed.output.find("reproduce: ");
   ASSERT_NE(at, std::string::npos) << failed.output;
@@ -159,7 +159,7 @@ TEST_F(Pipeline, EveryMeasuredRowCarriesAVerdict) {
 
   min_time_s_ = 0.3;
   WriteExperiments(20, 5);
-  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 200\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "options:\n  sleep_us: 200\n";
   const Result longer = Ngb("run tiny null --quick --replace-changed " + Common());
   EXPECT_EQ(longer.code, 0) << longer.output;
   row = Row("tiny_w8_b1");
@@ -174,7 +174,7 @@ TEST_F(Pipeline, TheCiStoppingRuleIsRecordedAndFingerprinted) {
   // up to 8.
   extra_defaults_ = "  processes: 3\n  max_processes: 8\n";
   WriteExperiments(20, 5);
-  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 300\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "options:\n  sleep_us: 300\n";
   ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
   const ResultRow fixed = Row("tiny_w8_b1");
   EXPECT_EQ(fixed.stop_reason, "repeats");
@@ -253,7 +253,7 @@ TEST_F(Pipeline, PinningMachineContextAndEnergyAreRecorded) {
   EXPECT_EQ(Row("tiny_w8_b1").affinity, "none");
   EXPECT_FALSE(Row("tiny_w8_b1").affinity_cpus.empty());  // read back unpinned too
 
-  std::ofstream(root_ / "configs" / "null.yaml")
+  std::ofstream(dir_ / "configs" / "null.yaml")
       << "threads: 1\naffinity: compact\noptions:\n  sleep_us: 0\n";
   const Result changed = Ngb("run tiny null --quick " + Common());
   EXPECT_EQ(changed.code, 2) << changed.output;  // pinning is part of the settings
@@ -273,7 +273,7 @@ TEST_F(Pipeline, PinningMachineContextAndEnergyAreRecorded) {
         << row.notes;
   }
 
-  const fs::path machine = root_ / "results" / "local" / "machine.json";
+  const fs::path machine = dir_ / "results" / "local" / "machine.json";
   ASSERT_TRUE(fs::exists(machine));
   std::stringstream text;
   text << std::ifstream(machine).rdbuf();
@@ -281,12 +281,12 @@ TEST_F(Pipeline, PinningMachineContextAndEnergyAreRecorded) {
       << text.str();
 
   std::ofstream(machine) << "{broken";
-  const auto before = Snapshot(root_ / "results");
+  const auto before = Snapshot(dir_ / "results");
   const Result bad = Ngb("run tiny null " + Common());
   EXPECT_EQ(bad.code, 2) << bad.output;
   EXPECT_NE(bad.output.find(machine.string() + ": not valid JSON"), std::string::npos)
       << bad.output;
-  EXPECT_EQ(Snapshot(root_ / "results"), before);
+  EXPECT_EQ(Snapshot(dir_ / "results"), before);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ namespace {
 TEST_F(Pipeline, OfflineRowsStandBesideSingleStreamRowsAndResumeOnTheirOwn) {
   extra_defaults_ = "  processes: 2\n";
   WriteExperiments(20, 8);
-  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 300\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "options:\n  sleep_us: 300\n";
   ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
   const ResultRow single = Row("tiny_w8_b1");
   const Result offline = Ngb("run tiny null --quick --scenario offline --set streams=2 " + Common());
@@ -81,7 +81,7 @@ TEST_F(Pipeline, OfflineRowsStandBesideSingleStreamRowsAndResumeOnTheirOwn) {
 // here; that the bound holds below capacity and breaks above it is server_test's.
 TEST_F(Pipeline, ServerRowsHoldTheBoundsVerdictAndFindPeakItsSteps) {
   WriteExperiments(60, 8);
-  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 1000\n";
+  std::ofstream(dir_ / "configs" / "null.yaml") << "options:\n  sleep_us: 1000\n";
   const std::string server =
       "run tiny null --quick --scenario server --set streams=2 --set latency_bound_ms=200 "
       "--set latency_percentile=90 --set server_min_duration_s=0.5 ";
@@ -163,10 +163,10 @@ TEST_F(Pipeline, ServerRowsHoldTheBoundsVerdictAndFindPeakItsSteps) {
   }
   // analyze reads them as each run's latency-throughput curve: a step a line, a run at one rate
   // one line.
-  const Result analyzed = Ngb("analyze " + (root_ / "results").string() + " -o " +
-                              (root_ / "analysis").string() + " --include-invalid");
+  const Result analyzed = Ngb("analyze " + (dir_ / "results").string() + " -o " +
+                              (dir_ / "analysis").string() + " --include-invalid");
   ASSERT_EQ(analyzed.code, 0) << analyzed.output;
-  std::ifstream curves(root_ / "analysis" / "server_steps.csv");
+  std::ifstream curves(dir_ / "analysis" / "server_steps.csv");
   int64_t lines = -1;  // the header
   for (std::string line; std::getline(curves, line);) ++lines;
   EXPECT_EQ(lines, 2 + *row.peak_steps + Row("tiny_w16_b1_server_s2_peak").peak_steps.value_or(0))
@@ -207,7 +207,7 @@ TEST_F(Pipeline, OfflineOnACompilerWithoutContextsIsRefusedByName) {
       << refused.output;
   EXPECT_NE(refused.output.find("the compilers that can: " + able + ". "), std::string::npos)
       << refused.output;
-  EXPECT_FALSE(fs::exists(root_ / "results" / "local" / name));
+  EXPECT_FALSE(fs::exists(dir_ / "results" / "local" / name));
 }
 
 }  // namespace

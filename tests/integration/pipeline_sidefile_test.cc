@@ -48,12 +48,12 @@ class SideFiles : public Pipeline {
   void SetUp() override {
     Pipeline::SetUp();
     // One run of two processes: the later one reads what the first cached (weights).
-    std::ofstream(root_ / "configs" / "experiments.yaml")
+    std::ofstream(dir_ / "configs" / "experiments.yaml")
         << "defaults:\n  batch_sizes: [1]\n  quick_batch_sizes: [1]\n  warmup: 1\n"
         << "  repeats: 3\n  timeout_s: 20\n  processes: 2\n  stop: fixed\n"
         << "experiments:\n  one:\n    family: linear\n    widths: [8]\n";
   }
-  fs::path Device() const { return root_ / "results" / "local"; }
+  fs::path Device() const { return dir_ / "results" / "local"; }
   std::string Run(const std::string& extra = "") const {
     return "run one null --shard 1/1 " + extra + Common();
   }
@@ -61,17 +61,17 @@ class SideFiles : public Pipeline {
   // is, and nothing written.
   void ExpectRefused(const fs::path& path, const std::function<void()>& make,
                      const std::string& what) {
-    fs::remove_all(root_ / "results");
+    fs::remove_all(dir_ / "results");
     fs::create_directories(RunDir() / ".claims");
     make();
-    const auto before = Paths(root_ / "results");
+    const auto before = Paths(dir_ / "results");
     const auto start = std::chrono::steady_clock::now();
     const Result r = NgbWithin20s(Run());
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
     EXPECT_EQ(r.code, 2) << path << "\n" << r.output;
     EXPECT_NE(r.output.find("'" + path.string() + "' is "), std::string::npos) << r.output;
     EXPECT_NE(r.output.find(what), std::string::npos) << r.output;
-    EXPECT_EQ(Paths(root_ / "results"), before) << path;
+    EXPECT_EQ(Paths(dir_ / "results"), before) << path;
   }
 };
 
@@ -93,7 +93,7 @@ TEST_F(SideFiles, FifosAndLinksToDevicesStopRunAtOnceWithNothingWritten) {
 // std::bad_alloc (exit 1).
 TEST_F(SideFiles, ADeepMachineFileIsRefusedAndLeftAsItWas) {
   for (const size_t depth : {20'000, 100'000}) {
-    fs::remove_all(root_ / "results");
+    fs::remove_all(dir_ / "results");
     fs::create_directories(Device());
     const std::string deep =
         R"({"x": {"a": )" + std::string(depth, '[') + std::string(depth, ']') + "}}\n";
@@ -104,7 +104,7 @@ TEST_F(SideFiles, ADeepMachineFileIsRefusedAndLeftAsItWas) {
               std::string::npos)
         << r.output;
     EXPECT_EQ(fs::file_size(Device() / "machine.json"), deep.size());
-    EXPECT_EQ(Paths(root_ / "results"),
+    EXPECT_EQ(Paths(dir_ / "results"),
               std::set<std::string>({Device().string(), (Device() / "machine.json").string()}));
   }
 }
@@ -112,8 +112,8 @@ TEST_F(SideFiles, ADeepMachineFileIsRefusedAndLeftAsItWas) {
 // A results path that is not UTF-8 ended in a JSON exception (exit 1) after machine.json and
 // .claims/ were made.
 TEST_F(SideFiles, AResultsPathThatIsNotUtf8IsRefusedBeforeAnythingIsWritten) {
-  const fs::path results = root_ / "r\xff";
-  const Result r = NgbWithin20s("run one null --configs " + (root_ / "configs").string() +
+  const fs::path results = dir_ / "r\xff";
+  const Result r = NgbWithin20s("run one null --configs " + (dir_ / "configs").string() +
                                 " --results '" + results.string() + "'");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("r\\xff') is not valid UTF-8"), std::string::npos) << r.output;
@@ -130,7 +130,7 @@ TEST_F(SideFiles, CacheEntriesThatCannotBeReadAreComputedAgain) {
     fs::remove_all(Device());
     size_t replaced = 0;
     for (const std::string& cache : caches) {
-      for (const auto& e : fs::directory_iterator(root_ / "results" / ".cache" / cache)) {
+      for (const auto& e : fs::directory_iterator(dir_ / "results" / ".cache" / cache)) {
         const fs::path p = e.path();
         fs::remove(p);
         if (kind == "fifo") ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0);
@@ -149,7 +149,7 @@ TEST_F(SideFiles, CacheEntriesThatCannotBeReadAreComputedAgain) {
     EXPECT_EQ(row.check_reference, "null") << kind;
     EXPECT_TRUE(row.check_max_abs_err.has_value()) << kind;
     for (const std::string& cache : caches) {
-      for (const auto& e : fs::directory_iterator(root_ / "results" / ".cache" / cache)) {
+      for (const auto& e : fs::directory_iterator(dir_ / "results" / ".cache" / cache)) {
         EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(e.path()))) << kind << " " << e.path();
       }
     }
@@ -160,7 +160,7 @@ TEST_F(SideFiles, CacheEntriesThatCannotBeReadAreComputedAgain) {
 TEST_F(SideFiles, RunCheckChecksAndWritesNothing) {
   Result r = NgbWithin20s("run --check one null " + Common());
   EXPECT_EQ(r.code, 0) << r.output;
-  EXPECT_FALSE(fs::exists(root_ / "results"));
+  EXPECT_FALSE(fs::exists(dir_ / "results"));
   r = NgbWithin20s("run --check one null --bogus " + Common());
   EXPECT_EQ(r.code, 2) << r.output;
   r = NgbWithin20s("run --check one null --jobs 0 " + Common());

@@ -27,7 +27,7 @@ namespace ngraphbench {
 namespace {
 
 TEST_F(Pipeline, OneOkRowPerExpandedRunAndResumeRunsNothing) {
-  const Result expand = Ngb("expand tiny --configs " + (root_ / "configs").string());
+  const Result expand = Ngb("expand tiny --configs " + (dir_ / "configs").string());
   ASSERT_EQ(expand.code, 0) << expand.output;
   EXPECT_EQ(expand.output, "tiny_w8_b1\ntiny_w8_b2\ntiny_w8_b4\ntiny_w16_b1\ntiny_w16_b2\ntiny_w16_b4\n");
 
@@ -55,14 +55,14 @@ TEST_F(Pipeline, OneOkRowPerExpandedRunAndResumeRunsNothing) {
   EXPECT_EQ(Row("tiny_w16_b4").input_shape, "4x16");
   EXPECT_EQ(CountFiles(".csv"), 12u);  // 6 rows + 6 traces
 
-  const auto before = Snapshot(root_ / "results");
+  const auto before = Snapshot(dir_ / "results");
   const auto start = std::chrono::steady_clock::now();
   const Result again = Ngb("run tiny null " + Common());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(again.code, 0) << again.output;
   EXPECT_NE(again.output.find("6 runs, 0 to run, 6 kept"), std::string::npos) << again.output;
-  EXPECT_EQ(Snapshot(root_ / "results"), before);
+  EXPECT_EQ(Snapshot(dir_ / "results"), before);
   EXPECT_LT(seconds, 5.0);
 }
 
@@ -75,7 +75,7 @@ TEST_F(Pipeline, GpuRunsWithoutAGpuAreSkippedWithTheReason) {
   const auto rows_of = [&](const std::string& compiler) {
     std::vector<ResultRow> rows;
     for (const std::string id : {"tiny_w8_b1", "tiny_w16_b1"}) {
-      rows.push_back(ReadRow(RowPath(root_ / "results" / "local" / compiler, id)));
+      rows.push_back(ReadRow(RowPath(dir_ / "results" / "local" / compiler, id)));
     }
     return rows;
   };
@@ -97,7 +97,7 @@ TEST_F(Pipeline, GpuRunsWithoutAGpuAreSkippedWithTheReason) {
     EXPECT_FALSE(row.gpu_mem_mb.has_value());
   }
 
-  std::ofstream(root_ / "configs" / "identity.yaml") << "device: cuda\nthreads: 1\n";
+  std::ofstream(dir_ / "configs" / "identity.yaml") << "device: cuda\nthreads: 1\n";
   const Result identity = Ngb("run tiny identity --quick " + Common());
   EXPECT_EQ(identity.code, 0) << identity.output;
   for (const ResultRow& row : rows_of("identity")) {
@@ -106,7 +106,7 @@ TEST_F(Pipeline, GpuRunsWithoutAGpuAreSkippedWithTheReason) {
   }
 
   // A worker started on its own (a reproduce line) writes the same kind of row.
-  fs::remove(RowPath(root_ / "results" / "local" / "identity", "tiny_w8_b1"));
+  fs::remove(RowPath(dir_ / "results" / "local" / "identity", "tiny_w8_b1"));
   const Result worker = Ngb("worker tiny identity tiny_w8_b1 " + Common());
   EXPECT_EQ(worker.code, 0) << worker.output;
   EXPECT_EQ(rows_of("identity")[0].status, "skipped") << worker.output;
@@ -120,14 +120,14 @@ TEST_F(Pipeline, GpuRunsWithoutAGpuAreSkippedWithTheReason) {
 
   // Analyze next to ok rows: the skipped ones are neither results nor failures.
   ASSERT_EQ(Ngb("run tiny null --quick " + Common()).code, 0);
-  const Result analyze = Ngb("analyze " + (root_ / "results").string() + " -o " +
-                             (root_ / "analysis").string());
+  const Result analyze = Ngb("analyze " + (dir_ / "results").string() + " -o " +
+                             (dir_ / "analysis").string());
   EXPECT_EQ(analyze.code, 0) << analyze.output;
   EXPECT_NE(analyze.output.find("analyze: 2 runs (2 ok) from 1 input(s); 4 skipped run(s) left "
                                 "out;"),
             std::string::npos)
       << analyze.output;
-  std::ifstream failures(root_ / "analysis" / "failures.csv");
+  std::ifstream failures(dir_ / "analysis" / "failures.csv");
   std::string header, line;
   std::getline(failures, header);
   EXPECT_FALSE(std::getline(failures, line)) << line;
@@ -174,13 +174,13 @@ TEST_F(Pipeline, KilledSweepResumesToExactlyOneCompleteRowPerRun) {
   constexpr int kK = 3;
   extra_defaults_ = "  processes: 3\n";
   WriteExperiments(20, 6);
-  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 15000\n";
-  const std::string log = (root_ / "killed.log").string();
+  std::ofstream(dir_ / "configs" / "null.yaml") << "options:\n  sleep_us: 15000\n";
+  const std::string log = (dir_ / "killed.log").string();
   const pid_t pid = ::fork();
   if (pid == 0) {
     const std::string exe = std::string(NGB_BINARY_DIR) + "/ngraphbench";
-    const std::string configs = (root_ / "configs").string();
-    const std::string results = (root_ / "results").string();
+    const std::string configs = (dir_ / "configs").string();
+    const std::string results = (dir_ / "results").string();
     ::freopen(log.c_str(), "w", stderr);
     ::execl(exe.c_str(), exe.c_str(), "run", "many", "null", "--configs", configs.c_str(),
             "--results", results.c_str(), static_cast<char*>(nullptr));
@@ -331,13 +331,13 @@ TEST_F(Pipeline, APartWithoutItsSummaryIsRefusedNamingIt) {
 TEST_F(Pipeline, SigintStopsTheWorkerPrintsHowToResumeAndExits130) {
   extra_defaults_ = "  processes: 2\n";  // the fewest with an interval: resuming 20-odd runs
   WriteExperiments(20, 20);
-  std::ofstream(root_ / "configs" / "null.yaml") << "options:\n  sleep_us: 15000\n";  // ~0.3 s a run
-  const std::string log = (root_ / "scheduler.log").string();
+  std::ofstream(dir_ / "configs" / "null.yaml") << "options:\n  sleep_us: 15000\n";  // ~0.3 s a run
+  const std::string log = (dir_ / "scheduler.log").string();
   const pid_t pid = ::fork();
   if (pid == 0) {
     const std::string exe = std::string(NGB_BINARY_DIR) + "/ngraphbench";
-    const std::string configs = (root_ / "configs").string();
-    const std::string results = (root_ / "results").string();
+    const std::string configs = (dir_ / "configs").string();
+    const std::string results = (dir_ / "results").string();
     ::freopen(log.c_str(), "w", stderr);
     ::execl(exe.c_str(), exe.c_str(), "run", "many", "null", "--configs", configs.c_str(),
             "--results", results.c_str(), static_cast<char*>(nullptr));
