@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -49,16 +50,17 @@ class ConstantOutputs : public Pipeline {
     }
     WriteModel("zero_head", 1.41421356f);
     WriteModel("dead", 0.0f);
+    WriteModel("zero_classes", 1.41421356f, /*classes=*/5);
   }
 
   // input 1x3x8x8 -> Conv 4x3x3 (He weights times `conv_gain`) -> Relu -> GlobalAveragePool ->
-  // 1x4 -> Linear 2 with weights 0: its outputs are 0 whatever the input. No biases.
-  void WriteModel(const std::string& name, float conv_gain) {
+  // 1x4 -> Linear `classes` with weights 0: its outputs are 0 whatever the input. No biases.
+  void WriteModel(const std::string& name, float conv_gain, int64_t classes = 2) {
     GraphBuilder g(name);
     const std::string x = g.Input("input", {1, 3, 8, 8});
     const std::string r = g.Unary("Relu", g.Conv(x, 4, 3, 1, 1, 1, /*bias=*/false, conv_gain));
     const std::string p = g.AddNode("GlobalAveragePool", {r}, {1, 4, 1, 1});
-    g.Output(g.Linear(g.Reshape(p, {1, 4}), 2, /*bias=*/false, /*gain=*/0.0f));
+    g.Output(g.Linear(g.Reshape(p, {1, 4}), classes, /*bias=*/false, /*gain=*/0.0f));
     std::ofstream(dir_ / (name + ".onnx"), std::ios::binary) << ExportOnnx(g.Finish());
   }
 
@@ -135,6 +137,31 @@ TEST_F(ConstantOutputs, ARightCompilePassesOnTheTensorBeforeTheHead) {
             std::string::npos)
       << row.notes;
   EXPECT_EQ(r.output.find("CHECK INCONCLUSIVE"), std::string::npos) << r.output;
+}
+
+// int8: a classifier (1 x 5) whose outputs do not depend on the input agrees with the reference
+// on its top class whatever ran, so the row quotes no top-1/top-5 agreement, and its cosine and
+// SNR are those of the intermediate tensor the check judged, not the outputs' trivial 1 and inf.
+TEST_F(ConstantOutputs, AnInt8RowQuotesTheAccuracyOfTheTensorItJudged) {
+  NGB_REQUIRE_BUILT("identity");  // onnxruntime's reference
+  const Result r = Ngb("run " + (dir_ / "zero_classes.onnx").string() + " onnxruntime --quick " +
+                       Common() + " --set processes=1 --set precision=int8");
+  EXPECT_EQ(r.code, 0) << r.output;
+  const ResultRow row =
+      ReadRow(RowPath((dir_ / "results" / "local" / "onnxruntime").string(), "zero_classes_b1_int8"));
+  EXPECT_EQ(row.status, "ok") << row.error;
+  EXPECT_EQ(row.check_verdict, "pass");
+  ASSERT_FALSE(row.check_tensor.empty());
+  EXPECT_FALSE(row.check_top1_agreement.has_value());
+  EXPECT_FALSE(row.check_top5_agreement.has_value());
+  ASSERT_TRUE(row.check_cosine.has_value());
+  ASSERT_TRUE(row.check_snr_db.has_value());
+  EXPECT_GE(*row.check_cosine, 0.99);
+  EXPECT_LT(*row.check_cosine, 1.0);  // quantized: not the zero outputs' exact match
+  EXPECT_TRUE(std::isfinite(*row.check_snr_db)) << *row.check_snr_db;
+  EXPECT_NE(row.notes.find("output check on the intermediate tensor '" + row.check_tensor + "'"),
+            std::string::npos)
+      << row.notes;
 }
 
 }  // namespace
