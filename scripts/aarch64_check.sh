@@ -3,8 +3,8 @@
 # "aarch64"). Not part of ./test.sh: it downloads about 600 MB of aarch64 wheels once, and its
 # first build takes tens of minutes on a small machine.
 #
-#   scripts/aarch64_check.sh [--compilers identity,torchscript,onnxruntime] [--widths 16,32,64]
-#                            [--jobs N] [--cpu neoverse-n1]
+#   scripts/aarch64_check.sh [--compilers identity,torchscript,onnxruntime,openvino]
+#                            [--widths 16,32,64] [--jobs N] [--cpu neoverse-n1] [--no-unit-tests]
 #
 # 1. Which pinned SDK wheel (scripts/setup/*.sh) PyPI has for manylinux aarch64 and CPython 3.11
 #    (Debian 12's): a table, per compiler.
@@ -12,9 +12,11 @@
 #    stage), cached in $NGB_ARM64_ROOT: the sysroot of the cross build and the libraries the
 #    emulated programs load.
 # 3. A cross build with aarch64-linux-gnu-g++ against that root and the wheels' libraries
-#    (ONNX Runtime's libonnxruntime.so; LibTorch's CPU half), in $NGB_AARCH64_DIR/build:
-#    ngraphbench, the modules of the compilers asked for, and every unit test in tests/unit
-#    (those need no SDK).
+#    (ONNX Runtime's libonnxruntime.so; LibTorch's CPU half; OpenVINO's libraries, headers and
+#    CMake config, with its ARM CPU plugin), in $NGB_AARCH64_DIR/build: ngraphbench, the modules
+#    of the compilers asked for and of their output check's reference (onnxruntime; identity for
+#    onnxruntime), and every unit test in tests/unit (those need no SDK; --no-unit-tests builds
+#    and runs none).
 # 4. Under qemu-user (binfmt, so that the workers ngraphbench starts are emulated too): the unit
 #    tests, then `ngraphbench run conv2d <compiler> --quick --processes 1` for each compiler, with
 #    the output check against the reference as always, at the widths given (the wider convs take
@@ -35,8 +37,9 @@ START=$(date +%s)
 ROOT=${NGB_ARM64_ROOT:-$HOME/.cache/ngraphbench/arm64-root}
 DIR=${NGB_AARCH64_DIR:-/var/tmp/ngb-aarch64}
 WHEELS=$DIR/wheels SDK=$DIR/sdk BUILD=$DIR/build LOGS=$DIR/logs RESULTS=$DIR/results
-compilers=identity,torchscript,onnxruntime
+compilers=identity,torchscript,onnxruntime,openvino
 widths=16,32,64
+unit_tests=1
 jobs=1
 QCPU=neoverse-n1
 while [ $# -gt 0 ]; do
@@ -45,16 +48,18 @@ while [ $# -gt 0 ]; do
     --widths) widths=${2:?--widths needs a list, e.g. 16,32}; shift 2 ;;
     --jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
     --cpu) QCPU=${2:?--cpu needs one of qemu-aarch64-static -cpu help}; shift 2 ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    --no-unit-tests) unit_tests=0; shift ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "aarch64_check.sh: unknown argument '$1' (expected --compilers, --widths, --jobs," \
-            "--cpu)" >&2; exit 2 ;;
+            "--cpu, --no-unit-tests)" >&2; exit 2 ;;
   esac
 done
 for c in ${compilers//,/ }; do
   case "$c" in
-    identity|torchscript|onnxruntime) ;;
+    identity|torchscript|onnxruntime|openvino) ;;
     *) echo "aarch64_check.sh: --compilers: '$c' has no aarch64 build here (identity," \
-            "torchscript, onnxruntime; docs/hardware.md says why the others do not)" >&2; exit 2 ;;
+            "torchscript, onnxruntime, openvino; docs/hardware.md says why the others do" \
+            "not)" >&2; exit 2 ;;
   esac
 done
 [[ $widths =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "aarch64_check.sh: --widths '$widths': give" \
@@ -185,9 +190,15 @@ aarch64-linux-gnu-gcc -static -O1 "$DIR/tools/emulated_cpuinfo.c" -o "$DIR/tools
   die "cannot run an aarch64 program under qemu-user (QEMU_CPU=$QCPU)"
 
 # --- 3. SDKs and the cross build ---------------------------------------------------------------
-cmake_args=(-DNGB_WITH_OPENVINO=OFF -DNGB_WITH_TVM=OFF -DNGB_WITH_INDUCTOR=OFF
-            -DNGB_WITH_EXECUTORCH=OFF -DNGB_WITH_TENSORRT=OFF)
-want() { [[ ",$compilers," == *",$1,"* ]]; }
+cmake_args=(-DNGB_WITH_TVM=OFF -DNGB_WITH_INDUCTOR=OFF -DNGB_WITH_EXECUTORCH=OFF
+            -DNGB_WITH_TENSORRT=OFF)
+# The modules built: those asked for and their output check's reference, which computes in a
+# child of the run (onnxruntime; identity for onnxruntime).
+modules=",$compilers,"
+for c in ${compilers//,/ }; do
+  if [ "$c" = onnxruntime ]; then modules+="identity,"; else modules+="onnxruntime,"; fi
+done
+want() { [[ $modules == *",$1,"* ]]; }
 if want onnxruntime && [ -n "${WHEEL[onnxruntime]}" ]; then
   if [ ! -f "$SDK/ort/include/onnxruntime_cxx_api.h" ]; then
     [ -f "$REPO/.deps/onnxruntime/include/onnxruntime_cxx_api.h" ] ||
@@ -238,12 +249,30 @@ set(TORCH_INCLUDE_DIRS "\${_t}/include;\${_t}/include/torch/csrc/api/include")
 set(Torch_VERSION $TORCH_PIN)
 set(Torch_FOUND TRUE)
 EOF
-  cmake_args+=(-DTorch_DIR="$DIR/torch-cmake")
+  cmake_args+=(-DTorch_DIR="$DIR/torch-cmake" -DCMAKE_DISABLE_FIND_PACKAGE_Torch=OFF)
   for c in identity torchscript; do
     if want $c; then cmake_args+=("-DNGB_WITH_${c^^}=ON"); else cmake_args+=("-DNGB_WITH_${c^^}=OFF"); fi
   done
 else
-  cmake_args+=(-DNGB_WITH_IDENTITY=OFF -DNGB_WITH_TORCHSCRIPT=OFF)
+  # Not the x86-64 torch of the venv, which CMake would find otherwise.
+  cmake_args+=(-DNGB_WITH_IDENTITY=OFF -DNGB_WITH_TORCHSCRIPT=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON)
+fi
+
+# OpenVINO: its wheel carries the headers, the libraries (libopenvino.so, the ONNX frontend, the
+# ARM CPU plugin, found beside libopenvino.so at run time) and the CMake config that the x86-64
+# build takes from the venv's wheel.
+if want openvino && [ -n "${WHEEL[openvino]}" ]; then
+  OV=$SDK/openvino
+  if [ ! -f "$OV/openvino/cmake/OpenVINOConfig.cmake" ]; then
+    say "unpacking OpenVINO from $(basename "${WHEEL[openvino]}")"
+    rm -rf "$OV.tmp"
+    unzip -q -o "${WHEEL[openvino]}" 'openvino/cmake/*' 'openvino/include/*' 'openvino/libs/*' \
+      -d "$OV.tmp" || die "cannot unpack $(basename "${WHEEL[openvino]}")"
+    rm -rf "$OV" && mv "$OV.tmp" "$OV"
+  fi
+  cmake_args+=(-DNGB_WITH_OPENVINO=ON -DOpenVINO_DIR="$OV/openvino/cmake")
+else
+  cmake_args+=(-DNGB_WITH_OPENVINO=OFF)
 fi
 
 cat >"$DIR/toolchain.cmake" <<EOF
@@ -270,9 +299,11 @@ nice -n 19 cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$DIR/to
   -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
   -DProtobuf_PROTOC_EXECUTABLE="$(command -v protoc)" "${cmake_args[@]}" >"$LOGS/configure.log" 2>&1 ||
   { tail -20 "$LOGS/configure.log" >&2; die "configure failed: $LOGS/configure.log"; }
-grep -E -- "--   (identity|torchscript|onnxruntime|null):" "$LOGS/configure.log" >&2 || true
-mapfile -t tests < <(grep -oE "ngb_add_test\([a-z_0-9]+ SOURCES unit/" "$REPO/tests/CMakeLists.txt" |
-                     sed -E 's/ngb_add_test\(([a-z_0-9]+) .*/\1/')
+grep -E -- "--   (identity|torchscript|onnxruntime|openvino|null):" "$LOGS/configure.log" >&2 || true
+tests=()
+[ "$unit_tests" -eq 0 ] ||
+  mapfile -t tests < <(grep -oE "ngb_add_test\([a-z_0-9]+ SOURCES unit/" "$REPO/tests/CMakeLists.txt" |
+                       sed -E 's/ngb_add_test\(([a-z_0-9]+) .*/\1/')
 build_start=$(date +%s)
 say "building ngraphbench and ${#tests[@]} unit tests (ninja -j$jobs, log $LOGS/build.log)"
 nice -n 19 ninja -C "$BUILD" -j"$jobs" ngraphbench "${tests[@]}" >"$LOGS/build.log" 2>&1 ||
@@ -316,7 +347,11 @@ echo
 echo "=== ngraphbench on aarch64 under qemu-user ($QCPU), $(date -u +%Y-%m-%dT%H:%MZ) ==="
 cat "$LOGS/wheels.txt"
 echo "build: ${build_s}s (ninja -j$jobs; $(ls "$BUILD"/libngraphbench_*.so | sed 's/.*libngraphbench_//; s/\.so$//' | tr '\n' ' '))"
-echo "unit tests: $passed passed, $failed failed, $skipped skipped in ${#tests[@]} executables (${test_s}s)"
+if [ "$unit_tests" -eq 1 ]; then
+  echo "unit tests: $passed passed, $failed failed, $skipped skipped in ${#tests[@]} executables (${test_s}s)"
+else
+  echo "unit tests: not built or run (--no-unit-tests)"
+fi
 for f in "${failed_tests[@]}"; do echo "  failed: $f"; done
 echo "machine.json cpu_model: $("$PY" -c 'import json,sys; print("; ".join(m["cpu_model"] for m in json.load(open(sys.argv[1])).values()))' "$RESULTS/local/machine.json" 2>/dev/null || echo '(none)')"
 echo "conv2d --quick --processes 1, widths $widths (${run_s}s):"
