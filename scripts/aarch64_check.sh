@@ -56,10 +56,10 @@ while [ $# -gt 0 ]; do
 done
 for c in ${compilers//,/ }; do
   case "$c" in
-    identity|torchscript|onnxruntime|openvino) ;;
+    identity|torchscript|onnxruntime|openvino|executorch) ;;
     *) echo "aarch64_check.sh: --compilers: '$c' has no aarch64 build here (identity," \
-            "torchscript, onnxruntime, openvino; docs/hardware.md says why the others do" \
-            "not)" >&2; exit 2 ;;
+            "torchscript, onnxruntime, openvino, executorch; docs/hardware.md says why the" \
+            "others do not)" >&2; exit 2 ;;
   esac
 done
 [[ $widths =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "aarch64_check.sh: --widths '$widths': give" \
@@ -190,8 +190,7 @@ aarch64-linux-gnu-gcc -static -O1 "$DIR/tools/emulated_cpuinfo.c" -o "$DIR/tools
   die "cannot run an aarch64 program under qemu-user (QEMU_CPU=$QCPU)"
 
 # --- 3. SDKs and the cross build ---------------------------------------------------------------
-cmake_args=(-DNGB_WITH_TVM=OFF -DNGB_WITH_INDUCTOR=OFF -DNGB_WITH_EXECUTORCH=OFF
-            -DNGB_WITH_TENSORRT=OFF)
+cmake_args=(-DNGB_WITH_TVM=OFF -DNGB_WITH_INDUCTOR=OFF -DNGB_WITH_TENSORRT=OFF)
 # The modules built: those asked for and their output check's reference, which computes in a
 # child of the run (onnxruntime; identity for onnxruntime).
 modules=",$compilers,"
@@ -275,6 +274,28 @@ else
   cmake_args+=(-DNGB_WITH_OPENVINO=OFF)
 fi
 
+# ExecuTorch: the module links the C++ runtime of the aarch64 wheel (headers, libexecutorch*.so,
+# CMake package) and lowers with executorch_compile.py in this host's .venv, which the emulated
+# worker starts as a native x86-64 program: a .pte program (XNNPACK's serialized subgraphs and
+# the portable operators) does not depend on the CPU that runs it.
+if want executorch && [ -n "${WHEEL[executorch]}" ]; then
+  ET=$SDK/executorch
+  if [ ! -f "$ET/executorch/lib/cmake/executorch/executorch-config.cmake" ]; then
+    say "unpacking ExecuTorch's runtime from $(basename "${WHEEL[executorch]}")"
+    rm -rf "$ET.tmp"
+    unzip -q -o "${WHEEL[executorch]}" 'executorch/lib/*' 'executorch/include/*' \
+      'executorch/share/*' 'executorch/data/*' 'executorch/devtools/etdump/*' -d "$ET.tmp" ||
+      die "cannot unpack $(basename "${WHEEL[executorch]}")"
+    rm -rf "$ET" && mv "$ET.tmp" "$ET"
+  fi
+  [ -x "$REPO/.venv/bin/python" ] ||
+    die "executorch lowers with this host's .venv: run ./setup.sh --compilers executorch first"
+  cmake_args+=(-DNGB_WITH_EXECUTORCH=ON -DNGB_EXECUTORCH_PYTHON="$REPO/.venv/bin/python"
+               -DNGB_EXECUTORCH_RUNTIME_ROOT="$ET/executorch")
+else
+  cmake_args+=(-DNGB_WITH_EXECUTORCH=OFF)
+fi
+
 cat >"$DIR/toolchain.cmake" <<EOF
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
@@ -299,7 +320,7 @@ nice -n 19 cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$DIR/to
   -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
   -DProtobuf_PROTOC_EXECUTABLE="$(command -v protoc)" "${cmake_args[@]}" >"$LOGS/configure.log" 2>&1 ||
   { tail -20 "$LOGS/configure.log" >&2; die "configure failed: $LOGS/configure.log"; }
-grep -E -- "--   (identity|torchscript|onnxruntime|openvino|null):" "$LOGS/configure.log" >&2 || true
+grep -E -- "--   (identity|torchscript|onnxruntime|openvino|executorch|null):" "$LOGS/configure.log" >&2 || true
 tests=()
 [ "$unit_tests" -eq 0 ] ||
   mapfile -t tests < <(grep -oE "ngb_add_test\([a-z_0-9]+ SOURCES unit/" "$REPO/tests/CMakeLists.txt" |
