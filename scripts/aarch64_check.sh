@@ -3,7 +3,7 @@
 # "aarch64"). Not part of ./test.sh: it downloads about 600 MB of aarch64 wheels once, and its
 # first build takes tens of minutes on a small machine.
 #
-#   scripts/aarch64_check.sh [--compilers identity,torchscript,onnxruntime,openvino]
+#   scripts/aarch64_check.sh [--compilers identity,torchscript,onnxruntime,openvino,executorch]
 #                            [--widths 16,32,64] [--jobs N] [--cpu neoverse-n1] [--no-unit-tests]
 #
 # 1. Which pinned SDK wheel (scripts/setup/*.sh) PyPI has for manylinux aarch64 and CPython 3.11
@@ -13,7 +13,8 @@
 #    emulated programs load.
 # 3. A cross build with aarch64-linux-gnu-g++ against that root and the wheels' libraries
 #    (ONNX Runtime's libonnxruntime.so; LibTorch's CPU half; OpenVINO's libraries, headers and
-#    CMake config, with its ARM CPU plugin), in $NGB_AARCH64_DIR/build: ngraphbench, the modules
+#    CMake config, with its ARM CPU plugin; ExecuTorch's runtime, whose lowering runs in this
+#    host's .venv), in $NGB_AARCH64_DIR/build: ngraphbench, the modules
 #    of the compilers asked for and of their output check's reference (onnxruntime; identity for
 #    onnxruntime), and every unit test in tests/unit (those need no SDK; --no-unit-tests builds
 #    and runs none).
@@ -37,7 +38,7 @@ START=$(date +%s)
 ROOT=${NGB_ARM64_ROOT:-$HOME/.cache/ngraphbench/arm64-root}
 DIR=${NGB_AARCH64_DIR:-/var/tmp/ngb-aarch64}
 WHEELS=$DIR/wheels SDK=$DIR/sdk BUILD=$DIR/build LOGS=$DIR/logs RESULTS=$DIR/results
-compilers=identity,torchscript,onnxruntime,openvino
+compilers=identity,torchscript,onnxruntime,openvino,executorch
 widths=16,32,64
 unit_tests=1
 jobs=1
@@ -49,7 +50,7 @@ while [ $# -gt 0 ]; do
     --jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
     --cpu) QCPU=${2:?--cpu needs one of qemu-aarch64-static -cpu help}; shift 2 ;;
     --no-unit-tests) unit_tests=0; shift ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "aarch64_check.sh: unknown argument '$1' (expected --compilers, --widths, --jobs," \
             "--cpu, --no-unit-tests)" >&2; exit 2 ;;
   esac
