@@ -20,7 +20,6 @@
 #include "ngraphbench/compilers/quantize_common/int8_census.h"
 #include "ngraphbench/compilers/quantize_common/quantize_common.h"
 #include "ngraphbench/core/error.h"
-#include "ngraphbench/measure/cpuinfo.h"
 
 namespace ngraphbench {
 namespace {
@@ -40,7 +39,7 @@ GraphOptimizationLevel OptLevel(const std::string& name) {
 void AddInt8Census(const nlohmann::json& meta, const std::string& opt_level,
                    ort::OrtExecutable& executable) {
   auto& settings = executable.settings();
-  settings["int8_isa"] = Int8Isa(VectorIsa(HostCpuIdentity()));
+  settings["int8_isa"] = Int8Isa(HostCpuIdentity());
   const auto census = meta.find("optimized_ops");
   if (census == meta.end() || !census->is_object() || !census->contains(opt_level) ||
       !census->at(opt_level).is_object()) {

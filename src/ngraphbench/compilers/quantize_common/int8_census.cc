@@ -108,9 +108,9 @@ Int8Census OpenVinoInt8Census(const std::vector<ExecutedLayer>& layers) {
   return census;
 }
 
-std::string Int8Isa(const std::string& vector_isa) {
+std::string Int8Isa(const std::string& cpu_words) {
   std::set<std::string> words;
-  std::istringstream in(vector_isa);
+  std::istringstream in(cpu_words);
   for (std::string word; in >> word;) words.insert(word);
   std::string picked;
   for (const char* isa : {"avx2", "avx512bw", "avx512_vnni", "avx_vnni", "amx_int8", "asimddp",

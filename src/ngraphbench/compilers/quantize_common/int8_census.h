@@ -58,10 +58,10 @@ struct ExecutedLayer {
 // MatMul) by runtime precision, i8/u8 as integer and the rest as float, listed by primitive.
 Int8Census OpenVinoInt8Census(const std::vector<ExecutedLayer>& layers);
 
-// The integer instruction sets among `vector_isa` (the words of VectorIsa, measure/cpuinfo.h):
-// x86's avx2, avx512bw, avx512_vnni, avx_vnni, amx_int8 and aarch64's asimddp, i8mm, svei8mm, in
-// that order and space-separated, "none" when there is none. What the CPU offers the SDK's
-// integer kernels, not which one they picked.
-std::string Int8Isa(const std::string& vector_isa);
+// The integer instruction sets among the whole words of `cpu_words` (the CPU's flags or
+// Features line, as HostCpuIdentity gives it): x86's avx2, avx512bw, avx512_vnni, avx_vnni,
+// amx_int8 and aarch64's asimddp, i8mm, svei8mm, in that order and space-separated, "none" when
+// there is none. What the CPU offers the SDK's integer kernels, not which one they picked.
+std::string Int8Isa(const std::string& cpu_words);
 
 }  // namespace ngraphbench
