@@ -17,6 +17,7 @@
 #include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/compilers/onnxruntime/ort_common.h"
+#include "ngraphbench/compilers/onnxruntime/ort_quantize_tool.h"
 #include "ngraphbench/compilers/quantize_common/int8_census.h"
 #include "ngraphbench/compilers/quantize_common/quantize_common.h"
 #include "ngraphbench/core/error.h"
@@ -62,20 +63,6 @@ void AddInt8Census(const nlohmann::json& meta, const std::string& opt_level,
   if (!c.int8_by_name.empty()) settings["int8_ops_by_type"] = FormatCounts(c.int8_by_name);
   if (!c.float_by_name.empty()) settings["float_ops_by_type"] = FormatCounts(c.float_by_name);
   if (!c.degraded.empty()) executable.degraded().push_back(c.degraded);
-}
-
-// ort_quantize.py with the python of the onnxruntime wheel; the cache key covers ONNX Runtime's
-// version.
-QuantizeTool OrtQuantizeTool() {
-  QuantizeTool tool;
-  tool.who = "onnxruntime";
-  tool.python = EnvOr("NGRAPHBENCH_ORT_PYTHON", NGB_ORT_PYTHON);
-  tool.script = EnvOr("NGRAPHBENCH_ORT_QUANTIZE_SCRIPT", NGB_ORT_QUANTIZE_SCRIPT);
-  tool.fix = "set NGRAPHBENCH_ORT_PYTHON to a python with the onnxruntime wheel "
-             "(onnxruntime.quantization) and onnx";
-  tool.sdk_version = ort::VersionString();
-  tool.outputs = {"quantized.onnx"};
-  return tool;
 }
 
 class OrtCompiler : public Compiler {
@@ -135,28 +122,20 @@ class OrtCompiler : public Compiler {
       }
     };
     std::optional<QuantizedModel> quantized;
-    if (int8) quantized = QuantizeModel(request, OrtQuantizeTool(), scratch_);
-    static const std::string kNoBytes;
-    CompileRequest quantized_request{request.graph, kNoBytes, request.config};
-    if (quantized) {
-      quantized_request.cache_dir = request.cache_dir;
-      quantized_request.quick = request.quick;
-      quantized_request.cold = request.cold;
-      quantized_request.onnx_path = (quantized->entry / "quantized.onnx").string();
-      quantized_request.offline = request.offline;
-      quantized_request.streams = request.streams;
+    if (int8) {
+      quantized = QuantizeModel(
+          request, ort::QdqTool(ort::VersionString(), ort::QdqActivations::kUint8Asymmetric),
+          scratch_);
     }
-    auto executable = ort::CreateExecutable(quantized ? quantized_request : request, setup);
+    std::optional<CompileRequest> quantized_request;
+    if (quantized) {
+      quantized_request.emplace(WithQuantizedModel(request, *quantized, "quantized.onnx"));
+    }
+    auto executable =
+        ort::CreateExecutable(quantized_request ? *quantized_request : request, setup);
     auto& settings = executable->settings();
     if (quantized) {
-      settings["quantization"] = quantized->meta.value("scheme", "unknown");
-      settings["calibration_batches"] =
-          std::to_string(quantized->meta.value("calibration_batches", 0));
-      settings["quantize_s"] = std::to_string(quantized->meta.value("quantize_s", 0.0));
-      settings["qdq_nodes"] = std::to_string(quantized->meta.value("quantize_linear", 0) +
-                                             quantized->meta.value("dequantize_linear", 0));
-      settings["quantize_cache_hit"] = quantized->cache_hit ? "true" : "false";
-      settings["quantize_key"] = quantized->key;
+      for (const auto& [key, value] : ort::QdqSettings(*quantized)) settings[key] = value;
       AddInt8Census(quantized->meta, config.opt_level, *executable);
     }
     settings["inter_op_threads"] = config.options.String("inter_op_threads");

@@ -10,6 +10,10 @@ file holds one batch of every model input in the graph's input order, in the out
 tensor file format (measure/check.h: "NGBTENS1", a uint64 count, per tensor a uint64 rank, int64
 dims and float32 data, little-endian).
 
+With --activations int8_symmetric the activations are int8 with a zero point of 0 instead (the
+tensorrt compiler's variant: TensorRT takes symmetric int8 Q/DQ only); weights and calibration
+as above.
+
 Then the census of what ONNX Runtime runs of the quantized model (docs/compilers.md,
 Quantization): for each graph optimization level, the op types of the graph a CPU session
 optimizes it to (SessionOptions.optimized_model_filepath), written to a temporary file and
@@ -66,7 +70,10 @@ def main():
     p.add_argument("--out-dir", required=True)
     p.add_argument("--calibration", nargs="+", required=True,
                    help="tensor files, one calibration batch each")
+    p.add_argument("--activations", choices=["uint8_asymmetric", "int8_symmetric"],
+                   default="uint8_asymmetric")
     args = p.parse_args()
+    symmetric = args.activations == "int8_symmetric"
 
     import onnx
     import onnxruntime
@@ -97,9 +104,9 @@ def main():
         quant_format=q.QuantFormat.QDQ,
         per_channel=True,
         weight_type=q.QuantType.QInt8,
-        activation_type=q.QuantType.QUInt8,
+        activation_type=q.QuantType.QInt8 if symmetric else q.QuantType.QUInt8,
         calibrate_method=q.CalibrationMethod.MinMax,
-        extra_options={"WeightSymmetric": True, "ActivationSymmetric": False},
+        extra_options={"WeightSymmetric": True, "ActivationSymmetric": symmetric},
     )
     quantize_s = time.perf_counter() - start
     quantized = onnx.load(out, load_external_data=False)
@@ -107,7 +114,9 @@ def main():
     for node in quantized.graph.node:
         ops[node.op_type] = ops.get(node.op_type, 0) + 1
     meta = {
-        "scheme": "qdq:w=int8/per_channel/symmetric,a=uint8/per_tensor/asymmetric,minmax",
+        "scheme": "qdq:w=int8/per_channel/symmetric,a=" +
+                  ("int8/per_tensor/symmetric" if symmetric else "uint8/per_tensor/asymmetric") +
+                  ",minmax",
         "calibration_batches": len(batches),
         "quantize_s": quantize_s,
         "quantize_linear": ops.get("QuantizeLinear", 0),

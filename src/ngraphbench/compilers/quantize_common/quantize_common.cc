@@ -70,6 +70,7 @@ QuantizedModel QuantizeModel(const CompileRequest& request, const QuantizeTool& 
   AddOnnxModel(key, request.onnx_path, request.onnx, who);
   key.AddFile(tool.script, who);
   key.Add(tool.sdk_version);
+  for (const std::string& arg : tool.args) key.Add("arg=" + arg);
   key.Add(std::to_string(kCalibrationBatches));
   for (const TensorSpec& in : request.graph.inputs) key.Add(in.name).Add(ShapeToString(in.shape));
 
@@ -96,6 +97,7 @@ QuantizedModel QuantizeModel(const CompileRequest& request, const QuantizeTool& 
                                        "--calibration"};
       const std::vector<fs::path> files = WriteCalibrationSet(request.graph.inputs, build.dir(), who);
       for (const fs::path& file : files) argv.push_back(file.string());
+      argv.insert(argv.end(), tool.args.begin(), tool.args.end());
       // An uncached entry's folder is the scratch's, which removes it: nothing to discard here.
       RunCompileScript(argv, build.dir(), build.dir() / "meta.json", fs::path(), who, tool.fix);
       for (const fs::path& file : files) fs::remove(file);
@@ -108,6 +110,18 @@ QuantizedModel QuantizeModel(const CompileRequest& request, const QuantizeTool& 
     throw CompileError(who + ": unreadable " + (q.entry / "meta.json").string());
   }
   return q;
+}
+
+CompileRequest WithQuantizedModel(const CompileRequest& request, const QuantizedModel& model,
+                                  const std::string& file) {
+  static const std::string kNoBytes;
+  CompileRequest r{request.graph, kNoBytes, request.config, request.cache_dir};
+  r.quick = request.quick;
+  r.cold = request.cold;
+  r.onnx_path = (model.entry / file).string();
+  r.offline = request.offline;
+  r.streams = request.streams;
+  return r;
 }
 
 }  // namespace ngraphbench

@@ -26,6 +26,9 @@ struct QuantizeTool {
   std::string fix;          // how to point it at a python that has the tool (in its errors)
   std::string sdk_version;  // part of the cache key: another SDK version quantizes again
   std::vector<std::string> outputs;  // what a complete entry holds beside meta.json
+  // More arguments for the script, after the others (a variant of its scheme); part of the
+  // cache key when there are any, so an entry made without them keeps its key.
+  std::vector<std::string> args;
 };
 
 // A quantized model: the folder that holds the tool's outputs and its meta.json.
@@ -68,12 +71,18 @@ std::vector<std::filesystem::path> WriteCalibrationSet(const std::vector<TensorS
 // The request's model quantized by `tool` on the calibration set (kCalibrationBatches batches at
 // the request's input shapes, each input drawn with CalibrationSeed, core/tensor.h), or found in
 // the cache: <request.cache_dir>/<who>-int8/<key>/, the key covering the model (AddOnnxModel),
-// the script, tool.sdk_version, the batch count and the input names and shapes. A new entry is
+// the script, tool.sdk_version, tool.args, the batch count and the input names and shapes: two
+// compilers with the same tool share the entries. A new entry is
 // complete or absent (CacheEntryBuild); the calibration files are removed once the script is
 // done (they are drawn again from their seeds). Without a cache directory the model is
 // quantized into a folder of `scratch`. Throws CompileError when the script fails or its
 // meta.json is not an object, StorageError when a file cannot be written.
 QuantizedModel QuantizeModel(const CompileRequest& request, const QuantizeTool& tool,
                              QuantizeScratch& scratch);
+
+// `request` with the quantized model's file `file` (in `model.entry`) as its model (onnx_path, no
+// bytes); graph, config and the rest as they were. The entry must stay while the request is used.
+CompileRequest WithQuantizedModel(const CompileRequest& request, const QuantizedModel& model,
+                                  const std::string& file);
 
 }  // namespace ngraphbench
