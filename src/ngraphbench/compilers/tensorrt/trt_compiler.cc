@@ -8,12 +8,22 @@
 // settings and the TensorRT and ONNX Runtime versions, like TVM's cache. Nodes TensorRT does not
 // take run on the CUDA provider (or the CPU): the row's settings say how many, and such a run is
 // marked invalid (Degraded), since it does not measure TensorRT alone.
+//
+// Precision int8 is TensorRT's explicit quantization: the model is quantized first, as the
+// onnxruntime compiler quantizes it (ort_quantize_tool.h: static QDQ by ONNX Runtime's
+// quantizer on the calibration set of core/tensor.h) but with symmetric int8 activations, the
+// only Q/DQ TensorRT takes, cached in <cache>/onnxruntime-int8/<key>/; the provider then builds
+// the engines from that model's Q/DQ scales. trt_int8_enable stays off: it is the implicit mode,
+// which calibrates a float model from a calibration table.
 #include <dlfcn.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/compilers/onnxruntime/ort_common.h"
+#include "ngraphbench/compilers/onnxruntime/ort_quantize_tool.h"
+#include "ngraphbench/compilers/quantize_common/quantize_common.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
@@ -91,11 +101,23 @@ class TrtCompiler : public Compiler {
     // No operator-table check: tensorrt has no column there (it is not verified on CI, which has
     // no GPU). The provider decides per node, and what it leaves to CUDA is counted (Degraded).
     const CompilerConfig& config = request.config;
+    // First: where TensorRT cannot run, nothing is quantized either.
     if (const std::string why = Unavailable(config); !why.empty()) throw UnavailableError(why);
     if (request.onnx.empty() && request.onnx_path.empty()) {
       throw CompileError("tensorrt: needs the model as ONNX bytes or an ONNX file");
     }
     const bool fp16 = config.precision == "fp16";
+    std::optional<QuantizedModel> quantized;
+    if (config.precision == "int8") {
+      quantized = QuantizeModel(
+          request, ort::QdqTool(ort::VersionString(), ort::QdqActivations::kInt8Symmetric),
+          scratch_);
+    }
+    std::optional<CompileRequest> quantized_request;
+    if (quantized) {
+      quantized_request.emplace(WithQuantizedModel(request, *quantized, "quantized.onnx"));
+    }
+    const CompileRequest& model = quantized_request ? *quantized_request : request;
     const std::string workspace =
         std::to_string(config.options.Int("workspace_mb") * 1024 * 1024);
     const std::string level = std::to_string(config.options.Int("builder_optimization_level"));
@@ -103,8 +125,8 @@ class TrtCompiler : public Compiler {
 
     // The cache entry: everything the engines depend on. ORT names the engine files inside by
     // its own hash of the model and the GPU's compute capability.
-    const std::string model_key = request.onnx_path.empty() ? Fnv1a64Hex(request.onnx)
-                                                            : FileDigest(request.onnx_path);
+    const std::string model_key = model.onnx_path.empty() ? Fnv1a64Hex(model.onnx)
+                                                          : FileDigest(model.onnx_path);
     const std::string key = Fnv1a64Hex("ngraphbench-tensorrt-v1\n" + ort::VersionString() +
                                        "\n" + TensorRtVersion() + "\n" + config.precision +
                                        "\n" + workspace + "\n" + level + "\n" + model_key);
@@ -139,6 +161,7 @@ class TrtCompiler : public Compiler {
       std::map<std::string, std::string> values = {
           {"device_id", "0"},
           {"trt_fp16_enable", fp16 ? "1" : "0"},
+          {"trt_int8_enable", "0"},  // int8: explicit, from the model's Q/DQ nodes
           {"trt_max_workspace_size", workspace},
           {"trt_builder_optimization_level", level},
           {"trt_engine_cache_enable", use_cache ? "1" : "0"},
@@ -158,8 +181,12 @@ class TrtCompiler : public Compiler {
       // Nodes TensorRT does not take: on the GPU rather than the CPU, and counted (Degraded).
       ort::AppendCuda(options, {});
     };
-    auto inner = ort::CreateExecutable(request, setup);
+    auto inner = ort::CreateExecutable(model, setup);
     auto& settings = inner->settings();
+    if (quantized) {
+      for (const auto& [k, v] : ort::QdqSettings(*quantized)) settings[k] = v;
+      settings["int8_mode"] = "explicit_qdq";
+    }
     settings["workspace_mb"] = config.options.String("workspace_mb");
     settings["builder_optimization_level"] = level;
     settings["engine_cache"] = use_cache ? (hit ? "hit" : "miss") : "off";
@@ -168,6 +195,9 @@ class TrtCompiler : public Compiler {
         std::to_string(ort::NodesOutside(inner->placement(), kProvider));
     return std::make_unique<TrtExecutable>(std::move(inner));
   }
+
+ private:
+  QuantizeScratch scratch_;  // uncached quantized models, read while the executables live
 };
 
 }  // namespace

@@ -53,6 +53,8 @@ import traceback
 # The default CPU schedules of untuned functions, a module of their own beside this script (python
 # puts the script's folder on sys.path). The C++ module's cache key covers every tvm_*.py beside it.
 from tvm_schedules import default_schedule, last_line, log, schedule_func
+# What the kernels of a quantized (QDQ) model compute in: tvm_kernels.py, beside this script.
+from tvm_kernels import count_kernels
 
 
 # Tensor intrinsics for other architectures. Importing tvm.s_tir.tensor_intrin (which
@@ -598,6 +600,9 @@ def main():
     parser.add_argument("--tuning-db", default="", help="shared MetaSchedule database directory")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="runtime threads")
     parser.add_argument("--seed", type=int, default=0, help="MetaSchedule random seed")
+    parser.add_argument("--precision", choices=["fp32", "int8"], default="fp32",
+                        help="int8: the model is a QDQ model; meta.json counts its kernels by "
+                        "the type they compute in (tvm_kernels.py)")
     parser.add_argument("--tune-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--scratch", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -651,6 +656,8 @@ def main():
 
     start = time.monotonic()
     mod = import_onnx(args.onnx)
+    if args.precision == "int8":
+        meta.update(count_kernels(fused(mod, target)))
     if database is not None:
         meta["schedule"] = build_tuned(args, mod, target, database, meta)
     else:

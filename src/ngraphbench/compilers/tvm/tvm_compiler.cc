@@ -13,6 +13,13 @@
 // compile. Tuning records live in <cache_dir>/tvm/tuning/<key>/ shared by every model tuned
 // with the same target, TVM version and settings (see tvm_compile.py).
 //
+// Precision int8: the model is quantized first, by ONNX Runtime's quantizer as the onnxruntime
+// compiler quantizes it (ort_quantize_tool.h: the same tool, so the same entries of
+// <cache_dir>/onnxruntime-int8/), and that QDQ model is what TVM imports and compiles. Relax
+// computes its convolutions and matrix products in float32 on dequantized tensors
+// (tvm_kernels.py): the row says how many (int8_kernels, float_kernels) and is Degraded when
+// any ran in float, so that it is never taken for int8 speed.
+//
 // Profile() times each call the Relax VM makes (a compiled TIR function, a VM builtin) through
 // the VM's instrument hook, on a second VM loaded from the same library: TVM 0.27's runtime has
 // no VM profiler any more (no vm_profiler_load_executable, no runtime.profiling report).
@@ -38,10 +45,15 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "ngraphbench/compilers/compile_helper.h"
 #include "ngraphbench/compilers/compiler.h"
+#ifdef NGB_TVM_INT8
+#include "ngraphbench/compilers/onnxruntime/ort_quantize_tool.h"
+#endif
+#include "ngraphbench/compilers/quantize_common/quantize_common.h"
 #include "ngraphbench/core/error.h"
 
 namespace ngraphbench {
@@ -349,6 +361,18 @@ class TvmExecutable : public Executable {
     if (tuning.rfind("failed:", 0) == 0) degraded.push_back("tvm tuning=" + tuning);
     const std::string schedule = settings_.at("schedule");
     if (schedule != "default") degraded.push_back("tvm schedule=" + schedule);
+    // Precision int8 (fp32 rows have no such setting): any contraction in float, or none in
+    // integers, is no int8 measurement.
+    if (const auto it = settings_.find("int8_kernels"); it != settings_.end()) {
+      const int64_t integer = std::stoll(it->second);
+      const int64_t floating = std::stoll(settings_.at("float_kernels"));
+      if (floating > 0 || integer == 0) {
+        degraded.push_back("tvm: quantized model ran float kernels: " + std::to_string(floating) +
+                           " of " + std::to_string(integer + floating) +
+                           " convolutions and matrix products computed in float32 on dequantized "
+                           "inputs, " + std::to_string(integer) + " in int8");
+      }
+    }
     return degraded;
   }
 
@@ -378,12 +402,32 @@ class TvmCompiler : public Compiler {
     if (config.device != "cpu") {
       throw CompileError("tvm: device '" + config.device + "' is not supported; use cpu");
     }
-    if (config.precision != "fp32") {
-      throw CompileError("tvm: precision '" + config.precision + "' is not supported; use fp32");
+    const bool int8 = config.precision == "int8";
+    if (config.precision != "fp32" && !int8) {
+      throw CompileError("tvm: precision '" + config.precision +
+                         "' is not supported; use fp32 or int8");
     }
     if (request.onnx.empty() && request.onnx_path.empty()) {
       throw CompileError("tvm: needs the model as ONNX bytes or an ONNX file");
     }
+    std::optional<QuantizedModel> quantized;
+    if (int8) {
+#ifdef NGB_TVM_INT8
+      quantized = QuantizeModel(request,
+                                ort::QdqTool(ort::LibraryVersion("tvm"),
+                                             ort::QdqActivations::kUint8Asymmetric),
+                                scratch_);
+#else
+      throw CompileError("tvm: precision int8 compiles the QDQ model of ONNX Runtime's "
+                         "quantizer, and this build found no ONNX Runtime (run ./setup.sh)");
+#endif
+    }
+    std::optional<CompileRequest> quantized_request;
+    if (quantized) {
+      quantized_request.emplace(WithQuantizedModel(request, *quantized, "quantized.onnx"));
+    }
+    // The model TVM compiles: the QDQ model at int8.
+    const CompileRequest& model = quantized_request ? *quantized_request : request;
 
     // TVM's thread pool reads TVM_NUM_THREADS when it starts, i.e. at the first parallel kernel
     // or NumThreads() below; without it TVM would use half the cores. The compile script
@@ -427,7 +471,8 @@ class TvmCompiler : public Compiler {
     // Early stopping decides which records a task keeps; 0 keeps the keys of before.
     if (patience > 0) tuning_key.Add("patience=" + std::to_string(patience));
     Fnv128 entry_key = setting_key;
-    AddOnnxModel(entry_key, request.onnx_path, request.onnx, "tvm");
+    AddOnnxModel(entry_key, model.onnx_path, model.onnx, "tvm");
+    if (int8) entry_key.Add("precision=int8");
     entry_key.Add(script);
     // The modules the script imports from its folder (tvm_*.py, e.g. the default schedules
     // in tvm_schedules.py), by name and content in name order: a changed schedule is a new build.
@@ -460,7 +505,7 @@ class TvmCompiler : public Compiler {
       CacheEntryBuild build(entry);
       {
         // A model given by path is compiled from there: its external data lies beside it.
-        const ScriptOnnxFile onnx(request.onnx_path, request.onnx, build.dir());
+        const ScriptOnnxFile onnx(model.onnx_path, model.onnx, build.dir());
         const std::vector<std::string> argv = {
             EnvOr("NGRAPHBENCH_TVM_PYTHON", NGB_TVM_PYTHON),
             script_path,
@@ -472,7 +517,8 @@ class TvmCompiler : public Compiler {
             "--tuning-timeout-s", timeout,
             "--search-s", std::to_string(search_s),
             "--threads", std::to_string(threads),
-            "--tuning-db", (root / "tuning" / tuning_key.Hex()).string()};
+            "--tuning-db", (root / "tuning" / tuning_key.Hex()).string(),
+            "--precision", config.precision};
         RunCompileScript(argv, build.dir(), build.dir() / "meta.json", cached ? fs::path() : root,
                          "tvm", "set NGRAPHBENCH_TVM_PYTHON to a python with apache-tvm");
       }
@@ -517,6 +563,19 @@ class TvmCompiler : public Compiler {
       settings["untuned_ms"] = std::to_string(meta.value("untuned_ms", 0.0));
     }
     if (patience > 0) settings["patience"] = std::to_string(patience);
+    if (quantized) {
+#ifdef NGB_TVM_INT8
+      for (const auto& [k, v] : ort::QdqSettings(*quantized)) settings[k] = v;
+#endif
+      // What the compiled functions compute in (tvm_kernels.py).
+      if (!meta.contains("int8_kernels") || !meta.contains("float_kernels")) {
+        throw CompileError("tvm: " + meta_path.string() + " does not count the int8 build's "
+                           "kernels (int8_kernels, float_kernels)");
+      }
+      settings["int8_kernels"] = std::to_string(meta.value("int8_kernels", 0));
+      settings["float_kernels"] = std::to_string(meta.value("float_kernels", 0));
+      settings["int8_io_functions"] = std::to_string(meta.value("int8_io_functions", 0));
+    }
 
     std::unique_ptr<TvmExecutable> exe;
     try {
@@ -534,6 +593,9 @@ class TvmCompiler : public Compiler {
     if (!cached) fs::remove_all(root);
     return exe;
   }
+
+ private:
+  QuantizeScratch scratch_;  // uncached quantized models, until the compiler goes
 };
 
 }  // namespace
