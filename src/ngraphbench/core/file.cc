@@ -463,4 +463,12 @@ std::string StorageAdvice(int error_number, const std::string& dir) {
          (error_number == EDQUOT ? ", or raise your quota there" : "");
 }
 
+std::string ReadFile(const std::filesystem::path& path, uint64_t max_bytes) {
+  try {
+    return ReadFileCapped(path.string(), max_bytes, "file");
+  } catch (const InputError&) {
+    return "";
+  }
+}
+
 }  // namespace ngraphbench

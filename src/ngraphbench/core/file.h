@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -38,6 +39,10 @@ enum class Links { kFollow, kRefuse };
 // filled from the open file (its mtime, say).
 std::string ReadFileCapped(const std::string& path, uint64_t max_bytes, const std::string& what,
                            Links links = Links::kFollow, struct stat* status = nullptr);
+
+// The whole file, or "" when it cannot be read, is not a regular file (a FIFO in a cache folder
+// is passed over, not waited on) or holds more than `max_bytes` (ReadFileCapped).
+std::string ReadFile(const std::filesystem::path& path, uint64_t max_bytes = kMaxModelBytes);
 
 // As ReadFileCapped, but nullopt when there is no file of that name (ENOENT, or ENOTDIR: a
 // folder on the way is a file).

@@ -42,7 +42,7 @@ constexpr int kMaxCpuId = 65535;
 
 // A file of /proc or /sys (or a fixture's copy), read as every file is (core/file.h): nullopt when
 // it is missing or cannot be read.
-std::optional<std::string> ReadFile(const fs::path& path) {
+std::optional<std::string> ReadSystemFile(const fs::path& path) {
   try {
     return ReadFileIfExists(path.string(), kMaxConfigBytes, "system file");
   } catch (const std::exception&) {
@@ -73,11 +73,11 @@ std::optional<int64_t> ParseInt(const std::string& text) {
 }
 
 std::optional<int64_t> ReadInt(const fs::path& path) {
-  const std::optional<std::string> text = ReadFile(path);
+  const std::optional<std::string> text = ReadSystemFile(path);
   return text ? ParseInt(*text) : std::nullopt;
 }
 
-std::string ReadTrimmed(const fs::path& path) { return Trim(ReadFile(path).value_or("")); }
+std::string ReadTrimmed(const fs::path& path) { return Trim(ReadSystemFile(path).value_or("")); }
 
 // The entries of a directory, sorted by name; none when it cannot be read.
 std::vector<fs::path> List(const fs::path& dir) {
@@ -236,7 +236,7 @@ MachineInfo DescribeMachine(const std::string& root) {
   const fs::path cpu_dir = base / "sys/devices/system/cpu";
   MachineInfo m;
 
-  const std::string cpuinfo = ReadFile(base / "proc/cpuinfo").value_or("");
+  const std::string cpuinfo = ReadSystemFile(base / "proc/cpuinfo").value_or("");
   m.cpu_model = CpuModel(cpuinfo);
   TopologyFromSysfs(cpu_dir, m);
   if (!m.threads) TopologyFromCpuinfo(cpuinfo, m);
@@ -247,7 +247,7 @@ MachineInfo DescribeMachine(const std::string& root) {
   } else if (auto boost = ReadInt(cpu_dir / "cpufreq/boost")) {
     m.turbo = *boost != 0;
   }
-  const auto meminfo = KeyValues(ReadFile(base / "proc/meminfo").value_or(""));
+  const auto meminfo = KeyValues(ReadSystemFile(base / "proc/meminfo").value_or(""));
   if (auto it = meminfo.find("MemTotal"); it != meminfo.end()) {
     std::istringstream in(it->second);  // "16384256 kB"
     int64_t kb = 0;
@@ -275,18 +275,18 @@ MachineInfo DescribeMachine(const std::string& root) {
 #endif
   m.compiler = CompilerOfThisBuild();
 
-  if (auto version = ReadFile(base / "proc/driver/nvidia/version")) {
+  if (auto version = ReadSystemFile(base / "proc/driver/nvidia/version")) {
     m.gpu_driver = NvidiaDriver(*version);
   }
   for (const fs::path& gpu : List(base / "proc/driver/nvidia/gpus")) {
-    const auto info = KeyValues(ReadFile(gpu / "information").value_or(""));
+    const auto info = KeyValues(ReadSystemFile(gpu / "information").value_or(""));
     if (auto it = info.find("Model"); it != info.end() && !it->second.empty()) {
       m.gpus.push_back(it->second);
     }
   }
 
   {
-    std::istringstream in(ReadFile(base / "proc/loadavg").value_or(""));
+    std::istringstream in(ReadSystemFile(base / "proc/loadavg").value_or(""));
     double one = 0, five = 0, fifteen = 0;
     if (in >> one >> five >> fifteen) m.load_avg = {one, five, fifteen};
   }
@@ -442,7 +442,7 @@ std::vector<int> ThreadsCpus(const std::string& root) {
   std::set<int> cpus;
   bool read_any = false;
   for (const fs::path& task : List(fs::path(root) / "proc/self/task")) {
-    const auto status = KeyValues(ReadFile(task / "status").value_or(""));
+    const auto status = KeyValues(ReadSystemFile(task / "status").value_or(""));
     auto it = status.find("Cpus_allowed_list");
     if (it == status.end()) continue;  // the thread ended meanwhile
     if (auto list = ParseCpuList(it->second)) {
@@ -619,7 +619,7 @@ std::string Emulator(const std::string& root) {
   std::ifstream exe(proc / "self" / "exe", std::ios::binary);
   if (!exe.read(header.data(), static_cast<std::streamsize>(header.size()))) return "";
   const std::string program = ElfArch(header);
-  const std::string cpu = CpuinfoArch(ReadFile(proc / "cpuinfo").value_or(""));
+  const std::string cpu = CpuinfoArch(ReadSystemFile(proc / "cpuinfo").value_or(""));
   if (program.empty() || cpu.empty() || program == cpu) return "";
   return program + " on " + cpu;
 }

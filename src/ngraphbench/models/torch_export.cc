@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
-#include "ngraphbench/compilers/compile_helper.h"  // Fnv128, ReadFile
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/core/hash.h"
 #include "ngraphbench/core/subprocess.h"
 #include "ngraphbench/graph/working_set.h"  // kMaxSampleElements, shared with model inputs
 #include "ngraphbench/results/cache_entry.h"
