@@ -96,6 +96,42 @@ TEST_F(QuantizeCommon, QuantizesOnceIntoTheCache) {
   EXPECT_NE(other.key, first.key);
 }
 
+// What a compiler compiles: the run's own request without a tool; with one, the same request
+// reading the quantized model's file (no bytes), the config's precision replaced where asked,
+// everything else as the run gave it.
+TEST_F(QuantizeCommon, TheModelToCompileIsTheRequestOrItsQuantizedModel) {
+  const fs::path cache = dir_ / "cache";
+  QuantizeScratch scratch;
+  config_.precision = "int8";
+  CompileRequest request = Request(cache.string());
+  request.quick = true;
+  request.cold = false;
+  request.offline = true;
+  request.streams = 3;
+
+  const ModelToCompile as_is(request, std::nullopt, scratch, "quantized.onnx");
+  EXPECT_EQ(&as_is.request(), &request);
+  EXPECT_EQ(as_is.quantized(), nullptr);
+
+  const ModelToCompile quantized(request, tool_, scratch, "quantized.onnx", "fp32");
+  ASSERT_NE(quantized.quantized(), nullptr);
+  const CompileRequest& model = quantized.request();
+  EXPECT_TRUE(model.onnx.empty());
+  EXPECT_EQ(model.onnx_path, (quantized.quantized()->entry / "quantized.onnx").string());
+  EXPECT_EQ(model.config.precision, "fp32");
+  EXPECT_EQ(request.config.precision, "int8");  // the run's own config is left as it is
+  EXPECT_EQ(&model.graph, &request.graph);
+  EXPECT_EQ(model.cache_dir, cache.string());
+  EXPECT_TRUE(model.quick);
+  EXPECT_FALSE(model.cold);
+  EXPECT_TRUE(model.offline);
+  EXPECT_EQ(model.streams, 3);
+
+  const ModelToCompile same_precision(request, tool_, scratch, "quantized.onnx");
+  EXPECT_EQ(same_precision.request().config.precision, "int8");
+  EXPECT_TRUE(same_precision.quantized()->cache_hit);
+}
+
 // Without a cache directory the model is quantized into a temporary folder that stays while the
 // scratch lives (an executable may read it again) and goes with it: nothing is left behind.
 TEST_F(QuantizeCommon, WithoutACacheNothingIsLeftBehind) {

@@ -121,20 +121,12 @@ class OrtCompiler : public Compiler {
         ort::AppendCuda(options, {});  // ORT's defaults (cuDNN's exhaustive algorithm search)
       }
     };
-    std::optional<QuantizedModel> quantized;
-    if (int8) {
-      quantized = QuantizeModel(
-          request, ort::QdqTool(ort::VersionString(), ort::QdqActivations::kUint8Asymmetric),
-          scratch_);
-    }
-    std::optional<CompileRequest> quantized_request;
-    if (quantized) {
-      quantized_request.emplace(WithQuantizedModel(request, *quantized, "quantized.onnx"));
-    }
-    auto executable =
-        ort::CreateExecutable(quantized_request ? *quantized_request : request, setup);
+    std::optional<QuantizeTool> tool;
+    if (int8) tool = ort::QdqTool(ort::VersionString(), ort::QdqActivations::kUint8Asymmetric);
+    const ModelToCompile model(request, tool, scratch_, "quantized.onnx");
+    auto executable = ort::CreateExecutable(model.request(), setup);
     auto& settings = executable->settings();
-    if (quantized) {
+    if (const QuantizedModel* quantized = model.quantized()) {
       for (const auto& [key, value] : ort::QdqSettings(*quantized)) settings[key] = value;
       AddInt8Census(quantized->meta, config.opt_level, *executable);
     }

@@ -144,25 +144,17 @@ class OpenVinoCompiler final : public Compiler {
     }
     // int8: what is compiled is NNCF's quantized model, with fp32 as the inference precision of
     // the layers left in floating point (FakeQuantize layers run as integer kernels).
-    std::optional<QuantizedModel> nncf;
-    CompilerConfig int8_config = original.config;
-    static const std::string kNoBytes;
-    CompileRequest quantized{original.graph, kNoBytes, int8_config};
+    std::optional<QuantizeTool> tool;
     if (original.config.precision == "int8") {
       if (original.config.device != "cpu") {
         throw CompileError("openvino: precision int8 runs on device cpu only here; use device "
                            "cpu");
       }
-      nncf = QuantizeModel(original, NncfTool(), scratch_);
-      int8_config.precision = "fp32";
-      quantized.cache_dir = original.cache_dir;
-      quantized.quick = original.quick;
-      quantized.cold = original.cold;
-      quantized.onnx_path = (nncf->entry / "quantized.xml").string();
-      quantized.offline = original.offline;
-      quantized.streams = original.streams;
+      tool = NncfTool();
     }
-    const CompileRequest& request = nncf ? quantized : original;
+    const ModelToCompile model(original, tool, scratch_, "quantized.xml", "fp32");
+    const QuantizedModel* nncf = model.quantized();
+    const CompileRequest& request = model.request();
     const CompilerConfig& config = request.config;
     const std::string device = OvDevice(config.device);
     const ov::element::Type precision = OvPrecision(config.precision);

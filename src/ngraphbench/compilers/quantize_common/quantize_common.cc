@@ -112,16 +112,22 @@ QuantizedModel QuantizeModel(const CompileRequest& request, const QuantizeTool& 
   return q;
 }
 
-CompileRequest WithQuantizedModel(const CompileRequest& request, const QuantizedModel& model,
-                                  const std::string& file) {
+ModelToCompile::ModelToCompile(const CompileRequest& request,
+                               const std::optional<QuantizeTool>& tool, QuantizeScratch& scratch,
+                               const std::string& file, const std::string& compiled_precision)
+    : original_(request) {
+  if (!tool) return;
+  quantized_ = QuantizeModel(request, *tool, scratch);
+  config_ = request.config;
+  if (!compiled_precision.empty()) config_->precision = compiled_precision;
   static const std::string kNoBytes;
-  CompileRequest r{request.graph, kNoBytes, request.config, request.cache_dir};
+  CompileRequest& r = quantized_request_.emplace(
+      CompileRequest{request.graph, kNoBytes, *config_, request.cache_dir});
   r.quick = request.quick;
   r.cold = request.cold;
-  r.onnx_path = (model.entry / file).string();
+  r.onnx_path = (quantized_->entry / file).string();
   r.offline = request.offline;
   r.streams = request.streams;
-  return r;
 }
 
 }  // namespace ngraphbench

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,9 +81,31 @@ std::vector<std::filesystem::path> WriteCalibrationSet(const std::vector<TensorS
 QuantizedModel QuantizeModel(const CompileRequest& request, const QuantizeTool& tool,
                              QuantizeScratch& scratch);
 
-// `request` with the quantized model's file `file` (in `model.entry`) as its model (onnx_path, no
-// bytes); graph, config and the rest as they were. The entry must stay while the request is used.
-CompileRequest WithQuantizedModel(const CompileRequest& request, const QuantizedModel& model,
-                                  const std::string& file);
+// What a compiler compiles at the run's precision: the run's request as it is, or, with a tool,
+// the request's model quantized by it (QuantizeModel) and the same request reading the quantized
+// model's file `file` of its entry (onnx_path, no bytes; graph, cache and scenario as they were),
+// its config's precision replaced by `compiled_precision` where that is given (openvino compiles
+// NNCF's model at fp32, its FakeQuantize layers running as integer kernels). Holds what the
+// request refers to, so it is neither copied nor moved.
+class ModelToCompile {
+ public:
+  ModelToCompile(const CompileRequest& request, const std::optional<QuantizeTool>& tool,
+                 QuantizeScratch& scratch, const std::string& file,
+                 const std::string& compiled_precision = "");
+  ModelToCompile(const ModelToCompile&) = delete;
+  ModelToCompile& operator=(const ModelToCompile&) = delete;
+
+  const CompileRequest& request() const {
+    return quantized_request_ ? *quantized_request_ : original_;
+  }
+  // The quantized model, or nullptr when the request is compiled as it is.
+  const QuantizedModel* quantized() const { return quantized_ ? &*quantized_ : nullptr; }
+
+ private:
+  const CompileRequest& original_;
+  std::optional<QuantizedModel> quantized_;
+  std::optional<CompilerConfig> config_;
+  std::optional<CompileRequest> quantized_request_;
+};
 
 }  // namespace ngraphbench

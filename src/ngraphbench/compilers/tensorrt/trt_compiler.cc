@@ -107,17 +107,12 @@ class TrtCompiler : public Compiler {
       throw CompileError("tensorrt: needs the model as ONNX bytes or an ONNX file");
     }
     const bool fp16 = config.precision == "fp16";
-    std::optional<QuantizedModel> quantized;
+    std::optional<QuantizeTool> tool;
     if (config.precision == "int8") {
-      quantized = QuantizeModel(
-          request, ort::QdqTool(ort::VersionString(), ort::QdqActivations::kInt8Symmetric),
-          scratch_);
+      tool = ort::QdqTool(ort::VersionString(), ort::QdqActivations::kInt8Symmetric);
     }
-    std::optional<CompileRequest> quantized_request;
-    if (quantized) {
-      quantized_request.emplace(WithQuantizedModel(request, *quantized, "quantized.onnx"));
-    }
-    const CompileRequest& model = quantized_request ? *quantized_request : request;
+    const ModelToCompile compiled(request, tool, scratch_, "quantized.onnx");
+    const CompileRequest& model = compiled.request();
     const std::string workspace =
         std::to_string(config.options.Int("workspace_mb") * 1024 * 1024);
     const std::string level = std::to_string(config.options.Int("builder_optimization_level"));
@@ -183,7 +178,7 @@ class TrtCompiler : public Compiler {
     };
     auto inner = ort::CreateExecutable(model, setup);
     auto& settings = inner->settings();
-    if (quantized) {
+    if (const QuantizedModel* quantized = compiled.quantized()) {
       for (const auto& [k, v] : ort::QdqSettings(*quantized)) settings[k] = v;
       settings["int8_mode"] = "explicit_qdq";
     }

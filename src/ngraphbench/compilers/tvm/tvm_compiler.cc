@@ -410,24 +410,18 @@ class TvmCompiler : public Compiler {
     if (request.onnx.empty() && request.onnx_path.empty()) {
       throw CompileError("tvm: needs the model as ONNX bytes or an ONNX file");
     }
-    std::optional<QuantizedModel> quantized;
+    std::optional<QuantizeTool> tool;
     if (int8) {
 #ifdef NGB_TVM_INT8
-      quantized = QuantizeModel(request,
-                                ort::QdqTool(ort::LibraryVersion("tvm"),
-                                             ort::QdqActivations::kUint8Asymmetric),
-                                scratch_);
+      tool = ort::QdqTool(ort::LibraryVersion("tvm"), ort::QdqActivations::kUint8Asymmetric);
 #else
       throw CompileError("tvm: precision int8 compiles the QDQ model of ONNX Runtime's "
                          "quantizer, and this build found no ONNX Runtime (run ./setup.sh)");
 #endif
     }
-    std::optional<CompileRequest> quantized_request;
-    if (quantized) {
-      quantized_request.emplace(WithQuantizedModel(request, *quantized, "quantized.onnx"));
-    }
     // The model TVM compiles: the QDQ model at int8.
-    const CompileRequest& model = quantized_request ? *quantized_request : request;
+    const ModelToCompile compiled(request, tool, scratch_, "quantized.onnx");
+    const CompileRequest& model = compiled.request();
 
     // TVM's thread pool reads TVM_NUM_THREADS when it starts, i.e. at the first parallel kernel
     // or NumThreads() below; without it TVM would use half the cores. The compile script
@@ -563,7 +557,7 @@ class TvmCompiler : public Compiler {
       settings["untuned_ms"] = std::to_string(meta.value("untuned_ms", 0.0));
     }
     if (patience > 0) settings["patience"] = std::to_string(patience);
-    if (quantized) {
+    if (const QuantizedModel* quantized = compiled.quantized()) {
 #ifdef NGB_TVM_INT8
       for (const auto& [k, v] : ort::QdqSettings(*quantized)) settings[k] = v;
 #endif
