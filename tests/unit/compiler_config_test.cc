@@ -251,7 +251,7 @@ TEST_F(ConfigTest, SettingsOnTheCommandLineGoOverTheFilesByTheirRules) {
            {"onnxruntime.warmup=1", "'onnxruntime.warmup' is not a known key"},
            {"options=1", "'options' is not a known key"},
            {"validity.max_ci_rel.x=1", "'validity.max_ci_rel.x' is not a known key"},
-           {"batch_sizes=[1", "--set 'batch_sizes=[1': the value is not valid YAML"}}) {
+           {"batch_sizes=[1", "--set 'batch_sizes=[1': not valid YAML"}}) {
     EXPECT_NE(SetError({item}, "", "onnxruntime", "ort.yaml").find(message), std::string::npos)
         << item << ": " << SetError({item}, "", "onnxruntime", "ort.yaml");
   }
@@ -264,6 +264,18 @@ TEST_F(ConfigTest, SettingsOnTheCommandLineGoOverTheFilesByTheirRules) {
     EXPECT_EQ(std::string(e.what()),
               "--set 'openvino.precision=bf16' is for compiler openvino, which this command does "
               "not run (it runs onnxruntime, tvm)");
+  }
+}
+
+TEST(SettingsPrecision, IsThePrecisionEveryCompilerIsGiven) {
+  EXPECT_EQ(SettingsPrecision({"warmup=3", "precision=int8"}), "int8");
+  EXPECT_EQ(SettingsPrecision({"openvino.precision=bf16", "threads=1"}), "");
+  EXPECT_EQ(SettingsPrecision({}), "");
+  try {
+    SettingsPrecision({"precision=[int8]"});
+    ADD_FAILURE() << "a list was taken for a precision";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--set: 'precision'"), std::string::npos) << e.what();
   }
 }
 

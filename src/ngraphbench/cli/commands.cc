@@ -4,7 +4,6 @@
 #include <iostream>
 
 #include <fmt/core.h>
-#include <yaml-cpp/yaml.h>
 
 #include "ngraphbench/analysis/profiles.h"
 #include "ngraphbench/compilers/registry.h"
@@ -12,6 +11,7 @@
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/shell.h"
 #include "ngraphbench/core/subprocess.h"
+#include "ngraphbench/experiments/config.h"  // SettingsPrecision
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/torch_export.h"
 #include "ngraphbench/models/zoo.h"
@@ -26,17 +26,8 @@ int CmdExpand(const GridArgs& args) {
   // Without --compiler, a precision every compiler takes (--set precision=int8) suffixes the
   // ids as it will in the compilers' runs; a compiler's own (openvino.precision=...) needs
   // --compiler.
-  std::string precision = "fp32";
-  for (const std::string& setting : args.settings) {
-    const size_t eq = setting.find('=');
-    if (eq == std::string::npos || setting.substr(0, eq) != "precision") continue;
-    try {
-      precision = YAML::Load(setting.substr(eq + 1)).as<std::string>();
-    } catch (const YAML::Exception&) {
-      throw InputError("--set " + setting + ": precision must be one of fp32, bf16, fp16, int8");
-    }
-  }
-  SetRunPrecision(runs, precision);
+  const std::string precision = SettingsPrecision(args.settings);
+  SetRunPrecision(runs, precision.empty() ? "fp32" : precision);
   for (const auto& run : runs) std::cout << run.run_id << "\n";
   return kExitOk;
 }

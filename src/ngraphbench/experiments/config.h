@@ -127,6 +127,10 @@ void ValidateSettings(const std::vector<std::string>& settings,
 // compiler key and those prefixed with its name; as given.
 std::vector<std::string> SettingsFor(const std::vector<std::string>& settings,
                                      const std::string& compiler);
+// The precision every compiler of the command is given (`--set precision=int8`), or "" when
+// none is: a compiler's own (openvino.precision) is not. Throws InputError as ValidateSettings,
+// and when the value is not a name.
+std::string SettingsPrecision(const std::vector<std::string>& settings);
 // The experiment's keys of `settings` applied to `e`.
 void ApplyExperimentSettings(const std::vector<std::string>& settings, ExperimentConfig& e);
 

@@ -58,11 +58,7 @@ std::vector<Setting> ParseSettings(const std::vector<std::string>& settings) {
     if (!keys.insert(key).second) {
       throw InputError("--set '" + key + "' is given twice; give each key once");
     }
-    try {
-      s.value = YAML::Load(text.substr(eq + 1));
-    } catch (const YAML::Exception& e) {
-      throw InputError("--set '" + text + "': the value is not valid YAML: " + e.what());
-    }
+    s.value = LoadYaml(text.substr(eq + 1), "--set '" + text + "'");
     parsed.push_back(std::move(s));
   }
   return parsed;
@@ -100,6 +96,16 @@ std::vector<std::string> SettingsFor(const std::vector<std::string>& settings,
     if (s.compiler.empty() || s.compiler == compiler) applied.push_back(s.text);
   }
   return applied;
+}
+
+std::string SettingsPrecision(const std::vector<std::string>& settings) {
+  for (const Setting& s : ParseSettings(settings)) {
+    if (!s.compiler.empty() || s.experiment || s.path != std::vector<std::string>{"precision"}) {
+      continue;
+    }
+    return ReadString(s.value, kSetTop / "precision");
+  }
+  return "";
 }
 
 void ApplyExperimentSettings(const std::vector<std::string>& settings, ExperimentConfig& e) {
