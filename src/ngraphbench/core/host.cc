@@ -1,5 +1,7 @@
 #include "ngraphbench/core/host.h"
 
+#include <sys/utsname.h>
+
 #include <fstream>
 
 #include "ngraphbench/core/process.h"     // kMachineIdEnv
@@ -23,6 +25,11 @@ std::string HostCpuIdentity() {
     }
   }
   return model.empty() ? cores + flags : model + "\n" + flags;
+}
+
+std::string HostArch() {
+  utsname u{};
+  return ::uname(&u) == 0 ? u.machine : "";
 }
 
 std::string MachineIdentity() {

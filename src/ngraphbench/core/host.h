@@ -11,6 +11,10 @@ namespace ngraphbench {
 // shares the cache directory.
 std::string HostCpuIdentity();
 
+// The architecture this process runs as (uname's machine: x86_64, aarch64). Under qemu-user, the
+// emulated one.
+std::string HostArch();
+
 // What a cache key holds of this machine for code compiled for it (an SDK's blob or optimized
 // model that may carry this CPU's instruction set or layout): the machine_id the scheduler hands
 // its workers ($NGB_MACHINE_ID, measure/machine.h) when set, and HostCpuIdentity(), so that a

@@ -28,6 +28,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/core/host.h"
 #include "ngraphbench/core/random.h"
 #include "ngraphbench/measure/cpuinfo.h"
 
@@ -256,10 +257,8 @@ MachineInfo DescribeMachine(const std::string& root) {
   }
 
   utsname u{};
-  if (::uname(&u) == 0) {
-    m.kernel = std::string(u.sysname) + " " + u.release;
-    m.arch = u.machine;
-  }
+  if (::uname(&u) == 0) m.kernel = std::string(u.sysname) + " " + u.release;
+  m.arch = HostArch();
   // Under an emulator: the CPU it presents (its MIDR on aarch64), and the host's where cpuinfo
   // is the host's, passed through (qemu-user does so unless given the emulated CPU's).
   if (const std::string emulator = Emulator(root); !emulator.empty()) {

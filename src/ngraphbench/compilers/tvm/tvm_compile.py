@@ -77,13 +77,20 @@ def skip_foreign_intrinsics():
         sys.modules.setdefault(module, types.ModuleType(module))
 
 
-def resolve_target(spec, threads):
-    """The TVM target: 'host' (LLVM's view of this CPU), a kind ('llvm') or a JSON dict."""
+def resolve_target(spec, threads, machine=""):
+    """The TVM target: 'host' (LLVM's view of this CPU), a kind ('llvm') or a JSON dict.
+
+    `machine` is the architecture the library will run on (the worker's uname). Where it is not
+    this python's (an aarch64 worker emulated on x86-64 starts the host's python), 'host' is that
+    architecture's generic CPU, cross compiled (build)."""
+    import platform  # pylint: disable=import-outside-toplevel
     import tvm  # pylint: disable=import-outside-toplevel
 
     # "host" asks LLVM for this CPU (e.g. mcpu=skylake-avx512), so that tuning and codegen use its
     # real vector width.
-    if spec in ("", "host"):
+    if spec in ("", "host") and machine and machine != platform.machine():
+        config = {"kind": "llvm", "mtriple": f"{machine}-linux-gnu"}
+    elif spec in ("", "host"):
         config = dict(tvm.target.Target.from_device("cpu").export())
     elif spec.lstrip().startswith("{"):
         config = json.loads(spec)
@@ -94,10 +101,20 @@ def resolve_target(spec, threads):
     return tvm.target.Target(config)
 
 
+def cross_arch(target):
+    """The target's architecture where it is not this python's machine (a cross build), else ""."""
+    import platform  # pylint: disable=import-outside-toplevel
+
+    arch = str(target.attrs["mtriple"]).split("-", 1)[0] if "mtriple" in target.attrs else ""
+    return arch if arch and arch != platform.machine() else ""
+
+
 def describe_target(target):
     """A short form for the result row, e.g. "llvm -mcpu=rocketlake -num-cores=2"."""
     attrs = target.attrs
     parts = [str(target.kind.name)]
+    if cross_arch(target):
+        parts.append(f"-mtriple={attrs['mtriple']}")
     for key in ("mcpu", "mattr", "num-cores"):
         if key in attrs and attrs[key]:
             value = attrs[key]
@@ -490,6 +507,22 @@ def relax_pipeline(target, database, schedule, unscheduled):
     return pipeline
 
 
+def linker(target):
+    """export_library's compiler: the default one, or for a cross build the architecture's cross
+    g++ (Debian's g++-aarch64-linux-gnu is aarch64-linux-gnu-g++)."""
+    import shutil  # pylint: disable=import-outside-toplevel
+    from tvm.support import cc  # pylint: disable=import-outside-toplevel
+
+    arch = cross_arch(target)
+    if not arch:
+        return None
+    cxx = f"{arch}-linux-gnu-g++"
+    if not shutil.which(cxx):
+        raise RuntimeError(f"linking the library for {arch} needs {cxx} on the PATH (Debian: "
+                           f"apt-get install g++-{arch.replace('_', '-')}-linux-gnu)")
+    return cc.cross_compiler(cxx)
+
+
 def build(args, mod, target, database, name="model.so"):
     """Builds `mod` (import_onnx's) into out_dir/name; returns what the row's `schedule` reports."""
     import tvm  # pylint: disable=import-outside-toplevel
@@ -514,7 +547,7 @@ def build(args, mod, target, database, name="model.so"):
         executable = compile_with(schedule=False)
         schedule = "loops:" + reason.replace(";", ",").replace("=", ":")
     tmp = os.path.join(args.out_dir, name + ".tmp.so")
-    executable.export_library(tmp)
+    executable.export_library(tmp, fcompile=linker(target))
     os.replace(tmp, os.path.join(args.out_dir, name))
     return schedule
 
@@ -599,6 +632,8 @@ def main():
                         f"found are kept; 0 = {SEARCH_SHARE:g} x --tuning-timeout-s")
     parser.add_argument("--tuning-db", default="", help="shared MetaSchedule database directory")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="runtime threads")
+    parser.add_argument("--machine", default="",
+                        help="the architecture the library runs on (uname -m); default: this one")
     parser.add_argument("--seed", type=int, default=0, help="MetaSchedule random seed")
     parser.add_argument("--precision", choices=["fp32", "int8"], default="fp32",
                         help="int8: the model is a QDQ model; meta.json counts its kernels by "
@@ -616,9 +651,14 @@ def main():
     import tvm  # pylint: disable=import-outside-toplevel
 
     os.makedirs(args.out_dir, exist_ok=True)
-    target = resolve_target(args.target, args.threads)
+    target = resolve_target(args.target, args.threads, args.machine)
+    if args.trials > 0 and cross_arch(target):
+        raise RuntimeError(f"tuning measures its candidates on this machine ({os.uname().machine}),"
+                           f" not on the target's {cross_arch(target)}: set tuning_trials=0, or "
+                           f"compile with a python on {cross_arch(target)}")
     meta = {
         "tvm_version": tvm.__version__,
+        "machine": cross_arch(target) or os.uname().machine,  # what the library runs on
         "target": describe_target(target),
         "target_json": str(target),
         "trials_requested": args.trials,

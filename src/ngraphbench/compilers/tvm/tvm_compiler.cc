@@ -55,6 +55,7 @@
 #endif
 #include "ngraphbench/compilers/quantize_common/quantize_common.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/host.h"
 
 namespace ngraphbench {
 namespace {
@@ -511,6 +512,9 @@ class TvmCompiler : public Compiler {
             "--tuning-timeout-s", timeout,
             "--search-s", std::to_string(search_s),
             "--threads", std::to_string(threads),
+            // Where the python runs on another architecture (an aarch64 worker emulated on
+            // x86-64), target host is this one's, cross compiled.
+            "--machine", HostArch(),
             "--tuning-db", (root / "tuning" / tuning_key.Hex()).string(),
             "--precision", config.precision};
         RunCompileScript(argv, build.dir(), build.dir() / "meta.json", cached ? fs::path() : root,
@@ -522,6 +526,13 @@ class TvmCompiler : public Compiler {
         nlohmann::json::parse(ReadFile(meta_path, kMaxConfigBytes), nullptr,
                               /*allow_exceptions=*/false);
     if (!meta.is_object()) throw CompileError("tvm: unreadable " + meta_path.string());
+    // A target of another architecture (cross compiled, as for a worker emulated on this one).
+    const std::string machine = meta.value("machine", "");
+    if (!machine.empty() && machine != HostArch()) {
+      throw CompileError("tvm: target '" + target + "' built a library for " + machine +
+                         ", which this " + HostArch() +
+                         " machine cannot load: give target host or a target of this CPU");
+    }
 
     std::map<std::string, std::string> settings = {
         {"cache_hit", Bool(hit)},

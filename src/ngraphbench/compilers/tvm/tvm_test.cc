@@ -8,11 +8,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/core/host.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/measure/quant_check.h"
 #include "ngraphbench/models/builder.h"
@@ -363,6 +365,37 @@ TEST_F(Tvm, QuickRunsNeverTune) {
   EXPECT_EQ(c.settings.at("tuned"), "false");
   EXPECT_EQ(c.settings.at("trials"), "0");
   EXPECT_EQ(c.settings.at("trials_requested"), "64");
+}
+
+// A target of another architecture is cross compiled (tvm_compile.py links with its cross g++,
+// scripts/aarch64_check.sh runs such a library emulated): never tuned here, where its candidates
+// cannot run, and its library never loaded into this process. Where the cross g++ is missing, the
+// error names its Debian package. Nothing of a failed compile is cached.
+TEST_F(Tvm, ATargetOfAnotherArchitectureIsCrossCompiledNeverTunedOrLoadedHere) {
+  const std::string other = HostArch() == "aarch64" ? "x86_64" : "aarch64";
+  const std::string target = R"({"kind": "llvm", "mtriple": ")" + other + R"(-linux-gnu"})";
+  const Graph graph = BuildModel(SyntheticSpec("conv2d", "conv2d", 16, 1), 1);
+  const auto compile_error = [&](int64_t trials) -> std::string {
+    std::map<std::string, std::string> values = TvmOptions(trials, 480).values();
+    values["target"] = target;
+    try {
+      CompileAndRun(*compiler_, Config("tvm", Options(values)), graph, Inputs(graph),
+                    cache_dir_);
+    } catch (const CompileError& e) {
+      return e.what();
+    }
+    return "(compiled and ran)";
+  };
+  const std::string tuned = compile_error(8);
+  EXPECT_NE(tuned.find("tuning measures its candidates on this machine"), std::string::npos)
+      << tuned;
+  const std::string untuned = compile_error(0);
+  const std::string package = other == "aarch64" ? "g++-aarch64-linux-gnu" : "g++-x86-64-linux-gnu";
+  const bool linked = untuned.find("built a library for " + other) != std::string::npos;
+  EXPECT_TRUE(linked || untuned.find("apt-get install " + package) != std::string::npos)
+      << untuned;
+  EXPECT_TRUE(linked || fs::is_empty(fs::path(cache_dir_) / "tvm"))
+      << "a compile that failed left a cache entry";
 }
 
 // A tuning that completes: the search, cut at its own time (tuning_search_s, here 1 s: past
