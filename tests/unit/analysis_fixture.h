@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
-#include <zip.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -24,6 +23,7 @@
 #include "ngraphbench/measure/repeat.h"
 #include "ngraphbench/results/csv.h"
 #include "temp_dir.h"
+#include "zip_tree.h"
 
 namespace ngraphbench {
 // Outside an anonymous namespace: the tests of AnalyzeFiles in several files are one suite,
@@ -31,6 +31,8 @@ namespace ngraphbench {
 namespace analysis_testing {
 
 namespace fs = std::filesystem;
+using test_support::ReadText;
+using test_support::ZipTree;
 
 // The baseline of these tests' runs (in the tree: BaselineCompiler(), compilers/registry.h).
 inline const std::string kBaseline = "identity";
@@ -122,39 +124,6 @@ class AnalyzeFiles : public test_support::TempDirTest {
       WriteRow(RowPath(dir, row.run_id), row);
       WriteLatencies(LatenciesPath(dir, row.run_id), {1000, 1100, 1050});
     }
-  }
-
-  // Zips every file under `dir` as "results/<relative path>", in reverse path order so the
-  // archive order differs from the directory walk.
-  static void Zip(const fs::path& dir, const fs::path& archive, bool stored = false) {
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-      if (entry.is_regular_file()) files.push_back(entry.path());
-    }
-    std::sort(files.rbegin(), files.rend());
-    int error = 0;
-    zip_t* zip = zip_open(archive.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
-    ASSERT_NE(zip, nullptr) << "zip_open error " << error;
-    std::vector<std::string> contents;
-    contents.reserve(files.size());  // zip_close reads the buffers: they must not move
-    for (const fs::path& file : files) {
-      contents.push_back(ReadText(file));
-      zip_source_t* source =
-          zip_source_buffer(zip, contents.back().data(), contents.back().size(), 0);
-      ASSERT_NE(source, nullptr);
-      const std::string name = "results/" + fs::relative(file, dir).generic_string();
-      const zip_int64_t index = zip_file_add(zip, name.c_str(), source, ZIP_FL_ENC_UTF_8);
-      ASSERT_GE(index, 0) << zip_strerror(zip);
-      if (stored) ASSERT_EQ(zip_set_file_compression(zip, index, ZIP_CM_STORE, 0), 0);
-    }
-    ASSERT_EQ(zip_close(zip), 0);
-  }
-
-  static std::string ReadText(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
   }
 
   // The message of the InputError that `f` throws; fails the test when none is thrown.

@@ -314,7 +314,7 @@ TEST_F(AnalyzeFiles, OfflineAndServerCsvs) {
             "cpu0,conv2d,identity,,c,2,c_b2_server_s2_peak,2,3,40,39.5,79,10,99,45,50,true,true,,"
             "400,400,true,\n");
 
-  Zip(dir_ / "both", dir_ / "both.zip");
+  ZipTree(dir_ / "both", dir_ / "both.zip");
   ASSERT_EQ(RunAnalyze({(dir_ / "both.zip").string()}, (dir_ / "z").string()), kExitOk);
   for (const char* file : {kBatchVsStreamsCsv, kOfflineRunsCsv, kServerRunsCsv, kServerStepsCsv}) {
     EXPECT_EQ(ReadText(dir_ / "z" / file), ReadText(dir_ / "b" / file)) << file;
@@ -476,7 +476,7 @@ TEST_F(AnalyzeFiles, BadServerStepsFilesNameTheFile) {
   std::string text = FormatServerStepsCsv(PeakSteps());
   text.replace(text.find(",true,true,,400,400"), 19, ",true,maybe,,400,400");
   std::ofstream(steps, std::ios::trunc) << text;
-  Zip(dir_ / "tree", dir_ / "tree.zip");
+  ZipTree(dir_ / "tree", dir_ / "tree.zip");
   message = InputErrorOf(
       [&] { RunAnalyze({(dir_ / "tree.zip").string()}, (dir_ / "out").string()); });
   EXPECT_NE(message.find((dir_ / "tree.zip").string() +

@@ -42,7 +42,7 @@ TEST_F(AnalyzeFiles, DirectoryAndZipGiveByteIdenticalCsvs) {
              Row("identity", arch, "deit_tiny", 1, 80), Row("tvm", arch, "resnet18", 1, 500),
              Row("tvm", arch, "resnet50", 1, 90), Row("tvm", arch, "deit_tiny", 1, 120)});
   const fs::path archive = dir_ / "results_raw.zip";
-  Zip(dir_ / "results", archive);
+  ZipTree(dir_ / "results", archive);
 
   // The repository root (holding results/), and the zip.
   ASSERT_EQ(RunAnalyze({dir_.string()}, (dir_ / "from_dir").string()), kExitOk);
@@ -245,7 +245,7 @@ TEST_F(AnalyzeFiles, BadInputsNameTheFile) {
 
   // A real archive cut in half.
   WriteTree(dir_ / "tree", {Row("tvm", "conv2d", "c", 1, 10), Row("tvm", "conv2d", "c", 2, 20)});
-  Zip(dir_ / "tree", dir_ / "whole.zip");
+  ZipTree(dir_ / "tree", dir_ / "whole.zip");
   const std::string bytes = ReadText(dir_ / "whole.zip");
   const fs::path cut = dir_ / "cut.zip";
   std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
@@ -356,7 +356,7 @@ TEST_F(AnalyzeFiles, Int8AndFp32TreesTogether) {
 TEST_F(AnalyzeFiles, AZipEntryClaimingGigabytesIsRefusedBeforeReading) {
   WriteTree(dir_ / "results", {Row("identity", "conv2d", "conv2d_w64", 1, 1000)});
   const fs::path zip = dir_ / "big.zip";
-  Zip(dir_ / "results", zip);
+  ZipTree(dir_ / "results", zip);
   // Rewrite every uncompressed size in the central directory (signature PK\1\2, size at +24)
   // to 3 GiB; the bytes themselves stay small.
   std::string bytes = ReadText(zip);
@@ -386,7 +386,7 @@ TEST_F(AnalyzeFiles, AnOutputPathThatIsAFileIsBadInput) {
 // Such an archive is refused, for a row when it is loaded and for a trace when it is read.
 TEST_F(AnalyzeFiles, EntriesWithAWrongCrcAreRefused) {
   WriteTree(dir_ / "tree", {Row("tvm", "conv2d", "c", 1, 123456.5)});
-  Zip(dir_ / "tree", dir_ / "good.zip", /*stored=*/true);
+  ZipTree(dir_ / "tree", dir_ / "good.zip", /*stored=*/true);
   const std::string bytes = ReadText(dir_ / "good.zip");
   ASSERT_EQ(LoadRuns((dir_ / "good.zip").string()).size(), 1u);
 

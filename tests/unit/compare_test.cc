@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 #include <unistd.h>
-#include <zip.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,11 +18,14 @@
 #include "ngraphbench/measure/repeat.h"
 #include "ngraphbench/results/csv.h"
 #include "temp_dir.h"
+#include "zip_tree.h"
 
 namespace ngraphbench {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::ReadText;
+using test_support::ZipTree;
 
 // ---- Classification ----
 
@@ -149,35 +151,6 @@ class CompareFiles : public test_support::TempDirTest {
     invalid.invalid_reason = "cv 0.3 > 0.25";
     Write(next, invalid);
     Write(next, Row("vm-b", "identity", "conv2d_w16", 8, Around(4.0)));
-  }
-
-  static std::string ReadText(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-
-  // Zips every file under `dir` as "results/<relative path>".
-  static void Zip(const fs::path& dir, const fs::path& archive) {
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-      if (entry.is_regular_file()) files.push_back(entry.path());
-    }
-    int error = 0;
-    zip_t* zip = zip_open(archive.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
-    ASSERT_NE(zip, nullptr) << "zip_open error " << error;
-    std::vector<std::string> contents;
-    contents.reserve(files.size());  // zip_close reads the buffers: they must not move
-    for (const fs::path& file : files) {
-      contents.push_back(ReadText(file));
-      zip_source_t* source =
-          zip_source_buffer(zip, contents.back().data(), contents.back().size(), 0);
-      ASSERT_NE(source, nullptr);
-      const std::string name = "results/" + fs::relative(file, dir).generic_string();
-      ASSERT_GE(zip_file_add(zip, name.c_str(), source, ZIP_FL_ENC_UTF_8), 0) << zip_strerror(zip);
-    }
-    ASSERT_EQ(zip_close(zip), 0);
   }
 
   // The CSV line of the pair (compiler, model, batch), split into cells.
@@ -360,7 +333,7 @@ TEST_F(CompareFiles, FlagsTheSlowdownAndListsTheRest) {
 // A zip holds the same runs: the same pairs, the same numbers.
 TEST_F(CompareFiles, ZipGivesTheSameNumbers) {
   WriteTrees();
-  Zip(dir_ / "base" / "results", dir_ / "base.zip");
+  ZipTree(dir_ / "base" / "results", dir_ / "base.zip");
   CompareOptions options;
   options.csv_path = (dir_ / "from_dir.csv").string();
   std::ostringstream from_dir, from_zip;
