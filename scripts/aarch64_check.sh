@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ngraphbench on aarch64, checked on this x86-64 machine under qemu-user emulation (docs/hardware.md,
-# "aarch64"). Not part of ./test.sh: it downloads about 600 MB of aarch64 wheels once, and its
-# first build takes tens of minutes on a small machine.
+# "aarch64"). Not part of ./test.sh: it downloads about 600 MB of aarch64 wheels once (3.7 GB more
+# with inductor), and its first build takes tens of minutes on a small machine.
 #
-#   scripts/aarch64_check.sh [--compilers identity,torchscript,onnxruntime,openvino,executorch]
+#   scripts/aarch64_check.sh [--compilers identity,torchscript,onnxruntime,openvino,tvm,inductor,
+#                            executorch]
 #                            [--widths 16,32,64] [--jobs N] [--cpu neoverse-n1] [--no-unit-tests]
 #
 # 1. Which pinned SDK wheel (scripts/setup/*.sh) PyPI has for manylinux aarch64 and CPython 3.11
@@ -12,9 +13,13 @@
 #    stage), cached in $NGB_ARM64_ROOT: the sysroot of the cross build and the libraries the
 #    emulated programs load.
 # 3. A cross build with aarch64-linux-gnu-g++ against that root and the wheels' libraries
-#    (ONNX Runtime's libonnxruntime.so; LibTorch's CPU half; OpenVINO's libraries, headers and
-#    CMake config, with its ARM CPU plugin; ExecuTorch's runtime, whose lowering runs in this
-#    host's .venv), in $NGB_AARCH64_DIR/build: ngraphbench, the modules
+#    (ONNX Runtime's libonnxruntime.so; LibTorch, its CPU half or with inductor the whole wheel;
+#    OpenVINO's libraries, headers and CMake config, with its ARM CPU plugin; TVM's and tvm-ffi's
+#    runtime, whose compiler runs in this host's .venv and cross compiles for aarch64;
+#    ExecuTorch's runtime, whose lowering runs in this host's .venv; for inductor, whose compiler generates C++ for the CPU it runs on, the
+#    root's python 3.11 with the aarch64 torch wheel and its CUDA libraries installed beside the
+#    root, run under qemu, its g++ the host's cross compiler (tools/g++)), in
+#    $NGB_AARCH64_DIR/build: ngraphbench, the modules
 #    of the compilers asked for and of their output check's reference (onnxruntime; identity for
 #    onnxruntime), and every unit test in tests/unit (those need no SDK; --no-unit-tests builds
 #    and runs none).
@@ -38,7 +43,7 @@ START=$(date +%s)
 ROOT=${NGB_ARM64_ROOT:-$HOME/.cache/ngraphbench/arm64-root}
 DIR=${NGB_AARCH64_DIR:-/var/tmp/ngb-aarch64}
 WHEELS=$DIR/wheels SDK=$DIR/sdk BUILD=$DIR/build LOGS=$DIR/logs RESULTS=$DIR/results
-compilers=identity,torchscript,onnxruntime,openvino,executorch
+compilers=identity,torchscript,onnxruntime,openvino,tvm,inductor,executorch
 widths=16,32,64
 unit_tests=1
 jobs=1
@@ -50,17 +55,17 @@ while [ $# -gt 0 ]; do
     --jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
     --cpu) QCPU=${2:?--cpu needs one of qemu-aarch64-static -cpu help}; shift 2 ;;
     --no-unit-tests) unit_tests=0; shift ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
     *) echo "aarch64_check.sh: unknown argument '$1' (expected --compilers, --widths, --jobs," \
             "--cpu, --no-unit-tests)" >&2; exit 2 ;;
   esac
 done
 for c in ${compilers//,/ }; do
   case "$c" in
-    identity|torchscript|onnxruntime|openvino|executorch) ;;
+    identity|torchscript|onnxruntime|openvino|tvm|inductor|executorch) ;;
     *) echo "aarch64_check.sh: --compilers: '$c' has no aarch64 build here (identity," \
-            "torchscript, onnxruntime, openvino, executorch; docs/hardware.md says why the" \
-            "others do not)" >&2; exit 2 ;;
+            "torchscript, onnxruntime, openvino, tvm, inductor, executorch; docs/hardware.md" \
+            "says why tensorrt does not)" >&2; exit 2 ;;
   esac
 done
 [[ $widths =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "aarch64_check.sh: --widths '$widths': give" \
@@ -95,7 +100,7 @@ grep -q '^enabled' /proc/sys/fs/binfmt_misc/qemu-aarch64 || die "binfmt qemu-aar
 
 # --- 1. Wheels ---------------------------------------------------------------------------------
 # The pins, from the compilers' set-up scripts (each only defines variables and functions).
-for s in identity onnxruntime openvino tvm executorch; do
+for s in identity onnxruntime openvino tvm inductor executorch; do
   # shellcheck source=/dev/null
   source "$REPO/scripts/setup/$s.sh"
 done
@@ -136,6 +141,7 @@ say "wheels:"; cat "$LOGS/wheels.txt" >&2
 # --- 2. The arm64 root -------------------------------------------------------------------------
 ROOT_DEBS=libc6-dev,libstdc++-12-dev,libyaml-cpp-dev,libfmt-dev,nlohmann-json3-dev,libcli11-dev
 ROOT_DEBS+=,libgtest-dev,libgmock-dev,libonnx-dev,libprotobuf-dev,libzip-dev,libboost-dev,libgomp1
+ROOT_DEBS+=,python3  # inductor's compiling python (3.11, the wheels' cp311)
 if [ "$(cat "$ROOT/.ngb-debs" 2>/dev/null)" != "$ROOT_DEBS" ]; then
   say "making the arm64 root in $ROOT (debootstrap --foreign, a few minutes)"
   rm -rf "$ROOT.tmp" && mkdir -p "$(dirname "$ROOT")"
@@ -191,7 +197,7 @@ aarch64-linux-gnu-gcc -static -O1 "$DIR/tools/emulated_cpuinfo.c" -o "$DIR/tools
   die "cannot run an aarch64 program under qemu-user (QEMU_CPU=$QCPU)"
 
 # --- 3. SDKs and the cross build ---------------------------------------------------------------
-cmake_args=(-DNGB_WITH_TVM=OFF -DNGB_WITH_INDUCTOR=OFF -DNGB_WITH_TENSORRT=OFF)
+cmake_args=(-DNGB_WITH_TENSORRT=OFF)
 # The modules built: those asked for and their output check's reference, which computes in a
 # child of the run (onnxruntime; identity for onnxruntime).
 modules=",$compilers,"
@@ -215,35 +221,96 @@ if want onnxruntime && [ -n "${WHEEL[onnxruntime]}" ]; then
 else
   cmake_args+=(-DNGB_WITH_ONNXRUNTIME=OFF)
 fi
-if { want identity || want torchscript; } && [ -n "${WHEEL[identity]}" ]; then
-  T=$SDK/torch/torch
-  if [ ! -f "$T/lib/libtorch_cpu.so" ]; then
-    say "unpacking LibTorch from $(basename "${WHEEL[identity]}")"
-    unzip -q -o "${WHEEL[identity]}" 'torch/include/*' 'torch/lib/*' -x 'torch/lib/libtorch_cuda*' \
-      'torch/lib/libtorch_nvshmem*' -d "$SDK/torch"
+# Inductor: AOTInductor generates C++ for the CPU its python runs on and compiles it there, so
+# inductor_compile.py runs on the emulated CPU: the root's python 3.11 (binfmt starts it under
+# qemu) with torch, torchvision and onnx2torch of the aarch64 wheels in $SDK/pyarm. PyPI's torch
+# is the CUDA build, whose python module loads libtorch_cuda.so and so the CUDA libraries of its
+# dependencies (they load without a GPU); nvidia-nccl-cu13==2.29.7, its pin, has no aarch64
+# wheel, so 2.32.6 (the same libnccl.so.2) stands in. Its g++ is the host's cross compiler
+# (tools/g++, at native speed) against the root, -march=native (a compiler's detection of the CPU
+# it runs on) given as the emulated CPU.
+if want inductor && [ -n "${WHEEL[inductor]}" ]; then
+  PYARM=$SDK/pyarm
+  if [ ! -f "$PYARM/.ngb-complete" ]; then
+    say "installing the aarch64 torch, torchvision, onnx2torch and their CUDA libraries in $PYARM" \
+        "(about 3.7 GB)"
+    rm -rf "$PYARM.tmp"
+    pip_arm=(nice -n 19 "$PY" -m pip install -q --target "$PYARM.tmp" --only-binary=:all:
+             --python-version 3.11 --implementation cp "${platforms[@]}")
+    { "${pip_arm[@]}" --no-deps "torch==$TORCH_PIN" "torchvision==$INDUCTOR_TORCHVISION_VERSION" \
+        "onnx2torch==$INDUCTOR_ONNX2TORCH_VERSION" &&
+      "${pip_arm[@]}" \
+        "cuda-toolkit[cublas,cudart,cufft,cufile,cupti,curand,cusparse,nvrtc]==13.0.3" \
+        nvidia-cudnn-cu13==9.20.0.48 nvidia-cusparselt-cu13==0.8.1 nvidia-nccl-cu13==2.32.6 \
+        nvidia-nvshmem-cu13==3.4.5 onnx==1.23.2 "setuptools>=77.0.3" sympy networkx jinja2 fsspec \
+        filelock typing-extensions numpy pillow; } >>"$LOGS/pip.log" 2>&1 ||
+      die "pip install of inductor's aarch64 python packages failed: $LOGS/pip.log"
+    touch "$PYARM.tmp/.ngb-complete"
+    rm -rf "$PYARM" && mv "$PYARM.tmp" "$PYARM"
   fi
-  # PyPI's aarch64 torch is the CUDA build: libtorch_cpu.so needs libcudart and libcupti, which
-  # load without a GPU, from where its RPATH looks ($ORIGIN/../../nvidia/cu13/lib).
-  if [ ! -f "$SDK/torch/nvidia/cu13/lib/libcudart.so.13" ] && cuda_build "${WHEEL[identity]}"; then
-    for r in "nvidia-cuda-runtime==13.0.96" "nvidia-cuda-cupti==13.0.85"; do
-      w=$(wheel "$r"); [ -n "$w" ] || die "no aarch64 wheel for $r (libtorch_cpu.so needs it)"
-      unzip -q -o "$w" 'nvidia/cu13/lib/*' -d "$SDK/torch"
-    done
+  cat >"$DIR/tools/g++" <<EOF
+#!/bin/sh
+# Written by scripts/aarch64_check.sh: g++ of the emulated aarch64 machine, the host's cross
+# compiler against the arm64 root, with -march=native as the emulated CPU.
+for a; do
+  shift
+  case "\$a" in -march=native|-mcpu=native|-mtune=native) a=-mcpu=\${QEMU_CPU:-$QCPU} ;; esac
+  set -- "\$@" "\$a"
+done
+exec aarch64-linux-gnu-g++ --sysroot="$ROOT" "\$@"
+EOF
+  cat >"$DIR/tools/python-aarch64" <<EOF
+#!/bin/sh
+# Written by scripts/aarch64_check.sh: inductor's compiling python on the emulated aarch64
+# machine (the arm64 root's python 3.11, started under qemu-user by binfmt).
+PYTHONPATH=$PYARM\${PYTHONPATH:+:\$PYTHONPATH} CXX=$DIR/tools/g++ exec "$ROOT/usr/bin/python3.11" "\$@"
+EOF
+  chmod +x "$DIR/tools/g++" "$DIR/tools/python-aarch64"
+  cmake_args+=(-DNGB_WITH_INDUCTOR=ON -DNGB_INDUCTOR_PYTHON="$DIR/tools/python-aarch64")
+else
+  cmake_args+=(-DNGB_WITH_INDUCTOR=OFF)
+fi
+
+if { want identity || want torchscript || want inductor; } && [ -n "${WHEEL[identity]}" ]; then
+  # The modules link LibTorch's CPU half, libtorch_cpu.so and libc10.so. inductor's packages also
+  # need libtorch.so, whose CUDA half loads every CUDA library: with inductor, the modules link
+  # the whole wheel inductor's python has in $PYARM, as on x86-64 they link the venv's.
+  if want inductor; then
+    T=$PYARM/torch torch_libs="torch_all;torch_cpu;c10"
+  else
+    T=$SDK/torch/torch torch_libs="torch_cpu;c10"
+    if [ ! -f "$T/lib/libtorch_cpu.so" ]; then
+      say "unpacking LibTorch from $(basename "${WHEEL[identity]}")"
+      unzip -q -o "${WHEEL[identity]}" 'torch/include/*' 'torch/lib/*' -x 'torch/lib/libtorch_cuda*' \
+        'torch/lib/libtorch_nvshmem*' -d "$SDK/torch"
+    fi
+    # PyPI's aarch64 torch is the CUDA build: libtorch_cpu.so needs libcudart and libcupti, which
+    # load without a GPU, from where its RPATH looks ($ORIGIN/../../nvidia/cu13/lib).
+    if [ ! -f "$SDK/torch/nvidia/cu13/lib/libcudart.so.13" ] && cuda_build "${WHEEL[identity]}"; then
+      for r in "nvidia-cuda-runtime==13.0.96" "nvidia-cuda-cupti==13.0.85"; do
+        w=$(wheel "$r"); [ -n "$w" ] || die "no aarch64 wheel for $r (libtorch_cpu.so needs it)"
+        unzip -q -o "$w" 'nvidia/cu13/lib/*' -d "$SDK/torch"
+      done
+    fi
   fi
-  # Its TorchConfig.cmake wants the CUDA toolkit: the CPU half is all the modules link.
+  rpath_link="-Wl,-rpath-link,$T/lib"
+  for d in "$T"/../nvidia/*/lib; do [ -d "$d" ] && rpath_link+=";-Wl,-rpath-link,$(realpath "$d")"; done
+  # Its TorchConfig.cmake wants the CUDA toolkit.
   mkdir -p "$DIR/torch-cmake"
   cat >"$DIR/torch-cmake/TorchConfig.cmake" <<EOF
-# Written by scripts/aarch64_check.sh: LibTorch's CPU half from the aarch64 torch wheel.
+# Written by scripts/aarch64_check.sh: LibTorch from the aarch64 torch wheel ($torch_libs).
 set(_t $T)
 add_library(c10 SHARED IMPORTED)
 set_target_properties(c10 PROPERTIES IMPORTED_LOCATION \${_t}/lib/libc10.so)
 add_library(torch_cpu SHARED IMPORTED)
 set_target_properties(torch_cpu PROPERTIES IMPORTED_LOCATION \${_t}/lib/libtorch_cpu.so)
+add_library(torch_all SHARED IMPORTED)
+set_target_properties(torch_all PROPERTIES IMPORTED_LOCATION \${_t}/lib/libtorch.so)
 add_library(torch INTERFACE IMPORTED)
 set_target_properties(torch PROPERTIES
-  INTERFACE_LINK_LIBRARIES "torch_cpu;c10"
+  INTERFACE_LINK_LIBRARIES "$torch_libs"
   INTERFACE_INCLUDE_DIRECTORIES "\${_t}/include;\${_t}/include/torch/csrc/api/include"
-  INTERFACE_LINK_OPTIONS "-Wl,-rpath-link,\${_t}/lib;-Wl,-rpath-link,\${_t}/../nvidia/cu13/lib")
+  INTERFACE_LINK_OPTIONS "$rpath_link")
 set(TORCH_LIBRARIES torch)
 set(TORCH_INCLUDE_DIRS "\${_t}/include;\${_t}/include/torch/csrc/api/include")
 set(Torch_VERSION $TORCH_PIN)
@@ -297,6 +364,29 @@ else
   cmake_args+=(-DNGB_WITH_EXECUTORCH=OFF)
 fi
 
+# TVM: the module links libtvm_runtime.so and libtvm_ffi.so of the aarch64 wheels (the headers
+# are the host's, the same versions) and compiles with tvm_compile.py in this host's .venv, which
+# the emulated worker starts as a native x86-64 program: told the worker's architecture, it builds
+# target host for the generic aarch64 CPU and links the library with aarch64-linux-gnu-g++.
+if want tvm && [ -n "${WHEEL[tvm]}" ]; then
+  TV=$SDK/tvm
+  if [ ! -f "$TV/tvm_ffi/lib/libtvm_ffi.so" ]; then
+    ffi=$(wheel "apache-tvm-ffi==$TVM_FFI_VERSION")
+    [ -n "$ffi" ] || die "no aarch64 wheel for apache-tvm-ffi==$TVM_FFI_VERSION"
+    rm -rf "$TV.tmp"
+    { unzip -q -o "${WHEEL[tvm]}" 'tvm/lib/libtvm_runtime.so' -d "$TV.tmp" &&
+      unzip -q -o "$ffi" 'tvm_ffi/lib/libtvm_ffi.so' -d "$TV.tmp"; } ||
+      die "cannot unpack TVM's runtime from $(basename "${WHEEL[tvm]}") and $(basename "$ffi")"
+    rm -rf "$TV" && mv "$TV.tmp" "$TV"
+  fi
+  [ -x "$REPO/.venv/bin/python" ] ||
+    die "tvm compiles with this host's .venv: run ./setup.sh --compilers tvm first"
+  cmake_args+=(-DNGB_WITH_TVM=ON -DNGB_TVM_PYTHON="$REPO/.venv/bin/python"
+               -DNGB_TVM_RUNTIME_ROOT="$TV")
+else
+  cmake_args+=(-DNGB_WITH_TVM=OFF)
+fi
+
 cat >"$DIR/toolchain.cmake" <<EOF
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
@@ -321,7 +411,7 @@ nice -n 19 cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$DIR/to
   -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
   -DProtobuf_PROTOC_EXECUTABLE="$(command -v protoc)" "${cmake_args[@]}" >"$LOGS/configure.log" 2>&1 ||
   { tail -20 "$LOGS/configure.log" >&2; die "configure failed: $LOGS/configure.log"; }
-grep -E -- "--   (identity|torchscript|onnxruntime|openvino|executorch|null):" "$LOGS/configure.log" >&2 || true
+grep -E -- "--   (identity|torchscript|onnxruntime|openvino|tvm|inductor|executorch|null):" "$LOGS/configure.log" >&2 || true
 tests=()
 [ "$unit_tests" -eq 0 ] ||
   mapfile -t tests < <(grep -oE "ngb_add_test\([a-z_0-9]+ SOURCES unit/" "$REPO/tests/CMakeLists.txt" |
