@@ -7,6 +7,12 @@
 # the module adds overhead (or saves some) that OpenVINO's reference tool does not. benchmark_app
 # reports no CPU time, so there is no CPU-per-inference ratio.
 #
+# In latency mode each round also runs a third side on the same model file: a bare loop of
+# OpenVINO's C++ API (bench/openvino_loop.cc, built here with g++ against the wheel's headers and
+# libopenvino.so) with the same properties, warmup, repeats and 0.5 s minimum window as
+# ngraphbench's; the ratio ngraphbench / that loop shows what the module costs over the SDK's own
+# infer() in a C++ process, apart from what benchmark_app's Python host costs.
+#
 # --mode throughput compares throughput instead: ngraphbench's offline scenario with `streams:
 # auto` (OpenVINO's THROUGHPUT hint and its optimal number of infer requests, one stream each)
 # against `benchmark_app -hint throughput -api async` with the same threads and precision; each
@@ -28,7 +34,7 @@
 #     --precision fp32|bf16|fp16|int8  (default fp32)
 #     --warmup N --repeats N      (default 10 and 200; benchmark_app runs warmup+repeats
 #                                  iterations after its own first inference)
-#     --rounds N                  (default 4: the two tools alternate N times, so that a change
+#     --rounds N                  (default 4: the tools alternate N times, so that a change
 #                                  in machine load hits both; one ratio per round)
 #     --build DIR                 (default build)
 # Run ids: `build/ngraphbench expand <experiment>`, e.g.
@@ -36,7 +42,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 experiment=$1 run_id=$2
 shift 2
@@ -70,6 +76,15 @@ benchmark_app=$root/.venv/bin/benchmark_app
 
 work=$(mktemp -d /tmp/ov_vs_bapp.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+
+loop=""
+if [[ $mode == latency ]]; then
+  ovp=$("$root/.venv/bin/python" -c 'import os, openvino; print(os.path.dirname(openvino.__file__))')
+  loop=$work/openvino_loop
+  g++ -O2 -std=c++17 "$root/bench/openvino_loop.cc" -isystem "$ovp/include" \
+    "$(ls "$ovp"/libs/libopenvino.so.* | head -1)" -Wl,-rpath,"$ovp/libs" -o "$loop" >&2 ||
+    { echo "cannot build bench/openvino_loop.cc against $ovp" >&2; exit 2; }
+fi
 
 # The exact model of the run (int8: the quantized model, found below).
 model=$work/model.onnx
@@ -144,13 +159,18 @@ run_benchmark_app() {
     -niter $((warmup + repeats)) -report_type no_counters -report_folder "$work" \
     > "$work/bapp$1.log" 2>&1 || { cat "$work/bapp$1.log" >&2; exit 1; }
 }
-# The order alternates (ABBA...), so that neither tool always runs in the other's wake.
+run_loop() {
+  [[ -z $loop ]] && return 0
+  "$loop" "$model" "$threads" "$ov_precision" "$streams" "$warmup" "$repeats" 0.5 \
+    > "$work/loop$1.txt" 2>&1 || { cat "$work/loop$1.txt" >&2; exit 1; }
+}
+# The order alternates (ABC, then CBA...), so that no tool always runs in another's wake.
 for ((round = 1; round <= rounds; round++)); do
   echo "round $round/$rounds" >&2
   if ((round % 2)); then
-    run_ngraphbench $round; run_benchmark_app $round
+    run_ngraphbench $round; run_benchmark_app $round; run_loop $round
   else
-    run_benchmark_app $round; run_ngraphbench $round
+    run_loop $round; run_benchmark_app $round; run_ngraphbench $round
   fi
 done
 
@@ -161,6 +181,7 @@ model, key = sys.argv[6], sys.argv[7]
 sys.path.insert(0, sys.argv[4])
 import ratios
 c = ratios.Comparison("ngraphbench", "benchmark_app")
+cpp = ratios.Comparison("ngraphbench", "C++ API loop")
 ngb_min, bapp_min, ngb_cpu = [], [], []
 for r in range(1, rounds + 1):
     row = ratios.read_row(f"{work}/results{r}/bench/openvino/{run_id}.csv")
@@ -188,6 +209,8 @@ for r in range(1, rounds + 1):
         c.add(row["run_id"], "samples/s", r, float(row["samples_per_s"]), float(m.group(1)))
     else:
         c.add(row["run_id"], "p50 ms", r, float(row["latency_p50_ms"]), bapp["Median"])
+        loop = dict(zip(*[iter(open(f"{work}/loop{r}.txt").read().split())] * 2))
+        cpp.add(row["run_id"], "p50 ms", r, float(row["latency_p50_ms"]), float(loop["p50_ms"]))
 props = dict(re.findall(r"\[ INFO \]\s+(NUM_STREAMS|INFERENCE_NUM_THREADS|PERFORMANCE_HINT|"
                         r"OPTIMAL_NUMBER_OF_INFER_REQUESTS|"
                         r"INFERENCE_PRECISION_HINT|ENABLE_CPU_PINNING): (.*)", log))
@@ -203,6 +226,8 @@ c.note("cpu ms/inf: benchmark_app reports no CPU time, so no ratio; ngraphbench'
        + (f"cpu_ms_per_inference, median over rounds: {ratios.percentile(ngb_cpu, 50):.4g} ms"
           if ngb_cpu else "cpu_ms_per_inference: not in the rows"))
 c.print(per_round=True)
+if mode == "latency":
+    cpp.print(per_round=True)
 # The minimum is the run least disturbed by other processes: on a busy machine it shows the
 # module's own overhead better than the median does.
 print(f"min latency ms over all rounds  ngraphbench {min(ngb_min):.4f}   benchmark_app "
