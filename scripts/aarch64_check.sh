@@ -205,6 +205,22 @@ for c in ${compilers//,/ }; do
   if [ "$c" = onnxruntime ]; then modules+="identity,"; else modules+="onnxruntime,"; fi
 done
 want() { [[ $modules == *",$1,"* ]]; }
+# unpack_once <what> <dir> <file> <wheel> <pattern>... [-- <wheel> <pattern>...]: each wheel's
+# files matching its patterns into <dir>, unless <dir>/<file> is there; unpacked into <dir>.tmp
+# and renamed into place once all are in, so that an interrupted unpack is done again.
+unpack_once() {
+  local what=$1 dir=$2 file=$3 wheel patterns; shift 3
+  [ -f "$dir/$file" ] && return 0
+  say "unpacking $what from $(basename "$1")"
+  rm -rf "$dir.tmp"
+  while [ $# -gt 0 ]; do
+    wheel=$1 patterns=(); shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do patterns+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    unzip -q -o "$wheel" "${patterns[@]}" -d "$dir.tmp" || die "cannot unpack $(basename "$wheel")"
+  done
+  rm -rf "$dir" && mv "$dir.tmp" "$dir"
+}
 if want onnxruntime && [ -n "${WHEEL[onnxruntime]}" ]; then
   if [ ! -f "$SDK/ort/include/onnxruntime_cxx_api.h" ]; then
     [ -f "$REPO/.deps/onnxruntime/include/onnxruntime_cxx_api.h" ] ||
@@ -330,13 +346,8 @@ fi
 # build takes from the venv's wheel.
 if want openvino && [ -n "${WHEEL[openvino]}" ]; then
   OV=$SDK/openvino
-  if [ ! -f "$OV/openvino/cmake/OpenVINOConfig.cmake" ]; then
-    say "unpacking OpenVINO from $(basename "${WHEEL[openvino]}")"
-    rm -rf "$OV.tmp"
-    unzip -q -o "${WHEEL[openvino]}" 'openvino/cmake/*' 'openvino/include/*' 'openvino/libs/*' \
-      -d "$OV.tmp" || die "cannot unpack $(basename "${WHEEL[openvino]}")"
-    rm -rf "$OV" && mv "$OV.tmp" "$OV"
-  fi
+  unpack_once OpenVINO "$OV" openvino/cmake/OpenVINOConfig.cmake "${WHEEL[openvino]}" \
+    'openvino/cmake/*' 'openvino/include/*' 'openvino/libs/*'
   cmake_args+=(-DNGB_WITH_OPENVINO=ON -DOpenVINO_DIR="$OV/openvino/cmake")
 else
   cmake_args+=(-DNGB_WITH_OPENVINO=OFF)
@@ -348,14 +359,9 @@ fi
 # the portable operators) does not depend on the CPU that runs it.
 if want executorch && [ -n "${WHEEL[executorch]}" ]; then
   ET=$SDK/executorch
-  if [ ! -f "$ET/executorch/lib/cmake/executorch/executorch-config.cmake" ]; then
-    say "unpacking ExecuTorch's runtime from $(basename "${WHEEL[executorch]}")"
-    rm -rf "$ET.tmp"
-    unzip -q -o "${WHEEL[executorch]}" 'executorch/lib/*' 'executorch/include/*' \
-      'executorch/share/*' 'executorch/data/*' 'executorch/devtools/etdump/*' -d "$ET.tmp" ||
-      die "cannot unpack $(basename "${WHEEL[executorch]}")"
-    rm -rf "$ET" && mv "$ET.tmp" "$ET"
-  fi
+  unpack_once "ExecuTorch's runtime" "$ET" executorch/lib/cmake/executorch/executorch-config.cmake \
+    "${WHEEL[executorch]}" 'executorch/lib/*' 'executorch/include/*' 'executorch/share/*' \
+    'executorch/data/*' 'executorch/devtools/etdump/*'
   [ -x "$REPO/.venv/bin/python" ] ||
     die "executorch lowers with this host's .venv: run ./setup.sh --compilers executorch first"
   cmake_args+=(-DNGB_WITH_EXECUTORCH=ON -DNGB_EXECUTORCH_PYTHON="$REPO/.venv/bin/python"
@@ -369,16 +375,13 @@ fi
 # the emulated worker starts as a native x86-64 program: told the worker's architecture, it builds
 # target host for the generic aarch64 CPU and links the library with aarch64-linux-gnu-g++.
 if want tvm && [ -n "${WHEEL[tvm]}" ]; then
-  TV=$SDK/tvm
+  TV=$SDK/tvm ffi=""
   if [ ! -f "$TV/tvm_ffi/lib/libtvm_ffi.so" ]; then
     ffi=$(wheel "apache-tvm-ffi==$TVM_FFI_VERSION")
     [ -n "$ffi" ] || die "no aarch64 wheel for apache-tvm-ffi==$TVM_FFI_VERSION"
-    rm -rf "$TV.tmp"
-    { unzip -q -o "${WHEEL[tvm]}" 'tvm/lib/libtvm_runtime.so' -d "$TV.tmp" &&
-      unzip -q -o "$ffi" 'tvm_ffi/lib/libtvm_ffi.so' -d "$TV.tmp"; } ||
-      die "cannot unpack TVM's runtime from $(basename "${WHEEL[tvm]}") and $(basename "$ffi")"
-    rm -rf "$TV" && mv "$TV.tmp" "$TV"
   fi
+  unpack_once "TVM's runtime" "$TV" tvm_ffi/lib/libtvm_ffi.so \
+    "${WHEEL[tvm]}" 'tvm/lib/libtvm_runtime.so' -- "$ffi" 'tvm_ffi/lib/libtvm_ffi.so'
   [ -x "$REPO/.venv/bin/python" ] ||
     die "tvm compiles with this host's .venv: run ./setup.sh --compilers tvm first"
   cmake_args+=(-DNGB_WITH_TVM=ON -DNGB_TVM_PYTHON="$REPO/.venv/bin/python"

@@ -226,13 +226,18 @@ TEST_F(Tvm, AFailedCompileLeavesNoCacheEntry) {
   EXPECT_EQ(left, std::vector<std::string>{});
 }
 
-// The cache key covers the modules the compile script imports from its folder (compiler_*.py):
+// The cache key covers the modules the compile script imports from its folder (tvm_*.py):
 // a changed default schedule in tvm_schedules.py is a new build, not the cached one.
 TEST_F(Tvm, CacheKeyCoversTheScriptsModules) {
   const fs::path scripts = fs::path(cache_dir_) / "python";
   fs::create_directories(scripts);
-  for (const char* name : {"tvm_compile.py", "tvm_schedules.py", "tvm_kernels.py"}) {
-    fs::copy_file(fs::path(NGB_SOURCE_DIR) / "src/ngraphbench/compilers/tvm" / name, scripts / name);
+  // The script and every module beside it (tvm_*.py), as the compiler finds them.
+  for (const auto& entry :
+       fs::directory_iterator(fs::path(NGB_SOURCE_DIR) / "src/ngraphbench/compilers/tvm")) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("tvm_", 0) == 0 && entry.path().extension() == ".py") {
+      fs::copy_file(entry.path(), scripts / name);
+    }
   }
   ::setenv("NGRAPHBENCH_TVM_COMPILE_SCRIPT", (scripts / "tvm_compile.py").c_str(), 1);
   const Graph graph = BuildModel(SyntheticSpec("conv_block", "conv_block", 16, 1), 1);
