@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Produces the released traces: quick grids (the experiments' quick_batch_sizes) of the
-# architectures and the synthetic experiments with every built compiler, into a temporary results
+# architectures and the synthetic experiments with every built compiler (with --full, the
+# experiments' whole batch range and their protocol's time caps), into a temporary results
 # tree, zipped as results/<device>/<compiler>/<run_id>{.csv,.latencies.csv}. `ngraphbench
 # analyze` reads the zip as it reads the tree. Each experiment is one `run` of all the
 # compilers, so their processes alternate in time and a speedup compares measurements taken side
@@ -8,6 +9,7 @@
 #
 #   scripts/make_traces.sh [--device LABEL] [--compilers a,b] [--experiments a,b] [--out PATH]
 #                          [--configs DIR] [--repeats N] [--jobs N] [--add] [--work DIR]
+#                          [--full]
 #
 # --add starts from the rows already in --out: the experiments named are measured into that
 # results tree, and the rows of the others are kept as they are (a run already there with the
@@ -17,6 +19,11 @@
 # compile caches: a sweep stopped part-way (Ctrl-C, a lost session) resumes when the same command
 # is given again, measuring only what is missing. Without it a temporary folder is used and
 # removed at the end.
+#
+# --full measures the experiments' batch_sizes with max_time_s instead of --quick's
+# quick_batch_sizes and quick_max_time_s: the curves RTR and ASE are computed from. Its batch 1
+# and 8 are the quick grid's runs with other settings, which `run` refuses to mix in one tree:
+# give the quick and the full calls different compilers (tvm tunes outside --quick).
 #
 # Defaults: device `local`, every compiler module in build/ except `null` (a test double),
 # experiments architectures,conv_blocks,mha_blocks,conv2d,fully_connected,self_attention,
@@ -34,6 +41,7 @@ out=$ROOT/resources/traces/results_raw.zip
 extra=()
 add=0
 work=""
+grid=(--quick)
 while [ $# -gt 0 ]; do
   case "$1" in
     --device) device=${2:?--device needs a label}; shift 2 ;;
@@ -45,7 +53,8 @@ while [ $# -gt 0 ]; do
     --jobs) extra+=(--jobs "${2:?--jobs needs a number}"); shift 2 ;;
     --add) add=1; shift ;;
     --work) work=${2:?--work needs a directory}; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    --full) grid=(); shift ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "make_traces.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -94,7 +103,7 @@ echo "make_traces: device $device, compilers $compilers, experiments $experiment
 IFS=, read -r -a experiment_list <<<"$experiments"
 for experiment in "${experiment_list[@]}"; do
   rc=0
-  "$BIN" run "$experiment" "$compilers" --quick --device "$device" --results "$tmp/results" \
+  "$BIN" run "$experiment" "$compilers" "${grid[@]}" --device "$device" --results "$tmp/results" \
     "${extra[@]}" || rc=$?
   # 1 = the sweep finished but some runs are not ok: those rows belong in the traces too.
   if [ "$rc" -gt 1 ]; then
