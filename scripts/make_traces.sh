@@ -54,7 +54,7 @@ while [ $# -gt 0 ]; do
     --add) add=1; shift ;;
     --work) work=${2:?--work needs a directory}; shift 2 ;;
     --full) grid=(); shift ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "make_traces.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
