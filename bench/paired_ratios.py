@@ -10,13 +10,15 @@ measured in the same pass of a sweep, close in time). Then, for pairs with at le
 processes, whether the 95 % prediction interval from processes 0-2 holds the ratio of processes
 3-4 (measured later), for both estimators.
 """
-import csv, glob, math, re, statistics as st, sys
+import glob, math, os, re, statistics as st, sys
 from scipy import stats
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ratios  # noqa: E402 (bench/ratios.py, beside this script)
 root = sys.argv[1]
 rows = {}
 for f in glob.glob(f'{root}/*/*.csv'):
     if re.search(r'\.(latencies|profile|server_steps)\.csv$', f): continue
-    r = list(csv.DictReader(open(f)))[0]
+    r = ratios.read_row(f)
     if r['status'] != 'ok' or not r['process_p50s_ms']: continue
     rows[(f.split('/')[-2], r['run_id'])] = [float(x) for x in r['process_p50s_ms'].split(';')]
 def welch_hw(a, b):
@@ -43,7 +45,6 @@ def check(pairs, label):
     q = lambda v: '/'.join(f'{x*100:.1f}' for x in st.quantiles(v, n=4))
     print(f'{label}: {len(W)} pairs; half-width % quartiles welch {q(W)}, paired {q(P)}; '
           f'later processes inside (of {n}): paired {cov_p}, welch {cov_w}')
-ids = sorted({rid for _, rid in rows})
 sp = [(rows[('identity', r)], rows[(c, r)])
       for (c, r) in rows if c != 'identity' and ('identity', r) in rows]
 check(sp, 'speedup over identity')
