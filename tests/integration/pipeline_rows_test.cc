@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -181,6 +182,20 @@ TEST_F(Pipeline, TheCiStoppingRuleIsRecordedAndFingerprinted) {
   EXPECT_EQ(fixed.processes, 3);
   EXPECT_EQ(fixed.processes_reason, "fixed");
   EXPECT_EQ(fixed.repeats, 6);
+  // When each process's timed runs ended, in the order they ran, within the last hour; the two
+  // runs' processes alternate, pass by pass, which pairs them in ratios' intervals.
+  const std::vector<int64_t>& ends = fixed.process_ends_unix_ms;
+  ASSERT_EQ(ends.size(), 3u);
+  EXPECT_LT(ends[0], ends[1]);
+  EXPECT_LT(ends[1], ends[2]);
+  const int64_t now_ms = static_cast<int64_t>(std::time(nullptr)) * 1000;
+  EXPECT_GT(ends.front(), now_ms - 3600 * 1000);
+  EXPECT_LE(ends.back(), now_ms + 1000);
+  const std::vector<int64_t> other = Row("tiny_w16_b1").process_ends_unix_ms;
+  ASSERT_EQ(other.size(), 3u);
+  for (size_t i = 0; i + 1 < ends.size(); ++i) {  // both runs' process i before either's i + 1
+    EXPECT_LT(std::max(ends[i], other[i]), std::min(ends[i + 1], other[i + 1])) << i;
+  }
   // The between-process interval (3 processes) and the order-statistic one (6 timed runs, the
   // fewest it needs) both hold the median.
   ASSERT_TRUE(fixed.latency_p50_ci_low_ms.has_value());

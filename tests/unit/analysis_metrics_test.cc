@@ -422,6 +422,41 @@ TEST(AnalysisMetrics, IntervalsFromProcessMedians) {
   EXPECT_EQ(note, "earlier; interval: no latency_p50_ms in this run");
 }
 
+// Runs measured pass by pass are compared pass by pass. The machine slows by 8 % in the third
+// pass, both runs alike: identity 10, 10.1, 10.8 ms, tvm 5, 5.05, 5.4 ms. Welch sees both runs
+// spread; the pairs' ratios are all 2.
+TEST(AnalysisMetrics, RatioIntervalsPairedByPass) {
+  std::vector<RunPoint> runs = {Measured("identity", "m", 1, {10, 10.1, 10.8}),
+                                Measured("tvm", "m", 1, {5, 5.05, 5.4})};
+  runs[0].process_ends_unix_ms = {100, 200, 300};  // passes of 100 ms
+  runs[1].process_ends_unix_ms = {150, 250, 350};
+  const ScalingRow paired = Find(ComputeScaling(runs, kBaseline), "tvm", "m", 1);
+  ASSERT_TRUE(paired.speedup_ci);
+  EXPECT_NEAR(paired.speedup_ci->low, *paired.speedup_vs_identity, 1e-12);
+  EXPECT_NEAR(paired.speedup_ci->high, *paired.speedup_vs_identity, 1e-12);
+  EXPECT_EQ(paired.speedup_note, "");
+
+  // tvm measured after identity's sweep: Welch's interval over both spreads, and a note.
+  runs[1].process_ends_unix_ms = {400, 500, 600};
+  const ScalingRow apart = Find(ComputeScaling(runs, kBaseline), "tvm", "m", 1);
+  ASSERT_TRUE(apart.speedup_ci);
+  std::string note;
+  const std::optional<RatioEstimate> welch = CompareProcessMedians(
+      *runs[0].latency_p50_ms, runs[0].process_p50s_ms, *runs[1].latency_p50_ms,
+      runs[1].process_p50s_ms);
+  EXPECT_DOUBLE_EQ(apart.speedup_ci->low, welch->low);
+  EXPECT_DOUBLE_EQ(apart.speedup_ci->high, welch->high);
+  EXPECT_LT(apart.speedup_ci->low, 1.9);
+  EXPECT_EQ(apart.speedup_note,
+            "interval unpaired: the identity run and this run were not measured pass by pass");
+
+  // Rows without times (schema 12 and older): Welch's, without a note.
+  runs[0].process_ends_unix_ms.clear();
+  const ScalingRow untimed = Find(ComputeScaling(runs, kBaseline), "tvm", "m", 1);
+  EXPECT_DOUBLE_EQ(untimed.speedup_ci->low, welch->low);
+  EXPECT_EQ(untimed.speedup_note, "");
+}
+
 // Reversals are significant only when both orderings are: identity's interval of L_A / L_B
 // below 1 and the compiler's above 1. One ranking per batch size:
 //   b1: a 10 vs b 20 ms under identity, 10 vs 5 under tvm, 1% spread    -> significant

@@ -122,7 +122,7 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
   EXPECT_EQ(out.error, "worker killed: \"SIGABRT\", at a, b second line");
   EXPECT_EQ(out.schema_version, kSchemaVersion);
   EXPECT_EQ(RowColumns().front(), "schema_version");
-  EXPECT_EQ(RowColumns().size(), 106u);
+  EXPECT_EQ(RowColumns().size(), 107u);
   EXPECT_EQ(out.phases_s, in.phases_s);
   EXPECT_EQ(out.check_verdict, "pass");
   EXPECT_EQ(out.check_tensor, "features");
@@ -140,17 +140,17 @@ TEST(Csv, RowRoundTripKeepsEveryColumn) {
 TEST(Csv, OtherSchemaVersionsAndBadBooleansAreRefusedByName) {
   std::string text = FormatRowCsv(SampleRow());
   std::string old = text;
-  old.replace(old.find("\n12,"), 4, "\n1,");
+  old.replace(old.find("\n13,"), 4, "\n1,");
   try {
     ParseRowCsv(old, "f.csv");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 12"),
+    EXPECT_NE(std::string(e.what()).find("schema version 1; this ngraphbench reads versions 2 to 13"),
               std::string::npos)
         << e.what();
   }
   std::string newer = text;
-  newer.replace(newer.find("\n12,"), 4, "\n13,");
+  newer.replace(newer.find("\n13,"), 4, "\n14,");
   try {
     ParseRowCsv(newer, "f.csv");
     FAIL();
@@ -346,6 +346,16 @@ TEST(Csv, VersionFourRowsReadAsOneProcess) {
   std::string bad = FormatRowCsv(many);
   bad.replace(bad.find("1.5;0.25;3"), 10, "1.5;-1;3");
   EXPECT_THROW(ParseRowCsv(bad, "bad.csv"), InputError);
+  // When the processes' timed runs ended: whole Unix milliseconds, read back exactly.
+  many.process_ends_unix_ms = {1796543210123, 1796543270456, 1796543330789};
+  const std::string timed = FormatRowCsv(many);
+  EXPECT_NE(timed.find(",1796543210123;1796543270456;1796543330789,"), std::string::npos);
+  EXPECT_EQ(ParseRowCsv(timed, "t.csv").process_ends_unix_ms, many.process_ends_unix_ms);
+  for (const char* wrong : {"1796543210123.5", "-5", "soon"}) {
+    std::string t = timed;
+    t.replace(t.find("1796543270456"), 13, wrong);
+    EXPECT_THROW(ParseRowCsv(t, "t.csv"), InputError) << wrong;
+  }
 }
 
 TEST(Csv, MalformedRowsNameTheProblem) {

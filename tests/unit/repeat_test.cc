@@ -155,6 +155,59 @@ TEST(CompareProcessMedians, NeedsTwoProcessesPerSide) {
   EXPECT_TRUE(CompareProcessMedians(10, {10, 11}, 20, {20, 21}));
 }
 
+// Paired by process: a paired t on the log-medians (scipy.stats.ttest_rel), around the quoted
+// medians' ratio, over the first min(K_a, K_b) processes.
+TEST(ComparePairedProcessMedians, PairedTByHandAndScipy) {
+  const std::vector<double> a = {10, 11, 12, 13}, b = {20, 23, 23, 27};
+  const std::optional<RatioEstimate> r = ComparePairedProcessMedians(11.5, a, 23, b);
+  ASSERT_TRUE(r);
+  EXPECT_DOUBLE_EQ(r->ratio, 0.5);
+  EXPECT_DOUBLE_EQ(r->df, 3.0);
+  // scipy.stats.ttest_rel(numpy.log(a), numpy.log(b)): t -35.08, p 5.09e-05.
+  EXPECT_NEAR(r->p_value, 5.091989008547155e-05, 1e-12);
+  EXPECT_NEAR(r->low, 0.4691083637082372, 1e-9);  // 0.5 * exp(-t.ppf(0.975, 3) * s_d / 2)
+  EXPECT_NEAR(r->high, 0.5329259065512802, 1e-9);
+  // Welch's on the same processes is wider: the pairs share most of their spread.
+  const std::optional<RatioEstimate> welch = CompareProcessMedians(11.5, a, 23, b);
+  ASSERT_TRUE(welch);
+  EXPECT_LT(welch->low, r->low);
+  EXPECT_GT(welch->high, r->high);
+
+  // A longer side's later processes have no partner and are not used.
+  const std::optional<RatioEstimate> longer =
+      ComparePairedProcessMedians(11.5, a, 23, {20, 23, 23, 27, 90});
+  ASSERT_TRUE(longer);
+  EXPECT_DOUBLE_EQ(longer->low, r->low);
+  EXPECT_DOUBLE_EQ(longer->high, r->high);
+
+  // Pairs all in one ratio: the point; one pair, or no quoted median: nothing.
+  const std::optional<RatioEstimate> point = ComparePairedProcessMedians(5, {5, 6}, 10, {10, 12});
+  ASSERT_TRUE(point);
+  EXPECT_DOUBLE_EQ(point->low, 0.5);
+  EXPECT_DOUBLE_EQ(point->high, 0.5);
+  EXPECT_DOUBLE_EQ(point->p_value, 0.0);
+  EXPECT_FALSE(ComparePairedProcessMedians(5, {5}, 10, {10, 12}));
+  EXPECT_FALSE(ComparePairedProcessMedians(0, {5, 6}, 10, {10, 12}));
+}
+
+// Pass by pass: each run's process i ends before either run's process i + 1.
+TEST(ProcessesPairedInTime, OnlyRunsMeasuredPassByPass) {
+  // Two runs of one sweep, passes at 0, 100, 200 s: a early in each pass, b late.
+  EXPECT_TRUE(ProcessesPairedInTime({10, 110, 210}, {90, 190, 290}));
+  // The extra processes of a longer run (a fourth pass for one run only) are not looked at.
+  EXPECT_TRUE(ProcessesPairedInTime({10, 110, 210, 215}, {90, 190, 290}));
+  // One run's processes all before the other's (one run after the other): not paired.
+  EXPECT_FALSE(ProcessesPairedInTime({1, 2, 3}, {4, 5, 6}));
+  // Separate sweeps hours apart: not paired.
+  EXPECT_FALSE(ProcessesPairedInTime({10, 110, 210}, {7210, 7310, 7410}));
+  // Passes a second apart order by whole seconds; processes ending in one second do not.
+  EXPECT_TRUE(ProcessesPairedInTime({10, 11, 12}, {10, 11, 12}));
+  EXPECT_FALSE(ProcessesPairedInTime({10, 10, 11}, {10, 10, 11}));
+  // Fewer than 3 pairs, or no times: not paired.
+  EXPECT_FALSE(ProcessesPairedInTime({10, 110}, {90, 190}));
+  EXPECT_FALSE(ProcessesPairedInTime({}, {90, 190, 290}));
+}
+
 // The fewest processes for a +-5% interval at a spread, as scipy.stats.t.ppf gives them:
 // the smallest K with t_{0.975, K-1} * sd * sqrt(2 * c_K / K) <= asinh(0.05).
 TEST(ProcessesForTarget, SmallestKWhoseIntervalMeetsTheTarget) {

@@ -177,6 +177,11 @@ RunPoint ToRunPoint(const ResultRow& row) {
     run.cpu_util_pct = row.cpu_util_pct;
     run.latency_p50_ms = row.latency_p50_ms;
     run.process_p50s_ms = row.process_p50s_ms;
+    // Times that do not match the medians one to one pair nothing.
+    if (row.process_ends_unix_ms.size() == row.process_p50s_ms.size()) {
+      run.process_ends_unix_ms.assign(row.process_ends_unix_ms.begin(),
+                                     row.process_ends_unix_ms.end());
+    }
     run.latency_p50_ci_low_ms = row.latency_p50_ci_low_ms;
     run.latency_p50_ci_high_ms = row.latency_p50_ci_high_ms;
   }
@@ -226,14 +231,24 @@ std::optional<Interval> LatencyRatioInterval(const RunPoint& a, const std::strin
     AppendNote(note, "interval: no latency_p50_ms in " + (a.latency_p50_ms ? b_name : a_name));
     return std::nullopt;
   }
+  // Runs measured pass by pass are compared pass by pass: a drift of the machine between
+  // passes cancels in each pair's ratio. Other runs' processes are independent draws (Welch).
+  const bool paired = ProcessesPairedInTime(a.process_ends_unix_ms, b.process_ends_unix_ms);
   const std::optional<RatioEstimate> estimate =
-      CompareProcessMedians(*a.latency_p50_ms, a.process_p50s_ms, *b.latency_p50_ms,
-                            b.process_p50s_ms);
+      paired ? ComparePairedProcessMedians(*a.latency_p50_ms, a.process_p50s_ms,
+                                           *b.latency_p50_ms, b.process_p50s_ms)
+             : CompareProcessMedians(*a.latency_p50_ms, a.process_p50s_ms, *b.latency_p50_ms,
+                                     b.process_p50s_ms);
   if (!estimate) {
     AppendNote(note, "interval: fewer than 2 processes (" + a_name + " " +
                          std::to_string(a.process_p50s_ms.size()) + ", " + b_name + " " +
                          std::to_string(b.process_p50s_ms.size()) + ")");
     return std::nullopt;
+  }
+  if (!paired && !a.process_ends_unix_ms.empty() && !b.process_ends_unix_ms.empty() &&
+      std::min(a.process_p50s_ms.size(), b.process_p50s_ms.size()) >= 3) {
+    AppendNote(note, "interval unpaired: the " + a_name + " and " + b_name +
+                         " were not measured pass by pass");
   }
   return Interval{estimate->low, estimate->high};
 }

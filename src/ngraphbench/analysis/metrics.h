@@ -47,6 +47,8 @@ struct RunPoint {
   // median (the sample the intervals are computed from), and the row's reproduction interval.
   std::optional<double> latency_p50_ms;
   std::vector<double> process_p50s_ms;
+  // When each of those processes' timed runs ended (Unix ms), empty for rows without the times.
+  std::vector<double> process_ends_unix_ms;
   std::optional<double> latency_p50_ci_low_ms, latency_p50_ci_high_ms;
   std::optional<bool> valid;             // the row's verdict; empty counts as valid
   std::string invalid_reason;
@@ -88,11 +90,15 @@ double AbsoluteScalingEfficiency(double throughput_b, double throughput_1, int64
 // T_c(b) / T_identity(b).
 double Speedup(double throughput, double baseline_throughput);
 
-// The 95% interval of L_a / L_b, the ratio of two runs' latencies: CompareProcessMedians over
-// their process medians, around the ratio of their latency_p50_ms. nullopt, with the reason
-// appended to `note` ("; "-joined), when a run has fewer than 2 processes ("interval: fewer than
-// 2 processes (<a_name> K_a, <b_name> K_b)") or no latency_p50_ms. A run against itself
-// (&a == &b) is exactly [1, 1].
+// The 95% interval of L_a / L_b, the ratio of two runs' latencies, from their process medians,
+// around the ratio of their latency_p50_ms: paired by process (ComparePairedProcessMedians)
+// when the two runs were measured pass by pass (ProcessesPairedInTime on their process end
+// times), Welch's otherwise (CompareProcessMedians). nullopt, with the reason appended to
+// `note` ("; "-joined), when a run has fewer than 2 processes ("interval: fewer than 2
+// processes (<a_name> K_a, <b_name> K_b)") or no latency_p50_ms. Runs with times and at least
+// 3 processes each that were not measured pass by pass get "interval unpaired: the <a_name>
+// and <b_name> were not measured pass by pass". A run against itself (&a == &b) is exactly
+// [1, 1].
 std::optional<Interval> LatencyRatioInterval(const RunPoint& a, const std::string& a_name,
                                              const RunPoint& b, const std::string& b_name,
                                              std::string& note);

@@ -50,6 +50,9 @@ struct ProcessSummary {
   std::vector<int64_t> latencies_ns;  // its timed runs; empty: it measured nothing
   double window_s = 0;                // its timed window
   double stall_s = 0;                 // the time its stalls took in it (Stalls::total_ns, in s)
+  // When its timed runs ended, Unix time in ms (0: not known, a part of an older version): the
+  // order of two runs' processes in time (measure/repeat.h, ProcessesPairedInTime).
+  int64_t timed_end_unix_ms = 0;
   // What its build did less of than asked (Executable::Degraded, the affinity, the threads).
   std::vector<std::string> degraded;
   // The scenario's own reasons the process's measurement is invalid (server: measure/server.h;

@@ -83,6 +83,46 @@ std::optional<RatioEstimate> CompareProcessMedians(double a_center, const std::v
   return r;
 }
 
+std::optional<RatioEstimate> ComparePairedProcessMedians(double a_center,
+                                                         const std::vector<double>& a,
+                                                         double b_center,
+                                                         const std::vector<double>& b,
+                                                         double confidence) {
+  const size_t n = std::min(a.size(), b.size());
+  if (n < 2 || !(a_center > 0) || !(b_center > 0)) return std::nullopt;
+  std::vector<double> ratios;
+  for (size_t i = 0; i < n; ++i) ratios.push_back(a[i] / b[i]);
+  // The log-differences are the logs of the pairs' ratios.
+  const std::optional<LogSpread> d = LogSpreadOf(ratios);
+  if (!d) return std::nullopt;
+  RatioEstimate r;
+  r.ratio = a_center / b_center;
+  r.df = static_cast<double>(n - 1);
+  const double se = d->sd / std::sqrt(static_cast<double>(n));
+  if (se == 0) {
+    r.low = r.high = r.ratio;
+    r.p_value = d->mean == 0 ? 1.0 : 0.0;
+    return r;
+  }
+  const double h = StudentTQuantile((1 + confidence) / 2, r.df) * se;
+  r.low = r.ratio * std::exp(-h);
+  r.high = r.ratio * std::exp(h);
+  r.p_value = StudentTTwoSidedP(d->mean / se, r.df);
+  return r;
+}
+
+bool ProcessesPairedInTime(const std::vector<double>& a_times,
+                           const std::vector<double>& b_times) {
+  const size_t n = std::min(a_times.size(), b_times.size());
+  if (n < 3) return false;
+  for (size_t i = 0; i + 1 < n; ++i) {
+    if (std::max(a_times[i], b_times[i]) >= std::min(a_times[i + 1], b_times[i + 1])) {
+      return false;
+    }
+  }
+  return true;
+}
+
 int64_t ProcessesForTarget(double sd, double target_rel) {
   // The interval is median * exp(+-h); its half-width relative to the median is sinh(h).
   const double h = std::asinh(target_rel);

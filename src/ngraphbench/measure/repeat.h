@@ -65,6 +65,27 @@ std::optional<RatioEstimate> CompareProcessMedians(double a_center, const std::v
                                                    double b_center, const std::vector<double>& b,
                                                    double confidence = 0.95);
 
+// The same ratio from runs measured pass by pass: process i of both sides ran in pass i of one
+// sweep, close in time, so a drift of the machine between passes moves both alike and cancels
+// in their ratio. A paired t over the first n = min(K_a, K_b) processes: d_i = ln a_i - ln b_i,
+// the interval a_center / b_center * exp(+-t_{n-1} * s_d / sqrt(n)), p the paired two-sided p
+// of mean(d) = 0, df n - 1. Pairing by index is sound only where the pairs were measured
+// together (ProcessesPairedInTime); elsewhere it can hide a drift that Welch's spread shows.
+// nullopt below 2 pairs or without quoted medians; with no spread in d, the point.
+std::optional<RatioEstimate> ComparePairedProcessMedians(double a_center,
+                                                         const std::vector<double>& a,
+                                                         double b_center,
+                                                         const std::vector<double>& b,
+                                                         double confidence = 0.95);
+
+// Whether two runs' processes were measured pass by pass, from when each process's timed runs
+// ended (any one clock and unit, in process order, one per median): for each of the first n = min(K_a, K_b)
+// processes, n >= 3, both runs' process i ended before either run's process i + 1 did. `run`
+// measures process i of every run of a sweep before process i + 1 of any (its passes), which
+// gives that; runs from separate sweeps, or one run's processes all before the other's, do not.
+// False when a run has no times or fewer times than the pairs need.
+bool ProcessesPairedInTime(const std::vector<double>& a_times, const std::vector<double>& b_times);
+
 // The fewest processes whose reproduction interval is within `target_rel` of the median when
 // their log-medians spread with standard deviation `sd` (0 when 1000 would not do).
 int64_t ProcessesForTarget(double sd, double target_rel);

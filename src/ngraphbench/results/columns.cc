@@ -80,22 +80,24 @@ Column Bool(const std::string& name, std::optional<bool> ResultRow::*member, con
 }
 
 // Positive numbers joined by ';' (per-process values), empty for none.
-Column Doubles(const std::string& name, std::vector<double> ResultRow::*member,
-               const char* meaning) {
+template <typename T>
+Column Numbers(const std::string& name, std::vector<T> ResultRow::*member, const char* meaning) {
   return {name,
           [member](const ResultRow& r) {
             std::string out;
-            for (double v : r.*member) out += (out.empty() ? "" : ";") + FormatDouble(v);
+            for (T v : r.*member) out += (out.empty() ? "" : ";") + FormatOpt(std::optional(v));
             return out;
           },
           [member](ResultRow& r, const std::string& s) {
-            std::vector<double> values;
+            std::vector<T> values;
             size_t start = 0;
             while (!s.empty() && start <= s.size()) {
               const size_t end = std::min(s.find(';', start), s.size());
-              std::optional<double> v;
+              std::optional<T> v;
               ParseOpt(v, s.substr(start, end - start));
-              if (!v || !(*v > 0) || !std::isfinite(*v)) throw std::invalid_argument("not > 0");
+              if (!v || !(*v > 0) || !std::isfinite(static_cast<double>(*v))) {
+                throw std::invalid_argument("not > 0");
+              }
               values.push_back(*v);
               start = end + 1;
             }
@@ -243,8 +245,12 @@ const std::vector<Column>& Columns() {
            "when the processes differ")),
       Since(5, Opt("processes", &R::processes,
            "worker processes whose timed runs the row pools")),
-      Since(5, Doubles("process_p50s_ms", &R::process_p50s_ms,
+      Since(5, Numbers("process_p50s_ms", &R::process_p50s_ms,
            "each process's median, ms, `;`-joined in the order they ran")),
+      Since(13, Numbers("process_ends_unix_ms", &R::process_ends_unix_ms,
+           "when each of those processes' timed runs ended, Unix time in ms, `;`-joined in the "
+           "same order: whether two runs were measured pass by pass, which pairs their processes "
+           "in the intervals of ratios (docs/analysis.md)")),
       Since(5, Text("processes_reason", &R::processes_reason,
            "why no more processes ran: `fixed` (the configured count), `ci` (the interval met "
            "`ci_rel_target`), `max_processes` (the cap), `spread` (the processes' spread would "

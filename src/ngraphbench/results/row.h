@@ -35,7 +35,10 @@ namespace ngraphbench {
 // 12: check_verdict, check_tensor (whether the output check could fail, and the intermediate
 //    tensor it judged where the model's outputs do not depend on its input). Rows of older
 //    versions read them empty.
-constexpr int kSchemaVersion = 12;
+// 13: process_ends_unix_ms (when each process's timed runs ended: the pairing of two runs'
+//    processes).
+//    Rows of older versions read it empty.
+constexpr int kSchemaVersion = 13;
 // The oldest version ParseRowCsv reads.
 constexpr int kOldestReadableSchemaVersion = 2;
 
@@ -103,6 +106,9 @@ struct ResultRow {
   // (fixed: the configured count; ci: the interval met ci_rel_target; max_processes: the cap).
   std::optional<int64_t> processes;
   std::vector<double> process_p50s_ms;
+  // When each of those processes' timed runs ended, Unix time in ms, in the same order; empty
+  // when a process did not say (rows pooled from parts of an older version).
+  std::vector<int64_t> process_ends_unix_ms;
   std::string processes_reason;
   // Where the processes' wall time went, phase by phase (the worker's phases: start, build,
   // reference, load, compile, warmup, timed, check), seconds summed over the processes.

@@ -102,6 +102,7 @@ void WritePartSummary(const std::string& dir, const std::string& run_id, int pro
                       const ProcessSummary& summary) {
   const nlohmann::json j = {{"degraded", summary.degraded},
                             {"stall_s", summary.stall_s},
+                            {"timed_end_unix_ms", summary.timed_end_unix_ms},
                             {"scenario_reasons", summary.scenario_reasons}};
   WriteFileAtomic(PartSummaryPath(dir, run_id, process), j.dump(1) + "\n");
 }
@@ -125,6 +126,8 @@ ProcessSummary ReadPartSummary(const std::string& dir, const std::string& run_id
     j.at("degraded").get_to(summary.degraded);
     j.at("stall_s").get_to(summary.stall_s);
     j.at("scenario_reasons").get_to(summary.scenario_reasons);
+    // Parts of versions before the row's process_ends_unix_ms do not say when they ended.
+    summary.timed_end_unix_ms = j.value("timed_end_unix_ms", int64_t{0});
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("part summary '{}' is not what a worker writes (an object of "
                                  "degraded: [strings], stall_s: seconds, scenario_reasons: "
@@ -255,12 +258,22 @@ ResultRow MergeParts(const RunSpec& run, const std::vector<Part>& parts,
     summaries.push_back(p.summary);
   }
   row.process_p50s_ms.clear();
+  row.process_ends_unix_ms.clear();
   row.latency_p50_ci_low_ms.reset();
   row.latency_p50_ci_high_ms.reset();
   const std::optional<PooledLatencies> pooled = PoolLatencies(summaries, run.batch_size);
   if (!pooled) return row;
   FillLatencyColumns(row, pooled->stats, pooled->repeats);
   row.process_p50s_ms = pooled->process_p50s_ms;
+  // When each measuring process ended its timed runs; none at all when a part does not say (a
+  // part an older version wrote).
+  for (const ProcessSummary& p : summaries) {
+    if (p.timed_end_unix_ms <= 0) {
+      row.process_ends_unix_ms.clear();
+      break;
+    }
+    row.process_ends_unix_ms.push_back(p.timed_end_unix_ms);
+  }
   // The profile (process 0's, profile/pass.h) against the run's median.
   if (row.profile_ms && *row.latency_p50_ms > 0) {
     row.profile_over_p50 = *row.profile_ms / *row.latency_p50_ms;

@@ -257,6 +257,9 @@ ProcessSummary Verdict(const RunSpec& run, const CompilerConfig& config, int pro
   summary.process = process;
   summary.window_s = m.window_s;
   summary.stall_s = m.stall_s;
+  summary.timed_end_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
   summary.degraded = executable.Degraded();
   // Under an emulator every timing is the emulator's: the row is kept, never quoted.
   if (const std::string emulator = Emulator(); !emulator.empty()) {
