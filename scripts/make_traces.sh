@@ -9,7 +9,7 @@
 #
 #   scripts/make_traces.sh [--device LABEL] [--compilers a,b] [--experiments a,b] [--out PATH]
 #                          [--configs DIR] [--repeats N] [--jobs N] [--add] [--work DIR]
-#                          [--full]
+#                          [--full] [--max-trace-runs N]
 #
 # --add starts from the rows already in --out: the experiments named are measured into that
 # results tree, and the rows of the others are kept as they are (a run already there with the
@@ -24,6 +24,12 @@
 # quick_batch_sizes and quick_max_time_s: the curves RTR and ASE are computed from. Its batch 1
 # and 8 are the quick grid's runs with other settings, which `run` refuses to mix in one tree:
 # give the quick and the full calls different compilers (tvm tunes outside --quick).
+#
+# --max-trace-runs N leaves out of the zip the traces (<run_id>.latencies.csv) of runs that timed
+# more than N runs in all, and names how many (default 20000, 0 for none left out): the fastest
+# runs time 100,000 and more to fill min_time_s, about 1 MB zipped each. Their rows, with every
+# statistic of all the timed runs, are in; the report shows no latency distribution for them,
+# and --work keeps every trace.
 #
 # Defaults: device `local`, every compiler module in build/ except `null` (a test double),
 # experiments architectures,conv_blocks,mha_blocks,conv2d,fully_connected,self_attention,
@@ -42,6 +48,7 @@ extra=()
 add=0
 work=""
 grid=(--quick)
+max_trace_runs=20000
 while [ $# -gt 0 ]; do
   case "$1" in
     --device) device=${2:?--device needs a label}; shift 2 ;;
@@ -54,11 +61,16 @@ while [ $# -gt 0 ]; do
     --add) add=1; shift ;;
     --work) work=${2:?--work needs a directory}; shift 2 ;;
     --full) grid=(); shift ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    --max-trace-runs) max_trace_runs=${2:?--max-trace-runs needs a number}; shift 2 ;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
     *) echo "make_traces.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$out" in /*) ;; *) out=$ROOT/$out ;; esac
+case "$max_trace_runs" in
+  ''|*[!0-9]*) echo "make_traces.sh: --max-trace-runs is '$max_trace_runs'; expected a whole" \
+                    "number (0: no trace left out)" >&2; exit 2 ;;
+esac
 
 [ -x "$BIN" ] || { echo "make_traces.sh: $BIN is missing; run ./setup.sh first" >&2; exit 2; }
 command -v zip >/dev/null ||
@@ -118,7 +130,18 @@ done
 mkdir -p "$(dirname "$out")"
 rm -f "$out.tmp"
 # Rows and traces only: the compilers' caches (results/.cache: TVM libraries, reference outputs)
-# are not results.
-(cd "$tmp" && zip -qr -X "$out.tmp" results -x 'results/.cache/*')
+# are not results; nor, beyond --max-trace-runs timed runs, a run's trace (a header line, then a
+# line per timed run).
+: >"$tmp/left_out.txt"
+if [ "$max_trace_runs" -gt 0 ]; then
+  (cd "$tmp" && find results -path 'results/.cache' -prune -o -name '*.latencies.csv' -print |
+    while read -r trace; do
+      [ "$(wc -l <"$trace")" -le $((max_trace_runs + 1)) ] || echo "$trace"
+    done) >"$tmp/left_out.txt"
+  [ ! -s "$tmp/left_out.txt" ] ||
+    echo "make_traces: $(wc -l <"$tmp/left_out.txt") trace(s) of more than $max_trace_runs" \
+         "timed runs left out of the zip (their rows are in it)" >&2
+fi
+(cd "$tmp" && zip -qr -X "$out.tmp" results -x 'results/.cache/*' -x@left_out.txt)
 mv "$out.tmp" "$out"
 echo "make_traces: wrote $out ($(count_runs "$out") runs)" >&2
