@@ -82,7 +82,8 @@ def within_sweep(pairs, label):
             n += 1
             d = [math.log(a[i] / b[i]) for i in range(3)]
             fut = st.mean(math.log(a[i] / b[i]) for i in (3, 4))
-            cov_p += abs(fut - st.mean(d)) <= stats.t.ppf(.975, 2) * st.stdev(d) * math.sqrt(1 / 3 + 1 / 2)
+            h = stats.t.ppf(.975, 2) * st.stdev(d) * math.sqrt(1 / 3 + 1 / 2)
+            cov_p += abs(fut - st.mean(d)) <= h
             la, lb = [math.log(x) for x in a[:3]], [math.log(x) for x in b[:3]]
             fw = st.mean(math.log(x) for x in a[3:5]) - st.mean(math.log(x) for x in b[3:5])
             se = math.sqrt((st.variance(la) + st.variance(lb)) * (1 / 3 + 1 / 2))
@@ -102,7 +103,10 @@ def across_sweeps(first, second, kind):
             if se == 0:
                 flagged += l1 != l2
                 continue
-            df = se ** 4 / (se1 ** 4 / df1 + se2 ** 4 / df2) if se1 and se2 else (df1 if se1 else df2)
+            if se1 and se2:
+                df = se ** 4 / (se1 ** 4 / df1 + se2 ** 4 / df2)
+            else:
+                df = df1 if se1 else df2
             flagged += 2 * stats.t.sf(abs(l1 - l2) / se, df) < 0.05
             inside += abs(l2 - l1) <= stats.t.ppf(.975, df1) * se1
             widths.append(half_width((l1, se1, df1)))
@@ -113,7 +117,8 @@ def across_sweeps(first, second, kind):
 
 
 first = ratio_pairs(read_tree(sys.argv[1]))
-for kind, label in (('speedup', 'speedup over identity'), ('batch', 'batch b over batch 1 (RTR/ASE)')):
+for kind, label in (('speedup', 'speedup over identity'),
+                    ('batch', 'batch b over batch 1 (RTR/ASE)')):
     within_sweep([v for k, v in first.items() if k[0] == kind], label)
 if len(sys.argv) > 2:
     second = ratio_pairs(read_tree(sys.argv[2]))

@@ -79,10 +79,11 @@ std::optional<RatioEstimate> ComparePairedProcessMedians(double a_center,
                                                          double confidence = 0.95);
 
 // Whether two runs' processes were measured pass by pass, from when each process's timed runs
-// ended (any one clock and unit, in process order, one per median): for each of the first n = min(K_a, K_b)
-// processes, n >= 3, both runs' process i ended before either run's process i + 1 did. `run`
-// measures process i of every run of a sweep before process i + 1 of any (its passes), which
-// gives that; runs from separate sweeps, or one run's processes all before the other's, do not.
+// ended (any one clock and unit, in process order, one per median): for each of the first
+// n = min(K_a, K_b) processes, n >= 3, both runs' process i ended before either run's process
+// i + 1 did. `run` measures process i of every run of a sweep before process i + 1 of any (its
+// passes), which gives that; runs from separate sweeps, or one run's processes all before the
+// other's, do not.
 // False when a run has no times or fewer times than the pairs need.
 bool ProcessesPairedInTime(const std::vector<double>& a_times, const std::vector<double>& b_times);
 

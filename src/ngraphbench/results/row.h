@@ -36,8 +36,7 @@ namespace ngraphbench {
 //    tensor it judged where the model's outputs do not depend on its input). Rows of older
 //    versions read them empty.
 // 13: process_ends_unix_ms (when each process's timed runs ended: the pairing of two runs'
-//    processes).
-//    Rows of older versions read it empty.
+//    processes). Rows of older versions read it empty.
 constexpr int kSchemaVersion = 13;
 // The oldest version ParseRowCsv reads.
 constexpr int kOldestReadableSchemaVersion = 2;
