@@ -45,7 +45,8 @@ say() { echo "setup: $*" >&2; }
 # 1. Debian packages.
 debs=(cmake g++ ninja-build pkg-config python3-venv libonnx-dev libprotobuf-dev protobuf-compiler
       libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
-      libzip-dev zip clang libclang-rt-14-dev  # clang: the fuzz targets (scripts/fuzz.sh)
+      libzip-dev zip unzip  # zip, unzip: scripts/make_traces.sh and its test
+      clang libclang-rt-14-dev  # clang: the fuzz targets (scripts/fuzz.sh)
       libboost-math-dev  # header-only: Student's t for the between-process intervals
       chromium chromium-driver)  # tests/report/report_browser_test.py loads report.html in it
 missing=()
