@@ -35,7 +35,8 @@ from report_tables import (INTERVALS, INVALID, OFFLINE_RUNS, ROADS, SERVER_RUNS,
                            optional_table, read_table)
 
 ERROR_BARS = ("Error bars are 95% intervals from the spread between the worker processes' "
-              "medians (Welch's t on their logarithms for a ratio of two runs; the row's "
+              "medians (for a ratio of two runs a t on their logarithms, paired process by "
+              "process where the runs were measured pass by pass, else Welch's; the row's "
               "reproduction interval for a throughput); a run of one process has none.")
 
 
