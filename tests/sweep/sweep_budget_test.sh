@@ -14,17 +14,8 @@
 #
 # sweep.sh runs <source dir>/build/ngraphbench: exits 77 (CTest: skipped) when that is not the
 # binary given, i.e. the build is elsewhere.
-set -uo pipefail
-ROOT=$1
-BIN=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "sweep_budget: FAILED: $*"; exit 1; }
-
-if [ ! "$ROOT/build/ngraphbench" -ef "$BIN" ]; then
-  echo "sweep_budget: skipped: sweep.sh runs $ROOT/build/ngraphbench, and the binary under test is $BIN"
-  exit 77
-fi
+. "$(dirname "$0")/script_test.sh"
+script_test sweep_budget sweep.sh "$1" "$2"
 mkdir -p "$tmp/configs"
 cat >"$tmp/configs/experiments.yaml" <<'YAML'
 defaults:
