@@ -34,10 +34,11 @@ from report_tables import (INTERVALS, INVALID, OFFLINE_RUNS, ROADS, SERVER_RUNS,
                            compiler_label, geomean, group_by, left_out_of_numbers, num,
                            optional_table, read_table)
 
-ERROR_BARS = ("Error bars are 95% intervals from the spread between the worker processes' "
-              "medians (for a ratio of two runs a t on their logarithms, paired process by "
-              "process where the runs were measured pass by pass, else Welch's; the row's "
-              "reproduction interval for a throughput); a run of one process has none.")
+ERROR_BARS = ("Error bars are 95% reproduction intervals (where a repeat of the runs puts the "
+              "number) from the spread between the worker processes' medians (for a ratio of "
+              "two runs, paired process by process where the runs were measured pass by pass, "
+              "else unpaired; for a throughput, the row's interval of its median); a run of one "
+              "process has none.")
 
 
 def speedup_summary(scaling):

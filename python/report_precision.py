@@ -55,8 +55,8 @@ def precision_section(analysis_dir, fig_dir, styles):
     md = ["## Precision: speedup over fp32 and accuracy\n",
           "Each run at a precision other than fp32 against the same compiler's fp32 run "
           "(same device, experiment, model, batch size and other settings): speedup = "
-          "T_precision/T_fp32 with its 95% interval from the two runs' process medians (paired "
-          "by pass where they were measured in one sweep, else Welch's), "
+          "T_precision/T_fp32 with its 95% reproduction interval from the two runs' process "
+          "medians (paired by pass where they were measured in one sweep, else unpaired), "
           "and the output check against the fp32 reference: cosine similarity, SNR in dB and "
           "top-1 agreement (docs/results.md, Quantized rows).\n"]
     md.append(md_table(

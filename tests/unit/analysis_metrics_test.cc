@@ -354,8 +354,9 @@ TEST(AnalysisMetrics, MismatchedSettingsLeaveCellsEmpty) {
 }
 
 // identity m: b1 10 ms (medians 9.8, 10, 10.2), b8 20 ms (19.6, 20, 20.4); tvm m b8 10 ms (9.9,
-// 10, 10.1), tvm m b1 one process. The same spread of logs s on both identity runs: se = s sqrt(2
-// / 3), df = 4 (Welch-Satterthwaite with equal variances and sizes), h = t_{0.975, 4} se.
+// 10, 10.1), tvm m b1 one process. No process times, so unpaired reproduction intervals. The same
+// spread of logs s on both identity runs: h = t_{0.975, 4} sqrt(2 (2 c_3 s^2 / 3)), df = 4
+// (Welch-Satterthwaite with equal variances and sizes), c_3 = 1.346.
 TEST(AnalysisMetrics, IntervalsFromProcessMedians) {
   RunPoint identity8 = Measured("identity", "m", 8, {19.6, 20, 20.4});
   identity8.latency_p50_ci_low_ms = 19;
@@ -370,12 +371,11 @@ TEST(AnalysisMetrics, IntervalsFromProcessMedians) {
   double mean = 0, sq = 0;
   for (double f : {0.98, 1.0, 1.02}) mean += std::log(f) / 3;
   for (double f : {0.98, 1.0, 1.02}) sq += (std::log(f) - mean) * (std::log(f) - mean);
-  const double se = std::sqrt(sq / 2) * std::sqrt(2.0 / 3);
-  const double h = 2.7764451051977934 * se;  // scipy.stats.t.ppf(0.975, 4)
+  const double h = 2.7764451051977934 * std::sqrt(2 * 2 * 1.346 * (sq / 2) / 3);  // t.ppf(.975, 4)
   ASSERT_TRUE(id8.ase_ci);
   EXPECT_NEAR(id8.ase_ci->low, 0.5 * std::exp(-h), 1e-12);
   EXPECT_NEAR(id8.ase_ci->high, 0.5 * std::exp(h), 1e-12);
-  EXPECT_NEAR(id8.ase_ci->low, 0.477833400486116, 1e-9);  // with scipy
+  EXPECT_NEAR(id8.ase_ci->low, 0.46414989490925396, 1e-9);  // with numpy and scipy
   ASSERT_TRUE(id8.rtr_ci);
   EXPECT_NEAR(id8.rtr_ci->low, 8 * id8.ase_ci->low, 1e-12);  // RTR = b ASE
   EXPECT_NEAR(id8.rtr_ci->high, 8 * id8.ase_ci->high, 1e-12);
@@ -389,13 +389,13 @@ TEST(AnalysisMetrics, IntervalsFromProcessMedians) {
   EXPECT_EQ(id8.speedup_ci->low, 1.0);
   EXPECT_EQ(id8.speedup_ci->high, 1.0);
 
-  // The speedup T_tvm / T_identity = L_identity / L_tvm = 20 / 10, Welch with unequal spreads;
-  // scipy.stats.ttest_ind(log([19.6, 20, 20.4]), log([9.9, 10, 10.1]), equal_var=False).
+  // The speedup T_tvm / T_identity = L_identity / L_tvm = 20 / 10, unequal spreads: df 2.941
+  // (Welch-Satterthwaite of c_3 s^2 / 3 on each side), h = t.ppf(0.975, df) sqrt(2 (va + vb)).
   const ScalingRow& tvm8 = Find(rows, "tvm", "m", 8);
   EXPECT_DOUBLE_EQ(*tvm8.speedup_vs_identity, 2.0);
   ASSERT_TRUE(tvm8.speedup_ci);
-  EXPECT_NEAR(tvm8.speedup_ci->low, 1.9185819661601182, 1e-9);
-  EXPECT_NEAR(tvm8.speedup_ci->high, 2.0848731357595667, 1e-9);
+  EXPECT_NEAR(tvm8.speedup_ci->low, 1.8681656642310405, 1e-9);
+  EXPECT_NEAR(tvm8.speedup_ci->high, 2.141137735580023, 1e-9);
   EXPECT_EQ(tvm8.speedup_note, "");
   EXPECT_FALSE(tvm8.throughput_ci);  // the row has no reproduction interval
 
@@ -436,21 +436,21 @@ TEST(AnalysisMetrics, RatioIntervalsPairedByPass) {
   EXPECT_NEAR(paired.speedup_ci->high, *paired.speedup_vs_identity, 1e-12);
   EXPECT_EQ(paired.speedup_note, "");
 
-  // tvm measured after identity's sweep: Welch's interval over both spreads, and a note.
+  // tvm measured after identity's sweep: the unpaired interval over both spreads, and a note.
   runs[1].process_ends_unix_ms = {400, 500, 600};
   const ScalingRow apart = Find(ComputeScaling(runs, kBaseline), "tvm", "m", 1);
   ASSERT_TRUE(apart.speedup_ci);
   std::string note;
-  const std::optional<RatioEstimate> welch = CompareProcessMedians(
+  const std::optional<Interval> welch = RatioReproductionInterval(
       *runs[0].latency_p50_ms, runs[0].process_p50s_ms, *runs[1].latency_p50_ms,
-      runs[1].process_p50s_ms);
+      runs[1].process_p50s_ms, /*paired=*/false);
   EXPECT_DOUBLE_EQ(apart.speedup_ci->low, welch->low);
   EXPECT_DOUBLE_EQ(apart.speedup_ci->high, welch->high);
   EXPECT_LT(apart.speedup_ci->low, 1.9);
   EXPECT_EQ(apart.speedup_note,
             "interval unpaired: the identity run and this run were not measured pass by pass");
 
-  // Rows without times (schema 12 and older): Welch's, without a note.
+  // Rows without times (schema 12 and older): unpaired, without a note.
   runs[0].process_ends_unix_ms.clear();
   const ScalingRow untimed = Find(ComputeScaling(runs, kBaseline), "tvm", "m", 1);
   EXPECT_DOUBLE_EQ(untimed.speedup_ci->low, welch->low);
@@ -493,8 +493,8 @@ TEST(AnalysisMetrics, ReversalsSignificantOrTie) {
   ASSERT_TRUE(clear.compiler_ratio_ci);
   EXPECT_LT(clear.identity_ratio_ci->high, 1);  // 10 / 20
   EXPECT_GT(clear.compiler_ratio_ci->low, 1);   // 10 / 5
-  const std::optional<RatioEstimate> expected =
-      CompareProcessMedians(10, {9.9, 10, 10.1}, 20, {19.8, 20, 20.2});
+  const std::optional<Interval> expected =
+      RatioReproductionInterval(10, {9.9, 10, 10.1}, 20, {19.8, 20, 20.2}, /*paired=*/false);
   EXPECT_DOUBLE_EQ(clear.identity_ratio_ci->low, expected->low);
   EXPECT_DOUBLE_EQ(clear.identity_ratio_ci->high, expected->high);
   EXPECT_EQ(clear.note, "");

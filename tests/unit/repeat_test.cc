@@ -155,39 +155,52 @@ TEST(CompareProcessMedians, NeedsTwoProcessesPerSide) {
   EXPECT_TRUE(CompareProcessMedians(10, {10, 11}, 20, {20, 21}));
 }
 
-// Paired by process: a paired t on the log-medians (scipy.stats.ttest_rel), around the quoted
-// medians' ratio, over the first min(K_a, K_b) processes.
-TEST(ComparePairedProcessMedians, PairedTByHandAndScipy) {
+// The reproduction interval of a ratio, around the quoted medians' ratio (numpy and scipy):
+// paired, over the first min(K_a, K_b) pairs' log-ratios d, h = t.ppf(0.975, n - 1) * sd(d) *
+// sqrt(2 c_n / n); unpaired, h = t.ppf(0.975, df) * sqrt(2 (c_Ka var_a / K_a + c_Kb var_b / K_b))
+// with df Welch-Satterthwaite's of those variances (5.96 here).
+TEST(RatioReproductionInterval, PairedAndUnpairedByHandAndScipy) {
   const std::vector<double> a = {10, 11, 12, 13}, b = {20, 23, 23, 27};
-  const std::optional<RatioEstimate> r = ComparePairedProcessMedians(11.5, a, 23, b);
-  ASSERT_TRUE(r);
-  EXPECT_DOUBLE_EQ(r->ratio, 0.5);
-  EXPECT_DOUBLE_EQ(r->df, 3.0);
-  // scipy.stats.ttest_rel(numpy.log(a), numpy.log(b)): t -35.08, p 5.09e-05.
-  EXPECT_NEAR(r->p_value, 5.091989008547155e-05, 1e-12);
-  EXPECT_NEAR(r->low, 0.4691083637082372, 1e-9);  // 0.5 * exp(-t.ppf(0.975, 3) * s_d / 2)
-  EXPECT_NEAR(r->high, 0.5329259065512802, 1e-9);
-  // Welch's on the same processes is wider: the pairs share most of their spread.
-  const std::optional<RatioEstimate> welch = CompareProcessMedians(11.5, a, 23, b);
-  ASSERT_TRUE(welch);
-  EXPECT_LT(welch->low, r->low);
-  EXPECT_GT(welch->high, r->high);
+  const std::optional<Interval> paired = RatioReproductionInterval(11.5, a, 23, b, true);
+  ASSERT_TRUE(paired);
+  EXPECT_NEAR(paired->low, 0.45309699231771894, 1e-9);
+  EXPECT_NEAR(paired->high, 0.5517582421396785, 1e-9);
+  // The ReproductionInterval of the pairs' ratios, as for one run's median.
+  const std::optional<Interval> of_ratios =
+      ReproductionInterval(0.5, {10.0 / 20, 11.0 / 23, 12.0 / 23, 13.0 / 27});
+  EXPECT_DOUBLE_EQ(paired->low, of_ratios->low);
+  EXPECT_DOUBLE_EQ(paired->high, of_ratios->high);
+  // Unpaired on the same processes it is wider: the pairs share most of their spread.
+  const std::optional<Interval> unpaired = RatioReproductionInterval(11.5, a, 23, b, false);
+  ASSERT_TRUE(unpaired);
+  EXPECT_NEAR(unpaired->low, 0.36467960091044144, 1e-9);
+  EXPECT_NEAR(unpaired->high, 0.6855332718799244, 1e-9);
+  // Wider than the confidence interval of the true ratio (a test's, CompareProcessMedians):
+  // a repeat's ratio varies as much as this one's.
+  const std::optional<RatioEstimate> test = CompareProcessMedians(11.5, a, 23, b);
+  EXPECT_LT(unpaired->low, test->low);
+  EXPECT_GT(unpaired->high, test->high);
 
   // A longer side's later processes have no partner and are not used.
-  const std::optional<RatioEstimate> longer =
-      ComparePairedProcessMedians(11.5, a, 23, {20, 23, 23, 27, 90});
+  const std::optional<Interval> longer =
+      RatioReproductionInterval(11.5, a, 23, {20, 23, 23, 27, 90}, true);
   ASSERT_TRUE(longer);
-  EXPECT_DOUBLE_EQ(longer->low, r->low);
-  EXPECT_DOUBLE_EQ(longer->high, r->high);
+  EXPECT_DOUBLE_EQ(longer->low, paired->low);
+  EXPECT_DOUBLE_EQ(longer->high, paired->high);
 
-  // Pairs all in one ratio: the point; one pair, or no quoted median: nothing.
-  const std::optional<RatioEstimate> point = ComparePairedProcessMedians(5, {5, 6}, 10, {10, 12});
+  // Pairs all in one ratio, or two sides without spread: the point.
+  const std::optional<Interval> point = RatioReproductionInterval(5, {5, 6}, 10, {10, 12}, true);
   ASSERT_TRUE(point);
   EXPECT_DOUBLE_EQ(point->low, 0.5);
   EXPECT_DOUBLE_EQ(point->high, 0.5);
-  EXPECT_DOUBLE_EQ(point->p_value, 0.0);
-  EXPECT_FALSE(ComparePairedProcessMedians(5, {5}, 10, {10, 12}));
-  EXPECT_FALSE(ComparePairedProcessMedians(0, {5, 6}, 10, {10, 12}));
+  const std::optional<Interval> flat = RatioReproductionInterval(5, {5, 5}, 10, {10, 10}, false);
+  ASSERT_TRUE(flat);
+  EXPECT_DOUBLE_EQ(flat->low, 0.5);
+  // One pair or one process on a side, or no quoted median: nothing.
+  EXPECT_FALSE(RatioReproductionInterval(5, {5}, 10, {10, 12}, true));
+  EXPECT_FALSE(RatioReproductionInterval(5, {5}, 10, {10, 12}, false));
+  EXPECT_FALSE(RatioReproductionInterval(0, {5, 6}, 10, {10, 12}, true));
+  EXPECT_FALSE(RatioReproductionInterval(5, {5, 6}, 0, {10, 12}, false));
 }
 
 // Pass by pass: each run's process i ends before either run's process i + 1.

@@ -232,14 +232,11 @@ std::optional<Interval> LatencyRatioInterval(const RunPoint& a, const std::strin
     return std::nullopt;
   }
   // Runs measured pass by pass are compared pass by pass: a drift of the machine between
-  // passes cancels in each pair's ratio. Other runs' processes are independent draws (Welch).
+  // passes cancels in each pair's ratio. Other runs' processes are independent draws.
   const bool paired = ProcessesPairedInTime(a.process_ends_unix_ms, b.process_ends_unix_ms);
-  const std::optional<RatioEstimate> estimate =
-      paired ? ComparePairedProcessMedians(*a.latency_p50_ms, a.process_p50s_ms,
-                                           *b.latency_p50_ms, b.process_p50s_ms)
-             : CompareProcessMedians(*a.latency_p50_ms, a.process_p50s_ms, *b.latency_p50_ms,
-                                     b.process_p50s_ms);
-  if (!estimate) {
+  const std::optional<Interval> interval = RatioReproductionInterval(
+      *a.latency_p50_ms, a.process_p50s_ms, *b.latency_p50_ms, b.process_p50s_ms, paired);
+  if (!interval) {
     AppendNote(note, "interval: fewer than 2 processes (" + a_name + " " +
                          std::to_string(a.process_p50s_ms.size()) + ", " + b_name + " " +
                          std::to_string(b.process_p50s_ms.size()) + ")");
@@ -250,7 +247,7 @@ std::optional<Interval> LatencyRatioInterval(const RunPoint& a, const std::strin
     AppendNote(note, "interval unpaired: the " + a_name + " and " + b_name +
                          " were not measured pass by pass");
   }
-  return Interval{estimate->low, estimate->high};
+  return interval;
 }
 
 std::optional<Interval> ThroughputInterval(const RunPoint& run) {

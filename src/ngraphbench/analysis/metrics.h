@@ -9,9 +9,9 @@
 // boundary, compute device) is left empty (std::nullopt) and the row's `note` says why; nothing is
 // extrapolated.
 //
-// Every derived ratio has a 95% interval from the process medians of the two runs it divides
-// (measure/repeat.h: Welch's t on log medians; a process's timed runs are not independent samples
-// of its setup, so its median is the unit). The point values are throughput ratios; with
+// Every derived ratio has a 95% reproduction interval (where a repeat of both runs puts it) from
+// the process medians of the two runs it divides (measure/repeat.h, RatioReproductionInterval;
+// a process's timed runs are not independent samples of its setup, so its median is the unit). The point values are throughput ratios; with
 // T = b / L(b) for the median latency L (measure/stats.h), they equal the latency ratios the
 // intervals are built around. An interval is empty, with the reason in the note, when a run has
 // fewer than 2 processes.
@@ -90,10 +90,11 @@ double AbsoluteScalingEfficiency(double throughput_b, double throughput_1, int64
 // T_c(b) / T_identity(b).
 double Speedup(double throughput, double baseline_throughput);
 
-// The 95% interval of L_a / L_b, the ratio of two runs' latencies, from their process medians,
-// around the ratio of their latency_p50_ms: paired by process (ComparePairedProcessMedians)
-// when the two runs were measured pass by pass (ProcessesPairedInTime on their process end
-// times), Welch's otherwise (CompareProcessMedians). nullopt, with the reason appended to
+// The 95% reproduction interval of L_a / L_b, the ratio of two runs' latencies (where a repeat
+// of both runs puts it), from their process medians, around the ratio of their latency_p50_ms
+// (RatioReproductionInterval): paired by process when the two runs were measured pass by pass
+// (ProcessesPairedInTime on their process end times), unpaired otherwise. nullopt, with the
+// reason appended to
 // `note` ("; "-joined), when a run has fewer than 2 processes ("interval: fewer than 2
 // processes (<a_name> K_a, <b_name> K_b)") or no latency_p50_ms. Runs with times and at least
 // 3 processes each that were not measured pass by pass get "interval unpaired: the <a_name>

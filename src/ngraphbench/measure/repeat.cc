@@ -83,32 +83,27 @@ std::optional<RatioEstimate> CompareProcessMedians(double a_center, const std::v
   return r;
 }
 
-std::optional<RatioEstimate> ComparePairedProcessMedians(double a_center,
-                                                         const std::vector<double>& a,
-                                                         double b_center,
-                                                         const std::vector<double>& b,
-                                                         double confidence) {
-  const size_t n = std::min(a.size(), b.size());
-  if (n < 2 || !(a_center > 0) || !(b_center > 0)) return std::nullopt;
-  std::vector<double> ratios;
-  for (size_t i = 0; i < n; ++i) ratios.push_back(a[i] / b[i]);
-  // The log-differences are the logs of the pairs' ratios.
-  const std::optional<LogSpread> d = LogSpreadOf(ratios);
-  if (!d) return std::nullopt;
-  RatioEstimate r;
-  r.ratio = a_center / b_center;
-  r.df = static_cast<double>(n - 1);
-  const double se = d->sd / std::sqrt(static_cast<double>(n));
-  if (se == 0) {
-    r.low = r.high = r.ratio;
-    r.p_value = d->mean == 0 ? 1.0 : 0.0;
-    return r;
+std::optional<Interval> RatioReproductionInterval(double a_center, const std::vector<double>& a,
+                                                  double b_center, const std::vector<double>& b,
+                                                  bool paired, double confidence) {
+  if (!(a_center > 0) || !(b_center > 0)) return std::nullopt;
+  const double ratio = a_center / b_center;
+  if (paired) {
+    // The log-differences are the logs of the pairs' ratios.
+    std::vector<double> ratios;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) ratios.push_back(a[i] / b[i]);
+    return ReproductionInterval(ratio, ratios, confidence);
   }
-  const double h = StudentTQuantile((1 + confidence) / 2, r.df) * se;
-  r.low = r.ratio * std::exp(-h);
-  r.high = r.ratio * std::exp(h);
-  r.p_value = StudentTTwoSidedP(d->mean / se, r.df);
-  return r;
+  const std::optional<LogSpread> sa = LogSpreadOf(a), sb = LogSpreadOf(b);
+  if (!sa || !sb || sa->k < 2 || sb->k < 2) return std::nullopt;
+  const double va = MedianVarianceFactor(sa->k) * sa->sd * sa->sd / sa->k;
+  const double vb = MedianVarianceFactor(sb->k) * sb->sd * sb->sd / sb->k;
+  if (va + vb == 0) return Interval{ratio, ratio};
+  // Welch-Satterthwaite; a side with no spread contributes no degrees of freedom of its own.
+  const double den = (va > 0 ? va * va / (sa->k - 1) : 0) + (vb > 0 ? vb * vb / (sb->k - 1) : 0);
+  const double df = (va + vb) * (va + vb) / den;
+  const double h = StudentTQuantile((1 + confidence) / 2, df) * std::sqrt(2 * (va + vb));
+  return Interval{ratio * std::exp(-h), ratio * std::exp(h)};
 }
 
 bool ProcessesPairedInTime(const std::vector<double>& a_times,

@@ -65,18 +65,25 @@ std::optional<RatioEstimate> CompareProcessMedians(double a_center, const std::v
                                                    double b_center, const std::vector<double>& b,
                                                    double confidence = 0.95);
 
-// The same ratio from runs measured pass by pass: process i of both sides ran in pass i of one
-// sweep, close in time, so a drift of the machine between passes moves both alike and cancels
-// in their ratio. A paired t over the first n = min(K_a, K_b) processes: d_i = ln a_i - ln b_i,
-// the interval a_center / b_center * exp(+-t_{n-1} * s_d / sqrt(n)), p the paired two-sided p
-// of mean(d) = 0, df n - 1. Pairing by index is sound only where the pairs were measured
-// together (ProcessesPairedInTime); elsewhere it can hide a drift that Welch's spread shows.
-// nullopt below 2 pairs or without quoted medians; with no spread in d, the point.
-std::optional<RatioEstimate> ComparePairedProcessMedians(double a_center,
-                                                         const std::vector<double>& a,
-                                                         double b_center,
-                                                         const std::vector<double>& b,
-                                                         double confidence = 0.95);
+// The 95% reproduction interval of the ratio of two runs' quoted medians, a_center / b_center:
+// where a repeat of both runs (the same settings, the same numbers of processes, the same
+// machine) puts their ratio, as ReproductionInterval is for one run's median. From the
+// processes' log-medians, with the median's variance factor c_K on both sides, this
+// measurement's and the repeat's; the interval is the ratio times exp(+-h):
+//   - paired (process i of both runs measured in pass i of one sweep, ProcessesPairedInTime):
+//     over the first n = min(K_a, K_b) pairs' ratios r_i = a_i / b_i, h = t_{n-1} * s_r *
+//     sqrt(2 c_n / n), the ReproductionInterval of the r_i: a drift of the machine between
+//     passes moves both processes of a pair alike and cancels in r_i. Pairing by index is sound
+//     only where the pairs were measured together; elsewhere it can hide a drift that the
+//     unpaired spread shows.
+//   - unpaired: h = t_df * sqrt(2 (c_Ka s_a^2 / K_a + c_Kb s_b^2 / K_b)), df the
+//     Welch-Satterthwaite degrees of freedom of those two variances.
+// nullopt below 2 processes (pairs) on a side or without positive quoted medians; with no
+// spread, the point. (CompareProcessMedians is the test of a change between two measurements;
+// this is the range a user may expect the quoted ratio in when both are measured again.)
+std::optional<Interval> RatioReproductionInterval(double a_center, const std::vector<double>& a,
+                                                  double b_center, const std::vector<double>& b,
+                                                  bool paired, double confidence = 0.95);
 
 // Whether two runs' processes were measured pass by pass, from when each process's timed runs
 // ended (any one clock and unit, in process order, one per median): for each of the first
