@@ -352,6 +352,85 @@ def main(out):
     table(["k processes"] + [str(k) for k in ks], lines, [18] + [18] * len(ks))
     print("    (the processes' medians as the trace gives them; a row's own K is the last column)")
     drift_section(trees, keys, reps, t975, ok_row, label)
+    ratio_section(out, threads, keys, reps, label)
+
+
+# The ratios `analyze` derives with an interval (scaling.csv): column of the point, of the
+# interval's ends, of the note that says whether the interval is unpaired; rows counted.
+RATIOS = [("rtr", "rtr", "rtr_ci_low", "rtr_ci_high", "scaling_note",
+           lambda row: row.get("batch_size") not in ("", "1")),
+          ("speedup", "speedup_vs_identity", "speedup_ci_low", "speedup_ci_high", "speedup_note",
+           lambda row: row.get("compiler") != "identity")]
+
+
+def ratio_section(out, threads, keys, reps, label):
+    """(g): the intervals of ratios, as `analyze` of each repetition's tree gives them
+    (analysis/t<threads>/rep<i>/scaling.csv, ok rows, invalid ones included): coverage of rep
+    j's ratio by rep i's interval, as (a) for the latency. A ratio of two runs of one `run`
+    call is paired pass by pass (RTR: batch b against batch 1 of one compiler; a speedup over
+    identity with --together); one of two calls is unpaired (a speedup over identity measured
+    in a call of its own)."""
+    print()
+    print("(g) ratio intervals from `analyze` of each repetition (analysis/t<threads>/rep<i>):")
+    print("    rep j's ratio inside rep i's interval, ordered pairs i != j; RTR (batch b against")
+    print("    batch 1) and, with identity measured, speedup over it; unpaired: the ratios whose")
+    print("    runs were not measured pass by pass (other calls): the unpaired interval")
+    points = {}  # (metric, compiler, threads, key, rep) -> (point, low, high, unpaired)
+    missing = []
+    for t in threads:
+        for i in range(1, reps + 1):
+            path = os.path.join(out, "analysis", f"t{t}", f"rep{i}", "scaling.csv")
+            rows = read_csv(path)
+            if rows is None:
+                missing.append(f"t{t} rep{i}")
+                continue
+            for row in rows:
+                for name, col, lo, hi, note, wanted in RATIOS:
+                    if not wanted(row) or ratios.cell(row, col) is None:
+                        continue
+                    key = (row.get("precision", ""), row.get("model", ""), row.get("batch_size"))
+                    points[(name, row.get("compiler", ""), t, key, i)] = (
+                        ratios.cell(row, col), ratios.cell(row, lo), ratios.cell(row, hi),
+                        "interval unpaired" in row.get(note, ""))
+    if missing:
+        print(f"    no analysis for {', '.join(missing)}: not computed there")
+    lines = []
+    overall = collections.Counter()
+    for name, *_ in RATIOS:
+        for c, t in keys + [("all", None)]:
+            pairs = covered = no_interval = unpaired = 0
+            half = []
+            for (n, c2, t2, key, i), (x, lo, hi, unp) in points.items():
+                if n != name or ((c, t) != ("all", None) and (c2, t2) != (c, t)):
+                    continue
+                unpaired += unp
+                if lo is not None and hi is not None and x:
+                    half.append((hi - lo) / 2 / x)
+                for j in range(1, reps + 1):
+                    other = points.get((n, c2, t2, key, j)) if j != i else None
+                    if other is None:
+                        continue
+                    pairs += 1
+                    if lo is None or hi is None:
+                        no_interval += 1
+                    elif lo <= other[0] <= hi:
+                        covered += 1
+            if not half and not pairs:
+                continue
+            if (c, t) == ("all", None):
+                overall.update(pairs=pairs, covered=covered)
+            lines.append((f"{name} {label(c, t) if t else 'all'}", len(half), unpaired, pairs,
+                          covered, no_interval, pct(covered, pairs),
+                          f"{100 * statistics.median(half):.2f}%" if half else "-"))
+    if not lines:
+        print("    no ratio with an interval")
+        return
+    table(["", "ratios", "unpaired", "pairs", "covered", "no interval", "coverage",
+           "half-width"], lines, [24, 8, 10, 7, 9, 13, 10, 12])
+    share = overall["covered"] / overall["pairs"] if overall["pairs"] else None
+    print(f"    overall ratio coverage {pct(overall['covered'], overall['pairs'])}  "
+          f"{goal(share, GOAL_COVERAGE, True)}")
+    print("    (ratios: the points over all reps; half-width: (high - low) / 2 / ratio, median)")
 
 
 def process_logs(row):

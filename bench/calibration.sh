@@ -12,7 +12,10 @@
 #       1000 us (BASE) against 1100 us (NEW, +10%) on the experiments, and onnxruntime at
 #       threads 2 (BASE) against threads 1 (NEW) on conv2d, rep i against rep i; goal >= 90% for
 #       the 10% change;
-#   (d) the run-to-run p50 ratio rep j / rep i (i < j): median, IQR and min-max.
+#   (d) the run-to-run p50 ratio rep j / rep i (i < j): median, IQR and min-max;
+#   (g) ratio coverage: `analyze` of each repetition's tree (<out>/analysis/t<threads>/rep<i>),
+#       whether rep j's RTR (and, with identity among the compilers, speedup) lies inside rep
+#       i's interval of it.
 # Per compiler x threads and overall, with the goals beside the figures; it judges nothing and
 # tunes nothing. Also prints the wall time of the sweep (each invocation's is in <out>/wall.tsv).
 #
@@ -23,6 +26,9 @@
 #                                   compiler), rep 1, 2, ..., R one after the other, so slow
 #                                   drift of the machine is spread over the repetitions;
 #                                   backtoback: each repetition of the whole grid after the last
+#     --together                    one `run` per (threads, experiment, rep) with all compilers,
+#                                   whose passes alternate their runs, as a sweep's call does:
+#                                   ratios between compilers are then paired pass by pass
 #     --compilers LIST              (default onnxruntime,openvino)
 #     --experiments LIST            (default conv2d,fully_connected; always --quick)
 #     --threads LIST                (default 1,$(nproc))
@@ -37,13 +43,15 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-reps=5 schedule=interleaved compilers=onnxruntime,openvino experiments=conv2d,fully_connected
+usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+reps=5 schedule=interleaved together=0
+compilers=onnxruntime,openvino experiments=conv2d,fully_connected
 threads=1 ngb=$root/build/ngraphbench extra="" out=""
 [[ $(nproc) -gt 1 ]] && threads=1,$(nproc)
 while [[ $# -gt 0 ]]; do
   case $1 in
     --quick-bench) reps=2 experiments=conv2d; shift; continue ;;
+    --together) together=1; shift; continue ;;
     -h|--help) usage ;;
   esac
   [[ $# -ge 2 ]] || usage
@@ -86,6 +94,7 @@ mkdir -p "$out/configs" "$out/logs" "$out/compare"
 cat >"$out/settings.txt" <<EOF
 reps=$reps
 schedule=$schedule
+together=$together
 compilers=$compilers
 experiments=$experiments
 threads=$threads
@@ -151,7 +160,10 @@ compare() {  # <base> <new> <csv>
   fi
 }
 
-n_grid=$((${#threads_list[@]} * ${#experiment_list[@]} * ${#compiler_list[@]} * reps))
+# The compilers of each grid invocation: one each, or all of them in one call (--together).
+grid_calls=("${compiler_list[@]}")
+[[ $together == 1 ]] && grid_calls=("$compilers")
+n_grid=$((${#threads_list[@]} * ${#experiment_list[@]} * ${#grid_calls[@]} * reps))
 total=$((n_grid + 2 * ${#experiment_list[@]} * reps + 2 * reps))
 
 # ---- The grid, R times ----
@@ -160,7 +172,7 @@ if [[ $schedule == interleaved ]]; then
   for t in "${threads_list[@]}"; do
     cfg=$(threads_configs "$t")
     for e in "${experiment_list[@]}"; do
-      for c in "${compiler_list[@]}"; do
+      for c in "${grid_calls[@]}"; do
         for i in $(seq "$reps"); do
           invoke grid "t$t" "$e" "$c" "$i" "$cfg" "$out/t$t/rep$i"
         done
@@ -172,7 +184,7 @@ else
     for t in "${threads_list[@]}"; do
       cfg=$(threads_configs "$t")
       for e in "${experiment_list[@]}"; do
-        for c in "${compiler_list[@]}"; do
+        for c in "${grid_calls[@]}"; do
           invoke grid "t$t" "$e" "$c" "$i" "$cfg" "$out/t$t/rep$i"
         done
       done
@@ -229,6 +241,15 @@ for test in null threads; do
   for i in $(seq "$reps"); do
     compare "$out/power/$test/base/rep$i" "$out/power/$test/new/rep$i" \
       "$out/compare/power-$test/rep$i.csv"
+  done
+done
+
+# ---- Ratios: `analyze` of each repetition's tree (ok rows, invalid ones included) ----
+for t in "${threads_list[@]}"; do
+  for i in $(seq "$reps"); do
+    log=$out/logs/analyze-t$t-rep$i.log
+    "$ngb" analyze "$out/t$t/rep$i" --include-invalid -o "$out/analysis/t$t/rep$i" >"$log" 2>&1 ||
+      { echo "\`analyze $out/t$t/rep$i\` failed (see $log)" >&2; tail -5 "$log" >&2; }
   done
 done
 
