@@ -59,7 +59,10 @@ void AddGridOptions(CLI::App* cmd, ngraphbench::GridArgs& grid) {
 
 void AddRunOptions(CLI::App* cmd, ngraphbench::RunArgs& run) {
   AddGridOptions(cmd, run.grid);
-  cmd->add_option("compiler", run.compiler, "compiler name (see `ngraphbench list`)")->required();
+  cmd->add_option("compiler", run.compiler,
+                  "compiler name (see `ngraphbench list`), or several as a,b: their runs "
+                  "alternate pass by pass")
+      ->required();
   cmd->add_option("--device", run.device, "device label that organizes results")
       ->capture_default_str();
   cmd->add_option("--results", run.results_dir, "results root")->capture_default_str();
@@ -79,7 +82,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   RunArgs run;
-  CLI::App* run_cmd = app.add_subcommand("run", "run an experiment with one compiler");
+  CLI::App* run_cmd = app.add_subcommand("run", "run an experiment with one compiler or several");
   AddRunOptions(run_cmd, run);
   std::optional<double> timeout;
   run_cmd->add_option("--timeout", timeout, "per-run timeout in seconds (overrides the YAML)");
