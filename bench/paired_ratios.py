@@ -4,10 +4,10 @@
     bench/paired_ratios.py <results>/<device> [<repeat results>/<device>]   (needs scipy)
 
 For each speedup over identity and each batch-b-over-batch-1 ratio of one compiler in a results
-tree: the 95 % interval's half-width from Welch's t on the log process medians against a paired
-t over process index (process k of both runs, measured in the same pass of a sweep, close in
-time; what `analyze` uses where the rows' process_ends_unix_ms say the runs were measured pass
-by pass). Then, for pairs with at least 5 processes, whether the 95 % prediction interval from
+tree: the 95 % confidence interval's half-width from Welch's t on the log process medians
+against a paired t over process index (process k of both runs, measured in the same pass of a
+sweep, close in time; the pairing `analyze` uses where the rows' process_ends_unix_ms say the
+runs were measured pass by pass, its reproduction interval being sqrt(2 c_K) times wider). Then, for pairs with at least 5 processes, whether the 95 % prediction interval from
 processes 0-2 holds the ratio of processes 3-4 (measured later), for both estimators.
 
 Given a second tree, the same grid measured again by another sweep: for each ratio in both, the
