@@ -11,10 +11,10 @@
 //
 // Every derived ratio has a 95% reproduction interval (where a repeat of both runs puts it) from
 // the process medians of the two runs it divides (measure/repeat.h, RatioReproductionInterval;
-// a process's timed runs are not independent samples of its setup, so its median is the unit). The point values are throughput ratios; with
-// T = b / L(b) for the median latency L (measure/stats.h), they equal the latency ratios the
-// intervals are built around. An interval is empty, with the reason in the note, when a run has
-// fewer than 2 processes.
+// a process's timed runs are not independent samples of its setup, so its median is the unit).
+// The point values are throughput ratios; with T = b / L(b) for the median latency L
+// (measure/stats.h), they equal the latency ratios the intervals are built around. An interval
+// is empty, with the reason in the note, when a run has fewer than 2 processes.
 #pragma once
 
 #include <cstdint>
@@ -94,12 +94,11 @@ double Speedup(double throughput, double baseline_throughput);
 // of both runs puts it), from their process medians, around the ratio of their latency_p50_ms
 // (RatioReproductionInterval): paired by process when the two runs were measured pass by pass
 // (ProcessesPairedInTime on their process end times), unpaired otherwise. nullopt, with the
-// reason appended to
-// `note` ("; "-joined), when a run has fewer than 2 processes ("interval: fewer than 2
-// processes (<a_name> K_a, <b_name> K_b)") or no latency_p50_ms. Runs with times and at least
-// 3 processes each that were not measured pass by pass get "interval unpaired: the <a_name>
-// and <b_name> were not measured pass by pass". A run against itself (&a == &b) is exactly
-// [1, 1].
+// reason appended to `note` ("; "-joined), when a run has fewer than 2 processes ("interval:
+// fewer than 2 processes (<a_name> K_a, <b_name> K_b)") or no latency_p50_ms. Runs with times
+// and at least 3 processes each that were not measured pass by pass get "interval unpaired: the
+// <a_name> and <b_name> were not measured pass by pass". A run against itself (&a == &b) is
+// exactly [1, 1].
 std::optional<Interval> LatencyRatioInterval(const RunPoint& a, const std::string& a_name,
                                              const RunPoint& b, const std::string& b_name,
                                              std::string& note);

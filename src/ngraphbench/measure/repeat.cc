@@ -33,6 +33,17 @@ std::optional<LogSpread> LogSpreadOf(const std::vector<double>& values) {
   return s;
 }
 
+namespace {
+
+// Welch-Satterthwaite's degrees of freedom of the sum of two variances of means, va of ka values
+// and vb of kb; a side with no spread contributes no degrees of freedom of its own.
+double WelchDegreesOfFreedom(double va, int ka, double vb, int kb) {
+  const double den = (va > 0 ? va * va / (ka - 1) : 0) + (vb > 0 ? vb * vb / (kb - 1) : 0);
+  return (va + vb) * (va + vb) / den;
+}
+
+}  // namespace
+
 double MedianVarianceFactor(int64_t k) {
   // K * Var(median of K standard normal draws), by numerical integration over the order
   // statistics' densities (the mean of the two middle ones for even K); 1 for the mean.
@@ -73,9 +84,7 @@ std::optional<RatioEstimate> CompareProcessMedians(double a_center, const std::v
     r.df = sa->k + sb->k - 2;
     return r;
   }
-  // Welch-Satterthwaite; a side with no spread contributes no degrees of freedom of its own.
-  const double den = (va > 0 ? va * va / (sa->k - 1) : 0) + (vb > 0 ? vb * vb / (sb->k - 1) : 0);
-  r.df = (va + vb) * (va + vb) / den;
+  r.df = WelchDegreesOfFreedom(va, sa->k, vb, sb->k);
   const double h = StudentTQuantile((1 + confidence) / 2, r.df) * se;
   r.low = r.ratio * std::exp(-h);
   r.high = r.ratio * std::exp(h);
@@ -99,9 +108,7 @@ std::optional<Interval> RatioReproductionInterval(double a_center, const std::ve
   const double va = MedianVarianceFactor(sa->k) * sa->sd * sa->sd / sa->k;
   const double vb = MedianVarianceFactor(sb->k) * sb->sd * sb->sd / sb->k;
   if (va + vb == 0) return Interval{ratio, ratio};
-  // Welch-Satterthwaite; a side with no spread contributes no degrees of freedom of its own.
-  const double den = (va > 0 ? va * va / (sa->k - 1) : 0) + (vb > 0 ? vb * vb / (sb->k - 1) : 0);
-  const double df = (va + vb) * (va + vb) / den;
+  const double df = WelchDegreesOfFreedom(va, sa->k, vb, sb->k);
   const double h = StudentTQuantile((1 + confidence) / 2, df) * std::sqrt(2 * (va + vb));
   return Interval{ratio * std::exp(-h), ratio * std::exp(h)};
 }
