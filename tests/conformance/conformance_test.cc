@@ -14,7 +14,7 @@
 //     the test says to mark it "yes". A crash of the SDK there is recorded, not a failure: the
 //     table's check is what keeps it from users.
 // The columns are the compilers' descriptions' (`operators:` in compiler.yaml).
-// TVM and inductor compile each model in a Python subprocess (10 s or more each: their
+// TVM and inductor compile each model in a Python subprocess (seconds each: their
 // descriptions' prior_compile_s), so their cases are merged into a few graphs of up to kGroup
 // cases each (disjoint subgraphs, one output set per case), compiled once each; a group that
 // fails is split in halves until the failing cases are found.
@@ -203,7 +203,7 @@ std::vector<Outcome> RunGrouped(const std::string& name, const std::vector<Case>
 // Cases are compiled this many to a graph by compilers that compile slowly (see the top).
 constexpr size_t kGroup = 256;
 
-bool CompilesSlowly(const std::string& name) { return FindCompiler(name).prior_compile_s >= 10; }
+bool CompilesSlowly(const std::string& name) { return FindCompiler(name).prior_compile_s >= 3; }
 
 // `cases` on `name`: merged into groups when it compiles slowly, else one graph per case.
 std::vector<Outcome> RunCases(const std::string& name, const std::vector<Case>& cases,

@@ -477,9 +477,9 @@ TEST(Registry, DescriptionsSayWhatTheCompiledInRegistrySaid) {
             "print(get_cmake_path())')");
 
   // The sweep estimate's priors, formerly a list of names in experiments/estimate.cc.
-  EXPECT_DOUBLE_EQ(FindCompiler("tvm").prior_compile_s, 10.0);
-  EXPECT_DOUBLE_EQ(ov.prior_compile_s, 0.5);
-  EXPECT_DOUBLE_EQ(ort.prior_compile_s, 0.5);
+  EXPECT_DOUBLE_EQ(FindCompiler("tvm").prior_compile_s, 3.5);
+  EXPECT_DOUBLE_EQ(ov.prior_compile_s, 0.1);
+  EXPECT_DOUBLE_EQ(ort.prior_compile_s, 0.07);
 }
 
 // Every compiler has a column of the operator table or says why not; `list --ops` shows one

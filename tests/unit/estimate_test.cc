@@ -6,11 +6,17 @@
 #include <set>
 #include <tuple>
 
+#include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/experiments/estimate.h"
 
 namespace ngraphbench {
 namespace {
+
+// A compiler's prior compile (its description's prior_compile_s).
+double PriorCompileS(const std::string& compiler) {
+  return FindCompiler(compiler).prior_compile_s;
+}
 
 RunSpec Spec(const std::string& model, int64_t batch) {
   RunSpec run;
@@ -50,9 +56,9 @@ TEST(Estimate, OwnRowGivesItsTimedWindowAndCompileTime) {
   in.measured[row.run_id] = row;
   const RunCost cost = EstimateRun(Spec("m", 4), in);
   EXPECT_EQ(cost.source, "measured");
-  // overhead 0.5 + build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 + warmup 10 x 0.01
+  // overhead kRunOverheadS + build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 + warmup 10 x 0.01
   // + timed window 3.0
-  EXPECT_NEAR(cost.seconds, 0.5 + 0.1 + 0.4 + 0.01 + 0.01 + 0.1 + 3.0, 1e-9);
+  EXPECT_NEAR(cost.seconds, kRunOverheadS + 0.1 + 0.4 + 0.01 + 0.01 + 0.1 + 3.0, 1e-9);
 }
 
 // K processes each start, build, compile, run once and warm up (within their share of the
@@ -65,10 +71,10 @@ TEST(Estimate, ProcessesEachPayTheirStartAndShareTheTimedRuns) {
   in.measured[row.run_id] = row;
   RunSpec run = Spec("m", 4);
   run.processes = 5;
-  // per process: overhead 0.5 + build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 +
+  // per process: overhead kRunOverheadS + build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 +
   // warmup 0.1 + a fifth of the timed window 0.6
-  EXPECT_NEAR(EstimateRun(run, in).seconds, 5 * (0.5 + 0.1 + 0.4 + 0.01 + 0.01 + 0.1 + 0.6),
-              1e-9);
+  EXPECT_NEAR(EstimateRun(run, in).seconds,
+              5 * (kRunOverheadS + 0.1 + 0.4 + 0.01 + 0.01 + 0.1 + 0.6), 1e-9);
   // A slow model: the processes' timed runs share the 60 s cap (each keeps at least 3 timed
   // runs, 2.4 s here), and each warms up within a fifth of it.
   in.measured.clear();
@@ -78,8 +84,8 @@ TEST(Estimate, ProcessesEachPayTheirStartAndShareTheTimedRuns) {
   run.processes = 5;
   // 0.8 s a batch: warmup min(8, 12) = 8 s; timed min(max(80, 0.5), 60) = 60 s in all (more
   // than 5 x 2.4 s): 12 s each
-  EXPECT_NEAR(EstimateRun(run, in).seconds, 5 * (0.5 + 0.1 + 0.4 + 0.002 + 0.8 + 8.0 + 12.0),
-              1e-6);
+  EXPECT_NEAR(EstimateRun(run, in).seconds,
+              5 * (kRunOverheadS + 0.1 + 0.4 + 0.002 + 0.8 + 8.0 + 12.0), 1e-6);
 }
 
 TEST(Estimate, OtherBatchOfTheSameModelScalesByBatch) {
@@ -92,7 +98,7 @@ TEST(Estimate, OtherBatchOfTheSameModelScalesByBatch) {
   const RunCost cost = EstimateRun(Spec("m", 16), in);
   EXPECT_EQ(cost.source, "scaled from m_b8");  // the nearest batch size of the same model
   // latency 160 ms: warmup 1.6 s, 100 timed runs 16 s
-  EXPECT_NEAR(cost.seconds, 0.5 + 0.1 + 0.4 + 0.08 + 0.16 + 1.6 + 16.0, 1e-9);
+  EXPECT_NEAR(cost.seconds, kRunOverheadS + 0.1 + 0.4 + 0.08 + 0.16 + 1.6 + 16.0, 1e-9);
 }
 
 TEST(Estimate, OtherModelScalesByMacsTimesBatchAndCapsAtMaxTime) {
@@ -103,7 +109,7 @@ TEST(Estimate, OtherModelScalesByMacsTimesBatchAndCapsAtMaxTime) {
   RunCost cost = EstimateRun(Spec("big", 4), in);
   EXPECT_EQ(cost.source, "scaled from small_b1");
   // latency 2 ms x 40 = 80 ms: warmup 0.8 s, timed 8 s
-  EXPECT_NEAR(cost.seconds, 0.5 + 0.1 + 0.4 + 0.002 + 0.08 + 0.8 + 8.0, 1e-9);
+  EXPECT_NEAR(cost.seconds, kRunOverheadS + 0.1 + 0.4 + 0.002 + 0.08 + 0.8 + 8.0, 1e-9);
   // Without the MACs of the run, another model cannot be scaled from: the prior.
   in.macs.erase("big");
   EXPECT_EQ(EstimateRun(Spec("big", 4), in).source, "prior");
@@ -111,7 +117,7 @@ TEST(Estimate, OtherModelScalesByMacsTimesBatchAndCapsAtMaxTime) {
   // kMinTimedRepeats); the whole run at its timeout.
   in.macs["big"] = 1e11;  // 0.8 s per batch
   cost = EstimateRun(Spec("big", 4), in);
-  EXPECT_NEAR(cost.seconds, 0.5 + 0.502 + 0.8 + 8.0 + 60.0, 1e-6);
+  EXPECT_NEAR(cost.seconds, kRunOverheadS + 0.502 + 0.8 + 8.0 + 60.0, 1e-6);
   in.macs["big"] = 1e13;  // 80 s per batch: 10 timed runs alone pass the timeout
   EXPECT_EQ(EstimateRun(Spec("big", 4), in).seconds, 600.0);
 }
@@ -123,14 +129,15 @@ TEST(Estimate, PriorWithoutRowsAndFailedRowsEndEarly) {
   in.macs = {{"m", 120e9}};
   const RunCost cost = EstimateRun(Spec("m", 1), in);
   EXPECT_EQ(cost.source, "prior");
-  // 120 G MACs at 60 G/s/thread x 2 threads: 1 s per batch; warmup 10 s, 100 timed runs 60 s cap
-  EXPECT_NEAR(cost.seconds, 0.5 + 10.0 + 1.0 + 10.0 + 60.0, 1e-9);
+  // 120 G MACs at 60 G/s/thread x 2 threads: 1 s per batch; warmup 10 s, 100 timed runs 60 s
+  // cap; tvm's prior compile
+  EXPECT_NEAR(cost.seconds, kRunOverheadS + PriorCompileS("tvm") + 1.0 + 10.0 + 60.0, 1e-9);
   ResultRow failed = Row("m", 1, 0, 0);
   failed.status = kStatusError;
   failed.latency_mean_ms.reset();
   in.measured[failed.run_id] = failed;
   EXPECT_EQ(EstimateRun(Spec("m", 1), in).source, "measured (error)");
-  EXPECT_NEAR(EstimateRun(Spec("m", 1), in).seconds, 0.5 + 0.1 + 0.4, 1e-9);
+  EXPECT_NEAR(EstimateRun(Spec("m", 1), in).seconds, kRunOverheadS + 0.1 + 0.4, 1e-9);
   failed.status = kStatusTimeout;
   in.measured[failed.run_id] = failed;
   EXPECT_EQ(EstimateRun(Spec("m", 1), in).seconds, 600.0);
@@ -276,10 +283,12 @@ TEST(Estimate, LaterProcessesLoadTheCompileCache) {
   in.compiler = "tvm";
   // latency 0.01 s (no MACs): warmup 0.1 s, and each process times its share of the 100
   // repeats as the harness rounds it (ShareOfRun): ceil(100 / 3) = 34 runs, 0.34 s
-  const double rest = 0.5 + 0.01 + 0.1 + 0.34;
-  EXPECT_NEAR(EstimateRun(run, in).seconds, (10.0 + rest) + 2 * (1.0 + rest), 1e-9);
+  const double rest = kRunOverheadS + 0.01 + 0.1 + 0.34;
+  EXPECT_NEAR(EstimateRun(run, in).seconds,
+              (PriorCompileS("tvm") + rest) + 2 * (kPriorCacheLoadS + rest), 1e-9);
   in.compiler = "torchscript";
-  EXPECT_NEAR(EstimateRun(run, in).seconds, 3 * (1.0 + rest), 1e-9);
+  EXPECT_NEAR(EstimateRun(run, in).seconds,
+              3 * (PriorCompileS("torchscript") + rest), 1e-9);
 
   // A measured row with its phases: the later processes' builds and compiles from them.
   in.compiler = "tvm";
@@ -289,7 +298,8 @@ TEST(Estimate, LaterProcessesLoadTheCompileCache) {
   row.phases_s = {{"build", 0.3}, {"compile", 0.6}};  // the later two: 0.1 + 0.1 each
   in.measured[row.run_id] = row;
   EXPECT_NEAR(EstimateRun(run, in).seconds,
-              (0.5 + 0.5 + 0.01 + 0.01 + 0.1 + 1.0) + 2 * (0.5 + 0.2 + 0.01 + 0.01 + 0.1 + 1.0),
+              (kRunOverheadS + 0.5 + 0.01 + 0.01 + 0.1 + 1.0) +
+                  2 * (kRunOverheadS + 0.2 + 0.01 + 0.01 + 0.1 + 1.0),
               1e-9);
 }
 
@@ -389,10 +399,10 @@ TEST(Estimate, StopCiEstimatesTheProcessesARowTook) {
   run.max_processes = 10;
   run.stop = "ci";
   const double three = EstimateRun(run, in).seconds;
-  // build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 + warmup 0.1 per process; the timed
+  // overhead + build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 + warmup 0.1 per process; the timed
   // runs (1 s for the 3 it starts with) a third each, ceil(100 / 3) = 34 runs as the harness
   // rounds them, and as much for each process added
-  const double per_process = 0.5 + 0.5 + 0.01 + 0.01 + 0.1 + 0.34;
+  const double per_process = kRunOverheadS + 0.5 + 0.01 + 0.01 + 0.1 + 0.34;
   EXPECT_NEAR(three, 3 * per_process, 1e-9);
   in.measured["n_b1"].processes = 7;
   EXPECT_NEAR(EstimateRun(run, in).seconds, 7 * per_process, 1e-9);
@@ -400,14 +410,27 @@ TEST(Estimate, StopCiEstimatesTheProcessesARowTook) {
   EXPECT_NEAR(EstimateRun(run, in).seconds, 10 * per_process, 1e-9);
   run.stop = "fixed";
   EXPECT_NEAR(EstimateRun(run, in).seconds, three, 1e-9);
-  // No row to go by: stop ci is estimated at the prior's kPriorCiProcesses (5) processes, each
-  // as one of the 3 of stop fixed (onnxruntime compiles in every process).
+  // No row to go by: stop ci is estimated at the prior's processes for the run's latency (1 G
+  // MACs at 60 G/s: 16.7 ms, 6.75 processes), each as one of the 3 of stop fixed (onnxruntime
+  // compiles in every process); never fewer than the run starts with, nor more than its cap.
   in.measured.clear();
   run.stop = "fixed";
   const double fixed_prior = EstimateRun(run, in).seconds;
   run.stop = "ci";
   EXPECT_EQ(EstimateRun(run, in).source, "prior");
-  EXPECT_NEAR(EstimateRun(run, in).seconds, fixed_prior * 5.0 / 3.0, 1e-9);
+  const double latency_s = 1e9 / kPriorMacsPerSecond;
+  EXPECT_NEAR(PriorCiProcesses(0.01), 5.6 + 0.94, 1e-12);
+  EXPECT_NEAR(EstimateRun(run, in).seconds, fixed_prior * PriorCiProcesses(latency_s) / 3.0,
+              1e-9);
+  run.max_processes = 4;
+  EXPECT_NEAR(EstimateRun(run, in).seconds, fixed_prior * 4.0 / 3.0, 1e-9);
+  run.max_processes = 10;
+  in.macs["m"] = 1e3;  // 1.7e-8 s a batch: the prior says 1.1 processes, the run starts with 3
+  EXPECT_NEAR(PriorCiProcesses(1e-8), 5.6 - 5 * 0.94, 1e-12);
+  run.stop = "fixed";
+  const double fixed_tiny = EstimateRun(run, in).seconds;
+  run.stop = "ci";
+  EXPECT_NEAR(EstimateRun(run, in).seconds, fixed_tiny, 1e-9);
 }
 
 TEST(Shard, ParseNamesTheForm) {

@@ -23,13 +23,8 @@ struct Parts {
   double later_fixed_s = 0;  // the same of each later process (a cache load for CachesCompile)
   double latency_s = 0;      // one batch
   std::optional<double> timed_s;  // the timed window, where the run's own row gives it
-  int64_t processes = 1;
+  double processes = 1;
 };
-
-// A later process's build + cache load + first run where no row says it: a cached inductor
-// package loads in about 0.04 s plus about 1 s for its vector-ISA probes, an executorch program
-// in 0.002-0.6 s, a tvm library without any compile (docs/compilers.md).
-constexpr double kPriorCacheLoadS = 1.0;
 
 // The compilers whose description says that only a run's first process compiles, the later
 // ones loading its result from the results tree's cache (`caches_compile` in compiler.yaml).
@@ -106,14 +101,16 @@ double LaterFixedOf(const ResultRow& row, const std::string& compiler) {
   return UntunedFixedOf(row);
 }
 
-// With stop ci the processes a row took (at least the run's, at most its max_processes); with
-// fixed, the run's own count.
-int64_t ProcessesOf(const RunSpec& run, const ResultRow* row) {
+// With stop ci the processes a row took, or without a row the prior's for the run's latency
+// (at least the run's, at most its max_processes); with fixed, the run's own count.
+double ProcessesOf(const RunSpec& run, const ResultRow* row, double latency_s) {
   const int64_t asked = std::max<int64_t>(1, run.processes);
-  if (run.stop != "ci") return asked;
+  if (run.stop != "ci") return static_cast<double>(asked);
   // A row from before rows counted their processes took what it asked.
-  const int64_t took = row ? row->processes.value_or(asked) : kPriorCiProcesses;
-  return std::clamp(took, asked, std::max(asked, run.max_processes));
+  const double took = row ? static_cast<double>(row->processes.value_or(asked))
+                          : PriorCiProcesses(latency_s);
+  return std::clamp(took, static_cast<double>(asked),
+                    static_cast<double>(std::max(asked, run.max_processes)));
 }
 
 // The measured row to scale from: the same model at the nearest batch size, else the same
@@ -227,7 +224,8 @@ RunCost Estimate(const RunSpec& run, const EstimateInputs& in, double tuning_s) 
     parts.later_fixed_s = LaterFixedOf(row, in.compiler);
     parts.latency_s = *row.latency_mean_ms / 1e3;
     parts.timed_s = row.timed_window_s;
-    parts.processes = row.processes.value_or(std::max<int64_t>(1, run.processes));
+    parts.processes =
+        static_cast<double>(row.processes.value_or(std::max<int64_t>(1, run.processes)));
     cost.source = "measured";
   } else if (HasRow(run, in)) {
     // error or crashed: it ends early, after building (and perhaps compiling).
@@ -241,7 +239,7 @@ RunCost Estimate(const RunSpec& run, const EstimateInputs& in, double tuning_s) 
     parts.first_fixed_s = UntunedFixedOf(*ref);
     parts.later_fixed_s = LaterFixedOf(*ref, in.compiler);
     parts.latency_s = *ref->latency_mean_ms / 1e3 * scale;
-    parts.processes = ProcessesOf(run, ref);
+    parts.processes = ProcessesOf(run, ref, parts.latency_s);
     cost.source = "scaled from " + ref->run_id;
   } else {
     const double macs = Macs(in, run.model.name);
@@ -249,13 +247,13 @@ RunCost Estimate(const RunSpec& run, const EstimateInputs& in, double tuning_s) 
     parts.later_fixed_s = CachesCompile(in.compiler) ? kPriorCacheLoadS : parts.first_fixed_s;
     parts.latency_s = macs > 0 ? macs * b / (kPriorMacsPerSecond * std::max(1, in.threads))
                                : 0.01;
-    parts.processes = ProcessesOf(run, nullptr);
+    parts.processes = ProcessesOf(run, nullptr, parts.latency_s);
     cost.source = "prior";
   }
   // The run's processes each start, build, compile (or load the compile cache), run once, warm
   // up and time their share of the run, the share of the `processes` it starts with (the
   // harness's ShareOfRun): a process that stop ci adds times as much as each of the first ones.
-  const double k = static_cast<double>(parts.processes);
+  const double k = parts.processes;
   RunWork work;
   work.repeats = run.repeats;
   work.max_time_s = run.max_time_s;
@@ -292,6 +290,11 @@ RunCost Estimate(const RunSpec& run, const EstimateInputs& in, double tuning_s) 
 }
 
 }  // namespace
+
+double PriorCiProcesses(double latency_s) {
+  const double ms = std::max(latency_s * 1e3, 1e-6);
+  return kPriorCiProcessesAt1Ms + kPriorCiProcessesPerDecade * std::log10(ms);
+}
 
 int64_t PoolThreads(const RunSpec& run, int64_t threads) {
   if (run.scenario == kScenarioSingleStream) return threads;

@@ -43,13 +43,27 @@ namespace ngraphbench {
 // where the weights' memory traffic bounds it (bench/estimate_check.sh, bench/calibration.sh).
 // The runs that weigh on a sweep's total are the large, compute-bound ones.
 constexpr double kPriorMacsPerSecond = 60e9;
-// The processes a run under stop ci takes when no row says (within processes .. max_processes):
-// 172 rows of onnxruntime, openvino and the five other CPU compilers at one thread on a quiet
-// 2-core VM took 5.2 on average (3 to 10; median 4).
-constexpr int64_t kPriorCiProcesses = 5;
-// Starting a worker, building the model, the output check's reference: per run, measured as
-// about 0.4 s on a 2-core VM for small models.
-constexpr double kRunOverheadS = 0.5;
+// The processes a run under stop ci takes when no row says (within processes .. max_processes),
+// by its latency: kPriorCiProcessesAt1Ms + kPriorCiProcessesPerDecade x log10(latency in ms).
+// The longer a run, the more a drift of the machine moves its processes apart: the 960 rows of
+// the traces' synthetic experiments, measured on a 2-core VM at one thread with the seven CPU
+// compilers interleaved as a sweep measures them, took 3.2 processes on average below 0.01 ms,
+// 4.7 at 0.01-0.1 ms, 4.9 at 0.1-1 ms, 6.2 at 1-10 ms, 6.9 at 10-100 ms, 7.8 at 0.1-1 s and 9.2
+// above (the cap of 10: 0 % to 67 % of the rows); the least-squares line through them is this
+// one (residual sd 2.4 processes a run; bench/estimate_priors.py). 6.3 a row on average, 8.3
+// weighted by the rows' wall: one count for every run would leave the runs that weigh on a
+// sweep short.
+constexpr double kPriorCiProcessesAt1Ms = 5.6;
+constexpr double kPriorCiProcessesPerDecade = 0.94;
+// What each process spends besides building, compiling, warming up and timing: its start, the
+// output check's reference and check, LibTorch's load. The median over the same rows: 0.115 s
+// a process (0.02 s for onnxruntime, openvino, tvm and executorch; 0.16-0.19 s for the
+// compilers that load LibTorch).
+constexpr double kRunOverheadS = 0.1;
+// A later process's build, cache load and first run, for a compiler that caches its compile
+// (CachesCompile), where no row says: the median over the same rows, 0.04-0.06 s for tvm,
+// inductor and executorch.
+constexpr double kPriorCacheLoadS = 0.05;
 
 struct EstimateInputs {
   std::string compiler;
@@ -95,6 +109,9 @@ struct RunCost {
 // config's, the same for every run estimated together.
 std::string TuningWorkload(const RunSpec& run, const std::string& precision,
                            int64_t pool_threads);
+// The prior's processes for a run of `latency_s` a batch under stop ci (kPriorCiProcessesAt1Ms),
+// before the run's own bounds.
+double PriorCiProcesses(double latency_s);
 // The threads of one stream's pool under `threads` for the whole run: all of them for
 // single_stream, an equal share per stream for offline and server (one each for streams auto),
 // as the tvm module splits them.

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""The figures the estimate's priors come from, read from the rows of a results tree.
+
+    bench/estimate_priors.py <results>/<device> [--experiments a,b,...]
+
+For each compiler, over its ok rows (every experiment, or those named): the median of the first
+process's build + compile + first run (the prior's compile: prior_compile_s in the compiler's
+compiler.yaml); of a later process's build + compile (a cache load for a compiler that caches its
+compile: kPriorCacheLoadS); of what each process spends outside build, compile, warmup and the
+timed runs (start, reference, load, check: kRunOverheadS); the multiply-accumulates per second
+per thread (kPriorMacsPerSecond); and the mean processes of the rows that took them under stop
+`ci`. Then those rows' processes by their latency (a decade of milliseconds each) and the
+least-squares line through them, processes = a + b log10(latency in ms): the prior's
+kPriorCiProcessesAt1Ms and kPriorCiProcessesPerDecade (experiments/estimate.h). Rows without
+`phases_s` (from before rows had them) are left out.
+"""
+import csv, glob, math, os, re, statistics as st, sys
+from collections import defaultdict
+
+args = sys.argv[1:]
+if not args or args[0].startswith('-'):
+    sys.exit(__doc__)
+tree, experiments = args[0], None
+if len(args) == 3 and args[1] == '--experiments':
+    experiments = set(args[2].split(','))
+elif len(args) != 1:
+    sys.exit(__doc__)
+
+fig = defaultdict(lambda: defaultdict(list))
+by_latency = []  # (log10 latency in ms, processes) of the rows under stop ci
+for path in glob.glob(os.path.join(tree, '*', '*.csv')):
+    if re.search(r'\.(latencies|profile|server_steps)\.csv$', path):
+        continue
+    with open(path, newline='') as f:
+        row = next(csv.DictReader(f), None)
+    if not row or row['status'] != 'ok' or not row['phases_s']:
+        continue
+    if experiments and row['experiment'] not in experiments:
+        continue
+    phases = {k: float(v) for k, v in (p.split('=') for p in row['phases_s'].split(';'))}
+    k = int(row['processes'] or 1)
+    first_fixed = float(row['build_s'] or 0) + float(row['compile_s'] or 0)
+    first_run_s = float(row['first_run_ms'] or 0) / 1e3
+    per = fig[row['compiler']]
+    per['first'].append(first_fixed + first_run_s)
+    if k > 1:
+        per['later'].append((phases.get('build', 0) + phases.get('compile', 0) - first_fixed) /
+                            (k - 1))
+    outside = sum(phases.values()) - sum(phases.get(p, 0)
+                                         for p in ('build', 'compile', 'warmup', 'timed'))
+    per['overhead'].append(outside / k)
+    threads = int(row['threads'] or 1)
+    if row['macs'] and float(row['latency_mean_ms'] or 0) > 0:
+        work = float(row['macs']) * int(row['batch_size'])
+        per['gmacs'].append(work / (float(row['latency_mean_ms']) / 1e3) / threads / 1e9)
+    if row['processes_reason']:  # set under stop ci only
+        per['processes'].append(k)
+        if float(row['latency_mean_ms'] or 0) > 0:
+            by_latency.append((math.log10(float(row['latency_mean_ms'])), k))
+
+def med(values):
+    return f"{st.median(values):8.3f}" if values else f"{'-':>8}"
+
+print(f"{'compiler':12}{'rows':>5}{'first s':>8}{'later s':>8}{'other s':>8}{'G/s/thr':>8}"
+      f"{'procs':>7}")
+every = defaultdict(list)
+for compiler in sorted(fig):
+    per = fig[compiler]
+    for key, values in per.items():
+        every[key] += values
+    procs = f"{st.mean(per['processes']):7.2f}" if per['processes'] else f"{'-':>7}"
+    print(f"{compiler:12}{len(per['first']):5}{med(per['first'])}{med(per['later'])}"
+          f"{med(per['overhead'])}{med(per['gmacs'])}{procs}")
+if every['first']:
+    procs = f"{st.mean(every['processes']):7.2f}" if every['processes'] else f"{'-':>7}"
+    print(f"{'all':12}{len(every['first']):5}{med(every['first'])}{med(every['later'])}"
+          f"{med(every['overhead'])}{med(every['gmacs'])}{procs}")
+
+if len(by_latency) > 1:
+    print("\nprocesses under stop ci by latency:")
+    decades = defaultdict(list)
+    for x, k in by_latency:
+        decades[math.floor(x)].append(k)
+    for d in sorted(decades):
+        ks = decades[d]
+        print(f"  {10.0 ** d:g}-{10.0 ** (d + 1):g} ms: {len(ks):4} rows, mean {st.mean(ks):.2f}, "
+              f"at the most taken {sum(k == max(p for _, p in by_latency) for k in ks) / len(ks):.0%}")
+    mx = st.mean(x for x, _ in by_latency)
+    my = st.mean(k for _, k in by_latency)
+    b = (sum((x - mx) * (k - my) for x, k in by_latency) /
+         sum((x - mx) ** 2 for x, _ in by_latency))
+    a = my - b * mx
+    sd = st.pstdev([k - (a + b * x) for x, k in by_latency])
+    print(f"  least squares: processes = {a:.2f} + {b:.2f} log10(latency in ms), residual sd "
+          f"{sd:.2f}; mean {my:.2f} a row")
