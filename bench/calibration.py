@@ -81,6 +81,26 @@ def spread(xs):
             f"{ratios.percentile(xs, 75):.3f}]  min-max [{min(xs):.3f}, {max(xs):.3f}]")
 
 
+def cross_coverage(by_rep):
+    """One run's (or ratio's) repetitions, rep -> (point, low, high): over ordered pairs i != j,
+    whether rep j's point lies inside rep i's interval. Returns the pairs, those covered, those
+    whose rep i has no interval (not covered), and each rep's half-width relative to its point."""
+    pairs = covered = no_interval = 0
+    half = []
+    for i, (x, lo, hi) in by_rep.items():
+        if lo is not None and hi is not None and x:
+            half.append((hi - lo) / 2 / x)
+        for j, (y, _, _) in by_rep.items():
+            if j == i:
+                continue
+            pairs += 1
+            if lo is None or hi is None:
+                no_interval += 1
+            elif lo <= y <= hi:
+                covered += 1
+    return pairs, covered, no_interval, half
+
+
 def table(header, lines, widths):
     text = "".join(f"{h:<{w}}" if k == 0 else f"{h:>{w}}"
                    for k, (h, w) in enumerate(zip(header, widths)))
@@ -170,24 +190,13 @@ def main(out):
         pairs = covered = no_interval = 0
         half = []
         for rid in sorted(runs[(c, t)]):
-            for i in range(1, reps + 1):
-                a = ok_row(c, t, i, rid)
-                if a is None:
-                    continue
-                lo = ratios.cell(a, "latency_p50_ci_low_ms")
-                hi = ratios.cell(a, "latency_p50_ci_high_ms")
-                p50 = ratios.cell(a, "latency_p50_ms")
-                if lo is not None and hi is not None and p50:
-                    half.append((hi - lo) / 2 / p50)
-                for j in range(1, reps + 1):
-                    b = ok_row(c, t, j, rid) if j != i else None
-                    if b is None:
-                        continue
-                    pairs += 1
-                    if lo is None or hi is None:
-                        no_interval += 1
-                    elif lo <= ratios.cell(b, "latency_p50_ms") <= hi:
-                        covered += 1
+            by_rep = {i: tuple(ratios.cell(row, col) for col in (
+                          "latency_p50_ms", "latency_p50_ci_low_ms", "latency_p50_ci_high_ms"))
+                      for i in range(1, reps + 1)
+                      for row in [ok_row(c, t, i, rid)] if row is not None}
+            p, cv, ni, h = cross_coverage(by_rep)
+            pairs, covered, no_interval = pairs + p, covered + cv, no_interval + ni
+            half += h
         cov[(c, t)] = (pairs, covered, no_interval)
         lines.append((label(c, t), len(runs[(c, t)]), rows_seen[(c, t)], not_ok[(c, t)],
                       invalid[(c, t)], pairs, covered, no_interval, pct(covered, pairs),
@@ -375,7 +384,8 @@ def ratio_section(out, threads, keys, reps, label):
     print("    rep j's ratio inside rep i's interval, ordered pairs i != j; RTR (batch b against")
     print("    batch 1) and, with identity measured, speedup over it; unpaired: the ratios whose")
     print("    runs were not measured pass by pass (other calls): the unpaired interval")
-    points = {}  # (metric, compiler, threads, key, rep) -> (point, low, high, unpaired)
+    points = {}  # (metric, compiler, threads, key) -> {rep: (point, low, high)}
+    unpaired_at = set()  # (metric, compiler, threads, key, rep) of the unpaired intervals
     missing = []
     for t in threads:
         for i in range(1, reps + 1):
@@ -389,32 +399,27 @@ def ratio_section(out, threads, keys, reps, label):
                     if not wanted(row) or ratios.cell(row, col) is None:
                         continue
                     key = (row.get("precision", ""), row.get("model", ""), row.get("batch_size"))
-                    points[(name, row.get("compiler", ""), t, key, i)] = (
-                        ratios.cell(row, col), ratios.cell(row, lo), ratios.cell(row, hi),
-                        "interval unpaired" in row.get(note, ""))
+                    at = (name, row.get("compiler", ""), t, key)
+                    points.setdefault(at, {})[i] = (
+                        ratios.cell(row, col), ratios.cell(row, lo), ratios.cell(row, hi))
+                    if "interval unpaired" in row.get(note, ""):
+                        unpaired_at.add(at + (i,))
     if missing:
         print(f"    no analysis for {', '.join(missing)}: not computed there")
     lines = []
     overall = collections.Counter()
     for name, *_ in RATIOS:
         for c, t in keys + [("all", None)]:
-            pairs = covered = no_interval = unpaired = 0
+            pairs = covered = no_interval = 0
             half = []
-            for (n, c2, t2, key, i), (x, lo, hi, unp) in points.items():
+            for (n, c2, t2, key), by_rep in points.items():
                 if n != name or ((c, t) != ("all", None) and (c2, t2) != (c, t)):
                     continue
-                unpaired += unp
-                if lo is not None and hi is not None and x:
-                    half.append((hi - lo) / 2 / x)
-                for j in range(1, reps + 1):
-                    other = points.get((n, c2, t2, key, j)) if j != i else None
-                    if other is None:
-                        continue
-                    pairs += 1
-                    if lo is None or hi is None:
-                        no_interval += 1
-                    elif lo <= other[0] <= hi:
-                        covered += 1
+                p, cv, ni, h = cross_coverage(by_rep)
+                pairs, covered, no_interval = pairs + p, covered + cv, no_interval + ni
+                half += h
+            unpaired = sum(1 for n, c2, t2, *_ in unpaired_at
+                           if n == name and ((c, t) == ("all", None) or (c2, t2) == (c, t)))
             if not half and not pairs:
                 continue
             if (c, t) == ("all", None):
