@@ -81,10 +81,11 @@ if len(by_latency) > 1:
     decades = defaultdict(list)
     for x, k in by_latency:
         decades[math.floor(x)].append(k)
+    most = max(k for _, k in by_latency)
     for d in sorted(decades):
         ks = decades[d]
         print(f"  {10.0 ** d:g}-{10.0 ** (d + 1):g} ms: {len(ks):4} rows, mean {st.mean(ks):.2f}, "
-              f"at the most taken {sum(k == max(p for _, p in by_latency) for k in ks) / len(ks):.0%}")
+              f"at the most taken ({most}) {sum(k == most for k in ks) / len(ks):.0%}")
     mx = st.mean(x for x, _ in by_latency)
     my = st.mean(k for _, k in by_latency)
     b = (sum((x - mx) * (k - my) for x, k in by_latency) /

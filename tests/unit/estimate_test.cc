@@ -56,8 +56,8 @@ TEST(Estimate, OwnRowGivesItsTimedWindowAndCompileTime) {
   in.measured[row.run_id] = row;
   const RunCost cost = EstimateRun(Spec("m", 4), in);
   EXPECT_EQ(cost.source, "measured");
-  // overhead kRunOverheadS + build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 + warmup 10 x 0.01
-  // + timed window 3.0
+  // overhead kRunOverheadS + build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 + warmup
+  // 10 x 0.01 + timed window 3.0
   EXPECT_NEAR(cost.seconds, kRunOverheadS + 0.1 + 0.4 + 0.01 + 0.01 + 0.1 + 3.0, 1e-9);
 }
 
@@ -71,8 +71,8 @@ TEST(Estimate, ProcessesEachPayTheirStartAndShareTheTimedRuns) {
   in.measured[row.run_id] = row;
   RunSpec run = Spec("m", 4);
   run.processes = 5;
-  // per process: overhead kRunOverheadS + build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 +
-  // warmup 0.1 + a fifth of the timed window 0.6
+  // per process: overhead kRunOverheadS + build 0.1 + compile 0.4 + first run 0.01 + latency
+  // 0.01 + warmup 0.1 + a fifth of the timed window 0.6
   EXPECT_NEAR(EstimateRun(run, in).seconds,
               5 * (kRunOverheadS + 0.1 + 0.4 + 0.01 + 0.01 + 0.1 + 0.6), 1e-9);
   // A slow model: the processes' timed runs share the 60 s cap (each keeps at least 3 timed
@@ -399,9 +399,9 @@ TEST(Estimate, StopCiEstimatesTheProcessesARowTook) {
   run.max_processes = 10;
   run.stop = "ci";
   const double three = EstimateRun(run, in).seconds;
-  // overhead + build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 + warmup 0.1 per process; the timed
-  // runs (1 s for the 3 it starts with) a third each, ceil(100 / 3) = 34 runs as the harness
-  // rounds them, and as much for each process added
+  // overhead + build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 + warmup 0.1 per
+  // process; the timed runs (1 s for the 3 it starts with) a third each, ceil(100 / 3) = 34 runs
+  // as the harness rounds them, and as much for each process added
   const double per_process = kRunOverheadS + 0.5 + 0.01 + 0.01 + 0.1 + 0.34;
   EXPECT_NEAR(three, 3 * per_process, 1e-9);
   in.measured["n_b1"].processes = 7;
