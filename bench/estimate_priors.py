@@ -14,8 +14,10 @@ least-squares line through them, processes = a + b log10(latency in ms): the pri
 kPriorCiProcessesAt1Ms and kPriorCiProcessesPerDecade (experiments/estimate.h). Rows without
 `phases_s` (from before rows had them) are left out.
 """
-import csv, glob, math, os, re, statistics as st, sys
+import math, os, statistics as st, sys
 from collections import defaultdict
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ratios  # noqa: E402 (bench/ratios.py, beside this script)
 
 args = sys.argv[1:]
 if not args or args[0].startswith('-'):
@@ -28,19 +30,19 @@ elif len(args) != 1:
 
 fig = defaultdict(lambda: defaultdict(list))
 by_latency = []  # (log10 latency in ms, processes) of the rows under stop ci
-for path in glob.glob(os.path.join(tree, '*', '*.csv')):
-    if re.search(r'\.(latencies|profile|server_steps)\.csv$', path):
+for path in ratios.row_paths(tree):
+    try:
+        row = ratios.read_row(path)
+    except StopIteration:  # a header without a row
         continue
-    with open(path, newline='') as f:
-        row = next(csv.DictReader(f), None)
-    if not row or row['status'] != 'ok' or not row['phases_s']:
+    if row['status'] != 'ok' or not row['phases_s']:
         continue
     if experiments and row['experiment'] not in experiments:
         continue
     phases = {k: float(v) for k, v in (p.split('=') for p in row['phases_s'].split(';'))}
     k = int(row['processes'] or 1)
-    first_fixed = float(row['build_s'] or 0) + float(row['compile_s'] or 0)
-    first_run_s = float(row['first_run_ms'] or 0) / 1e3
+    first_fixed = (ratios.cell(row, 'build_s') or 0) + (ratios.cell(row, 'compile_s') or 0)
+    first_run_s = (ratios.cell(row, 'first_run_ms') or 0) / 1e3
     per = fig[row['compiler']]
     per['first'].append(first_fixed + first_run_s)
     if k > 1:
@@ -50,13 +52,14 @@ for path in glob.glob(os.path.join(tree, '*', '*.csv')):
                                          for p in ('build', 'compile', 'warmup', 'timed'))
     per['overhead'].append(outside / k)
     threads = int(row['threads'] or 1)
-    if row['macs'] and float(row['latency_mean_ms'] or 0) > 0:
+    latency_ms = ratios.cell(row, 'latency_mean_ms') or 0
+    if row['macs'] and latency_ms > 0:
         work = float(row['macs']) * int(row['batch_size'])
-        per['gmacs'].append(work / (float(row['latency_mean_ms']) / 1e3) / threads / 1e9)
+        per['gmacs'].append(work / (latency_ms / 1e3) / threads / 1e9)
     if row['processes_reason']:  # set under stop ci only
         per['processes'].append(k)
-        if float(row['latency_mean_ms'] or 0) > 0:
-            by_latency.append((math.log10(float(row['latency_mean_ms'])), k))
+        if latency_ms > 0:
+            by_latency.append((math.log10(latency_ms), k))
 
 def med(values):
     return f"{st.median(values):8.3f}" if values else f"{'-':>8}"

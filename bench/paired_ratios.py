@@ -17,7 +17,7 @@ ratios flagged as changed at p < 0.05 is what an interval's claim costs when the
 repeated (5 % for intervals that hold). Pairing by index assumes both trees were measured pass
 by pass (make_traces.sh's sweeps are).
 """
-import glob, math, os, re, statistics as st, sys
+import math, os, re, statistics as st, sys
 from scipy import stats
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ratios  # noqa: E402 (bench/ratios.py, beside this script)
@@ -26,9 +26,7 @@ import ratios  # noqa: E402 (bench/ratios.py, beside this script)
 def read_tree(root):
     """{(compiler, run_id): [process medians]} of the ok rows under <root>/<compiler>/."""
     rows = {}
-    for f in glob.glob(f'{root}/*/*.csv'):
-        if re.search(r'\.(latencies|profile|server_steps)\.csv$', f):
-            continue
+    for f in ratios.row_paths(root):
         r = ratios.read_row(f)
         if r['status'] != 'ok' or not r['process_p50s_ms']:
             continue

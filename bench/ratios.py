@@ -17,7 +17,10 @@ Stdlib only, so any python3 can import it:
     c.print()
 """
 import csv
+import glob
 import math
+import os
+import re
 import statistics
 import sys
 
@@ -30,6 +33,13 @@ def percentile(values, q):
     lo = math.floor(pos)
     hi = min(lo + 1, len(xs) - 1)
     return xs[lo] + (pos - lo) * (xs[hi] - xs[lo])
+
+
+def row_paths(device_dir):
+    """The row files of a results tree's device folder, <device_dir>/<compiler>/<run_id>.csv,
+    sorted: every CSV there but a run's side files (latency trace, profile, server steps)."""
+    return sorted(path for path in glob.glob(os.path.join(device_dir, "*", "*.csv"))
+                  if not re.search(r"\.(latencies|profile|server_steps)\.csv$", path))
 
 
 def read_row(path):
