@@ -44,6 +44,7 @@ RunFigures Good() {
 
 TEST(Aggregate, ShareOfRunSplitsTheTimedWorkAndKeepsAMedianPerProcess) {
   RunWork work;
+  work.warmup = 10;
   work.repeats = 100;
   work.max_time_s = 30;
   work.min_time_s = 0.3;
@@ -55,6 +56,7 @@ TEST(Aggregate, ShareOfRunSplitsTheTimedWorkAndKeepsAMedianPerProcess) {
   EXPECT_DOUBLE_EQ(part.max_time_s, 10);
   EXPECT_EQ(part.max_repeats, 334);
   EXPECT_EQ(part.min_timed_repeats, 4);  // ceil(10 / 3)
+  EXPECT_EQ(part.warmup, 4);             // ceil(10 / 3), and kMinProcessWarmup
   // A third of min_time_s would hold fewer sampler periods than a CPU figure needs.
   EXPECT_DOUBLE_EQ(part.min_time_s, 1.2 * kMinSamplerPeriods * 10 / 1e3);
 
@@ -63,10 +65,24 @@ TEST(Aggregate, ShareOfRunSplitsTheTimedWorkAndKeepsAMedianPerProcess) {
   EXPECT_DOUBLE_EQ(whole.max_time_s, 30);
   EXPECT_DOUBLE_EQ(whole.min_time_s, 0.3);
   EXPECT_EQ(whole.min_timed_repeats, kMinTimedRepeats);
+  EXPECT_EQ(whole.warmup, 10);  // one process warms up in full
 
   work.processes = 50;  // every process still times a median of its own
   EXPECT_EQ(ShareOfRun(work, true).min_timed_repeats, 3);
   EXPECT_EQ(ShareOfRun(work, true).repeats, 2);
+
+  // The warmup is shared too, but each process keeps kMinProcessWarmup runs (its latency is
+  // still settling before them), and none warms up more than asked.
+  static_assert(kMinProcessWarmup == 4);
+  EXPECT_EQ(ShareOfRun(work, true).warmup, 4);
+  work.processes = 2;
+  EXPECT_EQ(ShareOfRun(work, true).warmup, 5);
+  work.warmup = 100;
+  EXPECT_EQ(ShareOfRun(work, true).warmup, 50);
+  work.warmup = 2;
+  EXPECT_EQ(ShareOfRun(work, true).warmup, 2);
+  work.warmup = 0;
+  EXPECT_EQ(ShareOfRun(work, true).warmup, 0);
 }
 
 TEST(Aggregate, PoolsTheTimedRunsAndTakesTheIntervalFromTheProcessMedians) {

@@ -9,6 +9,7 @@
 #include "ngraphbench/compilers/registry.h"
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/experiments/estimate.h"
+#include "ngraphbench/measure/aggregate.h"  // kMinProcessWarmup
 
 namespace ngraphbench {
 namespace {
@@ -61,8 +62,9 @@ TEST(Estimate, OwnRowGivesItsTimedWindowAndCompileTime) {
   EXPECT_NEAR(cost.seconds, kRunOverheadS + 0.1 + 0.4 + 0.01 + 0.01 + 0.1 + 3.0, 1e-9);
 }
 
-// K processes each start, build, compile, run once and warm up (within their share of the
-// cap); their timed runs together are one process's.
+// K processes each start, build, compile, run once and warm up (their share of the warmup
+// runs, at least kMinProcessWarmup, within their share of the cap); their timed runs together
+// are one process's.
 TEST(Estimate, ProcessesEachPayTheirStartAndShareTheTimedRuns) {
   EstimateInputs in;
   in.compiler = "onnxruntime";
@@ -72,9 +74,11 @@ TEST(Estimate, ProcessesEachPayTheirStartAndShareTheTimedRuns) {
   RunSpec run = Spec("m", 4);
   run.processes = 5;
   // per process: overhead kRunOverheadS + build 0.1 + compile 0.4 + first run 0.01 + latency
-  // 0.01 + warmup 0.1 + a fifth of the timed window 0.6
+  // 0.01 + warmup 4 x 0.01 (a fifth of 10 is 2, below kMinProcessWarmup) + a fifth of the
+  // timed window 0.6
+  static_assert(kMinProcessWarmup == 4);
   EXPECT_NEAR(EstimateRun(run, in).seconds,
-              5 * (kRunOverheadS + 0.1 + 0.4 + 0.01 + 0.01 + 0.1 + 0.6), 1e-9);
+              5 * (kRunOverheadS + 0.1 + 0.4 + 0.01 + 0.01 + 0.04 + 0.6), 1e-9);
   // A slow model: the processes' timed runs share the 60 s cap (each keeps at least 3 timed
   // runs, 2.4 s here), and each warms up within a fifth of it.
   in.measured.clear();
@@ -82,10 +86,13 @@ TEST(Estimate, ProcessesEachPayTheirStartAndShareTheTimedRuns) {
   in.measured["m_b1"] = Row("m", 1, 2.0, 1e9);
   run = Spec("big", 4);
   run.processes = 5;
-  // 0.8 s a batch: warmup min(8, 12) = 8 s; timed min(max(80, 0.5), 60) = 60 s in all (more
-  // than 5 x 2.4 s): 12 s each
+  // 0.8 s a batch: warmup min(4 x 0.8, 12) = 3.2 s; timed min(max(80, 0.5), 60) = 60 s in all
+  // (more than 5 x 2.4 s): 12 s each
   EXPECT_NEAR(EstimateRun(run, in).seconds,
-              5 * (kRunOverheadS + 0.1 + 0.4 + 0.002 + 0.8 + 8.0 + 12.0), 1e-6);
+              5 * (kRunOverheadS + 0.1 + 0.4 + 0.002 + 0.8 + 3.2 + 12.0), 1e-6);
+  run.warmup = 100;  // a fifth of a longer warmup: 20 x 0.8 s, then the cap's fifth, 12 s
+  EXPECT_NEAR(EstimateRun(run, in).seconds,
+              5 * (kRunOverheadS + 0.1 + 0.4 + 0.002 + 0.8 + 12.0 + 12.0), 1e-6);
 }
 
 TEST(Estimate, OtherBatchOfTheSameModelScalesByBatch) {
@@ -281,9 +288,10 @@ TEST(Estimate, LaterProcessesLoadTheCompileCache) {
   run.processes = 3;
   EstimateInputs in;
   in.compiler = "tvm";
-  // latency 0.01 s (no MACs): warmup 0.1 s, and each process times its share of the 100
-  // repeats as the harness rounds it (ShareOfRun): ceil(100 / 3) = 34 runs, 0.34 s
-  const double rest = kRunOverheadS + 0.01 + 0.1 + 0.34;
+  // latency 0.01 s (no MACs): warmup ceil(10 / 3) = 4 runs, 0.04 s, and each process times
+  // its share of the 100 repeats as the harness rounds it (ShareOfRun): ceil(100 / 3) = 34
+  // runs, 0.34 s
+  const double rest = kRunOverheadS + 0.01 + 0.04 + 0.34;
   EXPECT_NEAR(EstimateRun(run, in).seconds,
               (PriorCompileS("tvm") + rest) + 2 * (kPriorCacheLoadS + rest), 1e-9);
   in.compiler = "torchscript";
@@ -298,8 +306,8 @@ TEST(Estimate, LaterProcessesLoadTheCompileCache) {
   row.phases_s = {{"build", 0.3}, {"compile", 0.6}};  // the later two: 0.1 + 0.1 each
   in.measured[row.run_id] = row;
   EXPECT_NEAR(EstimateRun(run, in).seconds,
-              (kRunOverheadS + 0.5 + 0.01 + 0.01 + 0.1 + 1.0) +
-                  2 * (kRunOverheadS + 0.2 + 0.01 + 0.01 + 0.1 + 1.0),
+              (kRunOverheadS + 0.5 + 0.01 + 0.01 + 0.04 + 1.0) +
+                  2 * (kRunOverheadS + 0.2 + 0.01 + 0.01 + 0.04 + 1.0),
               1e-9);
 }
 
@@ -399,10 +407,10 @@ TEST(Estimate, StopCiEstimatesTheProcessesARowTook) {
   run.max_processes = 10;
   run.stop = "ci";
   const double three = EstimateRun(run, in).seconds;
-  // overhead + build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 + warmup 0.1 per
+  // overhead + build 0.1 + compile 0.4 + first run 0.01 + latency 0.01 + warmup 4 x 0.01 per
   // process; the timed runs (1 s for the 3 it starts with) a third each, ceil(100 / 3) = 34 runs
   // as the harness rounds them, and as much for each process added
-  const double per_process = kRunOverheadS + 0.5 + 0.01 + 0.01 + 0.1 + 0.34;
+  const double per_process = kRunOverheadS + 0.5 + 0.01 + 0.01 + 0.04 + 0.34;
   EXPECT_NEAR(three, 3 * per_process, 1e-9);
   in.measured["n_b1"].processes = 7;
   EXPECT_NEAR(EstimateRun(run, in).seconds, 7 * per_process, 1e-9);

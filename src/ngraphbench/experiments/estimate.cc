@@ -255,6 +255,7 @@ RunCost Estimate(const RunSpec& run, const EstimateInputs& in, double tuning_s) 
   // harness's ShareOfRun): a process that stop ci adds times as much as each of the first ones.
   const double k = parts.processes;
   RunWork work;
+  work.warmup = run.warmup;
   work.repeats = run.repeats;
   work.max_time_s = run.max_time_s;
   work.min_time_s = run.min_time_s;
@@ -262,7 +263,7 @@ RunCost Estimate(const RunSpec& run, const EstimateInputs& in, double tuning_s) 
   work.processes = std::max<int64_t>(1, run.processes);
   const ProcessShare share = ShareOfRun(work, /*share_of_run=*/true);
   const double cap = share.max_time_s > 0 ? share.max_time_s : 1e30;
-  const double warmup_s = std::min(static_cast<double>(run.warmup) * parts.latency_s, cap);
+  const double warmup_s = std::min(static_cast<double>(share.warmup) * parts.latency_s, cap);
   double timed_per_process_s;
   if (parts.timed_s) {
     timed_per_process_s = *parts.timed_s / k;  // the row's window: all its processes'

@@ -24,6 +24,9 @@ ProcessShare ShareOfRun(const RunWork& work, bool share_of_run) {
     return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(n) / share)));
   };
   ProcessShare out;
+  out.warmup = share_of_run ? std::min(work.warmup, std::max(kMinProcessWarmup,
+                                                             shared(work.warmup)))
+                            : work.warmup;
   out.repeats = shared(work.repeats);
   out.max_time_s = work.max_time_s / share;
   out.min_time_s = work.min_time_s / share;

@@ -19,9 +19,11 @@ namespace ngraphbench {
 
 // One process's share of a run of `processes` processes (the whole run for one): the run's
 // timed work stays what one process would do, so each times its share of the timed runs and of
-// the time caps (the warmup's cap too), and warms up in full (its own caches, its own
-// allocator).
+// the time caps (the warmup's cap too), and warms up its share of the warmup runs, at least
+// kMinProcessWarmup of them (a fresh process's caches and allocator; docs/measurement.md,
+// "Warmup", has the runs after which a fresh process's latency settles on this VM).
 struct RunWork {
+  int64_t warmup = 10;
   int64_t repeats = 100;
   double max_time_s = 0;
   double min_time_s = 0;
@@ -31,7 +33,10 @@ struct RunWork {
   // them, and a fifth more, so that timer slack does not drop its CPU figures.
   double sample_period_ms = 0;
 };
+// The fewest warmup runs a process of several does (fewer only if `warmup` asks for fewer).
+constexpr int64_t kMinProcessWarmup = 4;
 struct ProcessShare {
+  int64_t warmup = 0;
   int64_t repeats = 1;
   double max_time_s = 0;
   double min_time_s = 0;

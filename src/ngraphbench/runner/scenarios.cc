@@ -27,12 +27,12 @@ namespace {
 MeasureOptions OptionsFor(const ResolvedRun& spec, int process, bool capture_outputs) {
   const RunSpec& run = spec.run;
   MeasureOptions options;
-  options.warmup = run.warmup;
   options.boundary = ParseTimingBoundary(run.timing_boundary);
   options.sample_period = std::chrono::milliseconds(spec.sample_ms);
   // Whether to add processes (stop `ci`) is the scheduler's call: each process times a fixed
   // share (measure/aggregate.h).
   RunWork work;
+  work.warmup = run.warmup;
   work.repeats = run.repeats;
   work.max_time_s = run.max_time_s;
   work.min_time_s = run.min_time_s;
@@ -40,6 +40,7 @@ MeasureOptions OptionsFor(const ResolvedRun& spec, int process, bool capture_out
   work.processes = run.processes;
   work.sample_period_ms = static_cast<double>(spec.sample_ms);
   const ProcessShare share = ShareOfRun(work, process >= 0);
+  options.warmup = share.warmup;
   options.repeats = share.repeats;
   options.max_time = std::chrono::duration<double>(share.max_time_s);
   options.min_time = std::chrono::duration<double>(share.min_time_s);
