@@ -254,14 +254,7 @@ RunCost Estimate(const RunSpec& run, const EstimateInputs& in, double tuning_s) 
   // up and time their share of the run, the share of the `processes` it starts with (the
   // harness's ShareOfRun): a process that stop ci adds times as much as each of the first ones.
   const double k = parts.processes;
-  RunWork work;
-  work.warmup = run.warmup;
-  work.repeats = run.repeats;
-  work.max_time_s = run.max_time_s;
-  work.min_time_s = run.min_time_s;
-  work.max_repeats = run.max_repeats;
-  work.processes = std::max<int64_t>(1, run.processes);
-  const ProcessShare share = ShareOfRun(work, /*share_of_run=*/true);
+  const ProcessShare share = ShareOfRun(WorkOf(run), /*share_of_run=*/true);
   const double cap = share.max_time_s > 0 ? share.max_time_s : 1e30;
   const double warmup_s = std::min(static_cast<double>(share.warmup) * parts.latency_s, cap);
   double timed_per_process_s;

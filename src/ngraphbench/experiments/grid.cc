@@ -67,6 +67,18 @@ std::vector<ModelSpec> Models(const ExperimentConfig& e) {
 
 }  // namespace
 
+RunWork WorkOf(const RunSpec& run, double sample_period_ms) {
+  RunWork work;
+  work.warmup = run.warmup;
+  work.repeats = run.repeats;
+  work.max_time_s = run.max_time_s;
+  work.min_time_s = run.min_time_s;
+  work.max_repeats = run.max_repeats;
+  work.processes = std::max<int64_t>(1, run.processes);
+  work.sample_period_ms = sample_period_ms;
+  return work;
+}
+
 std::string ServerRunIdSuffix(int64_t streams, const ServerSettings& server) {
   std::string qps = fmt::format("{:g}", server.target_qps);
   std::replace(qps.begin(), qps.end(), '.', 'p');

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ngraphbench/experiments/config.h"
+#include "ngraphbench/measure/aggregate.h"
 #include "ngraphbench/models/zoo.h"
 
 namespace ngraphbench {
@@ -34,6 +35,11 @@ struct RunSpec {
   CheckSettings check;
   ValiditySettings validity;
 };
+
+// The work a run's processes share (measure/aggregate.h, ShareOfRun): its warmup, repeats, time
+// caps and starting processes; `sample_period_ms` the sampler's period (0: none), which the
+// harness needs and the estimate leaves out.
+RunWork WorkOf(const RunSpec& run, double sample_period_ms = 0);
 
 // A run's id: "<model>_b<batch>", and for scenario offline "<model>_b<batch>_offline_s<streams>"
 // ("_offline_sauto"), so that a model's offline rows sit beside its single-stream rows and each

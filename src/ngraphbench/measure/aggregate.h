@@ -21,7 +21,7 @@ namespace ngraphbench {
 // timed work stays what one process would do, so each times its share of the timed runs and of
 // the time caps (the warmup's cap too), and warms up its share of the warmup runs, at least
 // kMinProcessWarmup of them (a fresh process's caches and allocator; docs/measurement.md,
-// "Warmup", has the runs after which a fresh process's latency settles on this VM).
+// "Warmup of each process", has the runs after which a fresh process's latency settles).
 struct RunWork {
   int64_t warmup = 10;
   int64_t repeats = 100;

@@ -31,15 +31,8 @@ MeasureOptions OptionsFor(const ResolvedRun& spec, int process, bool capture_out
   options.sample_period = std::chrono::milliseconds(spec.sample_ms);
   // Whether to add processes (stop `ci`) is the scheduler's call: each process times a fixed
   // share (measure/aggregate.h).
-  RunWork work;
-  work.warmup = run.warmup;
-  work.repeats = run.repeats;
-  work.max_time_s = run.max_time_s;
-  work.min_time_s = run.min_time_s;
-  work.max_repeats = run.max_repeats;
-  work.processes = run.processes;
-  work.sample_period_ms = static_cast<double>(spec.sample_ms);
-  const ProcessShare share = ShareOfRun(work, process >= 0);
+  const ProcessShare share =
+      ShareOfRun(WorkOf(run, static_cast<double>(spec.sample_ms)), process >= 0);
   options.warmup = share.warmup;
   options.repeats = share.repeats;
   options.max_time = std::chrono::duration<double>(share.max_time_s);
