@@ -125,6 +125,11 @@ TEST_F(Pipeline, RowsMeasuredWithOtherSettingsStopTheRunUntilReplaced) {
   EXPECT_EQ(Row("tiny_w8_b1").threads, 1);
   EXPECT_EQ(Row("tiny_w8_b1").warmup, 1);
   EXPECT_EQ(Row("tiny_w8_b1").repeats, 5);  // the file's
+  // Each of a run's 5 processes warms up its share of the warmup (ShareOfRun): ceil(30 / 5) =
+  // 6 runs, more than kMinProcessWarmup; the row's `warmup` is one process's.
+  ASSERT_EQ(
+      Ngb("run tiny null --set threads=1 --set warmup=30 --replace-changed " + Common()).code, 0);
+  EXPECT_EQ(Row("tiny_w8_b1").warmup, 6);
 
   // A failed run's reproduce line carries the settings: pasted, it fails the same way.
   const Result failed =
