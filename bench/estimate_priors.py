@@ -11,10 +11,18 @@ timed runs (start, reference, load, check: kRunOverheadS); the multiply-accumula
 per thread (kPriorMacsPerSecond); and the mean processes of the rows that took them under stop
 `ci`. Then those rows' processes by their latency (a decade of milliseconds each) and the
 least-squares line through them, processes = a + b log10(latency in ms): the prior's
-kPriorCiProcessesAt1Ms and kPriorCiProcessesPerDecade (experiments/estimate.h). Rows without
-`phases_s` (from before rows had them) are left out.
+kPriorCiProcessesAt1Ms and kPriorCiProcessesPerDecade (experiments/estimate.h). Last, per
+compiler, the first process's build + compile + first run (less a cold compile's tuning; cache
+hits left out) against the model's graph nodes: the least-squares line through each model's
+median, seconds = a + b nodes, the compiler.yaml's prior_compile_s (a) and
+prior_compile_s_per_node (b). The nodes come from the tree's model facts cache
+(<results>/.cache/macs/, three-line entries), which an estimate of this build writes; a run
+still being measured counts by its first process (<compiler>/.parts/<run_id>.p0.csv) for this
+fit alone. Run an estimate of the tree first: `./sweep.sh --dry-run --estimate <device>
+<compiler> -- --results <results>`. Rows without `phases_s` (from before rows had them) are
+left out.
 """
-import math, os, statistics as st, sys
+import glob, math, os, statistics as st, sys
 from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ratios  # noqa: E402 (bench/ratios.py, beside this script)
@@ -28,7 +36,18 @@ if len(args) == 3 and args[1] == '--experiments':
 elif len(args) != 1:
     sys.exit(__doc__)
 
+# The graph nodes of each model, from the facts cache beside the device folder: <model>.<key>.txt
+# holding the MACs, the kernels and the nodes, a line each (older entries have no third line).
+nodes = {}
+for path in glob.glob(os.path.join(os.path.dirname(os.path.abspath(tree)), '.cache', 'macs',
+                                   '*.txt')):
+    with open(path) as f:
+        lines = f.read().split('\n')
+    if len(lines) == 4 and lines[2].isdigit():
+        nodes[os.path.basename(path).rsplit('.', 2)[0]] = int(lines[2])
+
 fig = defaultdict(lambda: defaultdict(list))
+compile_by_model = defaultdict(lambda: defaultdict(list))  # compiler -> model -> first fixed s
 by_latency = []  # (log10 latency in ms, processes) of the rows under stop ci
 for path in ratios.row_paths(tree):
     try:
@@ -45,6 +64,11 @@ for path in ratios.row_paths(tree):
     first_run_s = (ratios.cell(row, 'first_run_ms') or 0) / 1e3
     per = fig[row['compiler']]
     per['first'].append(first_fixed + first_run_s)
+    settings = dict(kv.split('=', 1) for kv in row['compiler_settings'].split(';') if '=' in kv)
+    if settings.get('cache_hit') != 'true':
+        tuning_s = float(settings.get('tuning_s') or 0)
+        compile_by_model[row['compiler']][row['model']].append(
+            first_fixed + first_run_s - tuning_s)
     if k > 1:
         per['later'].append((phases.get('build', 0) + phases.get('compile', 0) - first_fixed) /
                             (k - 1))
@@ -97,3 +121,41 @@ if len(by_latency) > 1:
     sd = st.pstdev([k - (a + b * x) for x, k in by_latency])
     print(f"  least squares: processes = {a:.2f} + {b:.2f} log10(latency in ms), residual sd "
           f"{sd:.2f}; mean {my:.2f} a row")
+
+# The first processes of runs without a row yet: a part holds its process's build and compile as
+# a row does.
+for path in sorted(glob.glob(os.path.join(tree, '*', '.parts', '*.p0.csv'))):
+    row_path = os.path.join(os.path.dirname(os.path.dirname(path)),
+                            os.path.basename(path)[:-len('.p0.csv')] + '.csv')
+    if os.path.exists(row_path):
+        continue
+    try:
+        row = ratios.read_row(path)
+    except StopIteration:
+        continue
+    if row['status'] != 'ok' or (experiments and row['experiment'] not in experiments):
+        continue
+    settings = dict(kv.split('=', 1) for kv in row['compiler_settings'].split(';') if '=' in kv)
+    if settings.get('cache_hit') != 'true':
+        compile_by_model[row['compiler']][row['model']].append(
+            (ratios.cell(row, 'build_s') or 0) + (ratios.cell(row, 'compile_s') or 0) +
+            (ratios.cell(row, 'first_run_ms') or 0) / 1e3 - float(settings.get('tuning_s') or 0))
+
+print("\nfirst process's build + compile + first run by the model's graph nodes "
+      "(per-model medians):")
+missing = sorted({m for per in compile_by_model.values() for m in per if m not in nodes})
+if missing:
+    print(f"  no node count for {len(missing)} model(s) ({', '.join(missing[:4])}...): run an "
+          "estimate of this build on the tree first (see the top of this script)")
+for compiler in sorted(compile_by_model):
+    points = [(nodes[m], st.median(v)) for m, v in compile_by_model[compiler].items() if m in nodes]
+    xs = sorted({x for x, _ in points})
+    if len(xs) < 2:
+        continue
+    mx = st.mean(x for x, _ in points)
+    my = st.mean(y for _, y in points)
+    b = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
+    a = my - b * mx
+    sd = st.pstdev([y - (a + b * x) for x, y in points])
+    print(f"  {compiler:12} {len(points):3} models, {xs[0]}-{xs[-1]} nodes: "
+          f"prior_compile_s {a:.3g} + prior_compile_s_per_node {b:.3g}, residual sd {sd:.2f} s")

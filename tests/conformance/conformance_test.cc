@@ -203,7 +203,9 @@ std::vector<Outcome> RunGrouped(const std::string& name, const std::vector<Case>
 // Cases are compiled this many to a graph by compilers that compile slowly (see the top).
 constexpr size_t kGroup = 256;
 
-bool CompilesSlowly(const std::string& name) { return FindCompiler(name).prior_compile_s >= 3; }
+bool CompilesSlowly(const std::string& name) {
+  return FindCompiler(name).prior_compile_s >= 2.5;
+}
 
 // `cases` on `name`: merged into groups when it compiles slowly, else one graph per case.
 std::vector<Outcome> RunCases(const std::string& name, const std::vector<Case>& cases,

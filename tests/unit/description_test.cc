@@ -225,6 +225,22 @@ TEST(Description, OperatorsMistakesAreRefused) {
   ExpectError(WithOperators("{no_column: why, colour: red}"), "'operators.colour' is not a known key");
 }
 
+// `prior_compile_s_per_node:` the estimate's compile prior grows with the model's graph; left
+// out, it does not.
+TEST(Description, PriorCompileGrowsPerNodeWhereTheDescriptionSays) {
+  EXPECT_DOUBLE_EQ(
+      ParseCompilerDescription(kMinimal, "/src/demo/compiler.yaml").prior_compile_s_per_node, 0);
+  const CompilerInfo info = ParseCompilerDescription(
+      std::string(kMinimal) + "prior_compile_s: 9\nprior_compile_s_per_node: 0.05\n",
+      "/src/demo/compiler.yaml");
+  EXPECT_DOUBLE_EQ(info.prior_compile_s, 9);
+  EXPECT_DOUBLE_EQ(info.prior_compile_s_per_node, 0.05);
+  ExpectError(std::string(kMinimal) + "prior_compile_s_per_node: -1\n",
+              "'prior_compile_s_per_node' must be a number of seconds >= 0, got '-1'");
+  ExpectError(std::string(kMinimal) + "prior_compile_s_per_node: [1]\n",
+              "'prior_compile_s_per_node' must be a number of seconds >= 0");
+}
+
 // `prior_tuning:` names an int option of the description (the trial budget) and a cost per trial
 // and per task.
 TEST(Description, PriorTuningNamesAnIntOptionAndSecondsPerTrial) {
@@ -477,9 +493,11 @@ TEST(Registry, DescriptionsSayWhatTheCompiledInRegistrySaid) {
             "print(get_cmake_path())')");
 
   // The sweep estimate's priors, formerly a list of names in experiments/estimate.cc.
-  EXPECT_DOUBLE_EQ(FindCompiler("tvm").prior_compile_s, 3.5);
-  EXPECT_DOUBLE_EQ(ov.prior_compile_s, 0.1);
-  EXPECT_DOUBLE_EQ(ort.prior_compile_s, 0.07);
+  EXPECT_DOUBLE_EQ(FindCompiler("tvm").prior_compile_s, 2.9);
+  EXPECT_DOUBLE_EQ(FindCompiler("tvm").prior_compile_s_per_node, 0.043);
+  EXPECT_DOUBLE_EQ(ov.prior_compile_s, 0.09);
+  EXPECT_DOUBLE_EQ(ort.prior_compile_s, 0.08);
+  EXPECT_DOUBLE_EQ(ort.prior_compile_s_per_node, 0.004);
 }
 
 // Every compiler has a column of the operator table or says why not; `list --ops` shows one

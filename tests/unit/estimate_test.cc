@@ -14,7 +14,7 @@
 namespace ngraphbench {
 namespace {
 
-// A compiler's prior compile (its description's prior_compile_s).
+// A compiler's prior compile (its description's prior_compile_s), for a model of unknown nodes.
 double PriorCompileS(const std::string& compiler) {
   return FindCompiler(compiler).prior_compile_s;
 }
@@ -148,6 +148,62 @@ TEST(Estimate, PriorWithoutRowsAndFailedRowsEndEarly) {
   failed.status = kStatusTimeout;
   in.measured[failed.run_id] = failed;
   EXPECT_EQ(EstimateRun(Spec("m", 1), in).seconds, 600.0);
+}
+
+EstimateInputs WithoutNodes(EstimateInputs in) {
+  in.nodes.clear();
+  return in;
+}
+
+// A compile takes longer for a larger graph (prior_compile_s_per_node): without rows, the prior
+// charges each node of the model; scaled from another model's row, the nodes they differ in, to
+// the first process only for a compiler whose later processes load the compile cache.
+TEST(Estimate, CompileGrowsWithTheModelsNodes) {
+  for (const std::string compiler : {"inductor", "executorch"}) {
+    const double per_node = FindCompiler(compiler).prior_compile_s_per_node;
+    ASSERT_GT(per_node, 0) << compiler;
+    ASSERT_TRUE(FindCompiler(compiler).caches_compile) << compiler;
+    EstimateInputs in;
+    in.compiler = compiler;
+    in.macs = {{"small", 1e6}, {"big", 1e6}};
+    const double unknown = EstimateRun(Spec("big", 1), in).seconds;
+    in.nodes = {{"small", 10}, {"big", 410}};
+    EXPECT_EQ(EstimateRun(Spec("big", 1), in).source, "prior");
+    EXPECT_NEAR(EstimateRun(Spec("big", 1), in).seconds - unknown, 410 * per_node, 1e-9)
+        << compiler;
+    RunSpec three = Spec("big", 1);
+    three.processes = 3;
+    three.stop = "fixed";
+    EXPECT_NEAR(EstimateRun(three, in).seconds - EstimateRun(three, WithoutNodes(in)).seconds,
+                410 * per_node, 1e-9)
+        << compiler << ": the later processes load the cache";
+    // Scaled from the small model's row: its build, compile and first run (0.1 + 0.4 + 0.001 s)
+    // and 400 nodes more.
+    in.measured["small_b1"] = Row("small", 1, 1.0, 1e6);
+    const RunCost scaled = EstimateRun(Spec("big", 1), in);
+    EXPECT_EQ(scaled.source, "scaled from small_b1");
+    in.nodes.erase("small");
+    EXPECT_NEAR(scaled.seconds - EstimateRun(Spec("big", 1), in).seconds, 400 * per_node, 1e-9)
+        << compiler << ": the row's compile alone where its model's nodes are unknown";
+    // A smaller model than the row's compiles in less, never below nothing.
+    in.nodes = {{"small", 410}, {"big", 10}};
+    EXPECT_NEAR(EstimateRun(Spec("big", 1), in).seconds -
+                    EstimateRun(Spec("big", 1), WithoutNodes(in)).seconds,
+                -std::min(0.501, 400 * per_node), 1e-9)
+        << compiler;
+  }
+  // A compiler whose every process compiles pays the growth in each.
+  EstimateInputs in;
+  in.compiler = "onnxruntime";
+  const double per_node = FindCompiler("onnxruntime").prior_compile_s_per_node;
+  in.macs = {{"small", 1e6}, {"big", 1e6}};
+  in.measured["small_b1"] = Row("small", 1, 1.0, 1e6);
+  RunSpec three = Spec("big", 1);
+  three.processes = 3;
+  three.stop = "fixed";
+  in.nodes = {{"small", 10}, {"big", 410}};
+  EXPECT_NEAR(EstimateRun(three, in).seconds - EstimateRun(three, WithoutNodes(in)).seconds,
+              3 * 400 * per_node, 1e-9);
 }
 
 // A compiler that tunes (tvm): the first run of a workload adds the config's tuning estimate,

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "ngraphbench/core/error.h"
+#include "ngraphbench/models/zoo.h"
 #include "ngraphbench/results/claim.h"
 #include "ngraphbench/runner/launch.h"
 #include "ngraphbench/runner/plan.h"
@@ -269,6 +270,51 @@ TEST(Plan, ARunThatTunesHasTheTuningCapAddedToItsTimeout) {
   RunArgs untuned = args;
   untuned.grid.settings = {"options.tuning_trials=0"};
   EXPECT_DOUBLE_EQ(timeout(untuned), 900);
+}
+
+// The estimate's facts of a model (MACs, kernels, graph nodes) are built once per results tree
+// and read back from its cache; an entry that is not what this build writes (an older one
+// without the nodes, a damaged one) is built again and replaced.
+TEST(Plan, ModelFactsKeepTheGraphsNodesInTheResultsTreesCache) {
+  const test_support::ScratchDir scratch("facts_");
+  const std::string results = (scratch.path() / "results").string();
+  RunSpec run;
+  run.model.family = "conv_block";
+  run.model.name = "conv_blocks_w8_d3";
+  run.model.width = 8;
+  run.model.depth = 3;
+  run.batch_size = 4;
+  const int64_t nodes = static_cast<int64_t>(BuildModel(run.model, 1).nodes.size());
+  ASSERT_GE(nodes, 3);
+  const ModelFacts built = LoadModelFacts({run}, results).at(run.model.name);
+  EXPECT_EQ(built.nodes, nodes);
+  EXPECT_GT(built.macs, 0);
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(fs::path(results) / ".cache" / "macs")) {
+    entries.push_back(e.path());
+  }
+  ASSERT_EQ(entries.size(), 1u);
+  const auto lines = [](const fs::path& file) {
+    std::vector<std::string> out;
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  };
+  std::vector<std::string> entry = lines(entries[0]);
+  ASSERT_EQ(entry.size(), 3u);
+  EXPECT_EQ(entry[2], std::to_string(nodes));
+  // What the cache says is what the estimate gets.
+  std::ofstream(entries[0]) << entry[0] << "\n" << entry[1] << "\n7\n";
+  EXPECT_EQ(LoadModelFacts({run}, results).at(run.model.name).nodes, 7);
+  // An entry of two lines (MACs and kernels, no nodes) or with a third line that is not a
+  // count is built again and replaced.
+  for (const std::string& damaged :
+       {entry[0] + "\n" + entry[1] + "\n", entry[0] + "\n" + entry[1] + "\n-3\n",
+        entry[0] + "\n" + entry[1] + "\n9\n9\n"}) {
+    std::ofstream(entries[0]) << damaged;
+    EXPECT_EQ(LoadModelFacts({run}, results).at(run.model.name).nodes, nodes) << damaged;
+    EXPECT_EQ(lines(entries[0]), entry) << damaged;
+  }
 }
 
 }  // namespace

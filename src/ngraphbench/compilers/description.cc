@@ -45,8 +45,8 @@ double Seconds(const YAML::Node& node, const Where& where, bool may_be_zero) {
 const std::vector<std::string> kTopKeys = {
     "name",        "order",      "role",            "sdk",            "consumes_onnx",
     "devices",     "precisions", "opt_levels",      "options",        "enable_hint",
-    "prior_compile_s", "caches_compile", "operators", "prior_tuning", "scenarios",
-    "baseline",    "reference",  "test_double",     "no_int8"};
+    "prior_compile_s", "prior_compile_s_per_node", "caches_compile", "operators",
+    "prior_tuning", "scenarios", "baseline", "reference", "test_double", "no_int8"};
 // `operators:` of a description: its column of the operator table, or why it has none.
 //   operators:
 //     unsupported: {Celu: why the compiler lacks it, ...}   (may be absent: it runs every op)
@@ -265,6 +265,11 @@ CompilerInfo ParseCompilerDescription(const std::string& text, const std::string
   if (root["prior_compile_s"]) {
     info.prior_compile_s =
         Seconds(root["prior_compile_s"], top / "prior_compile_s", /*may_be_zero=*/true);
+  }
+  if (root["prior_compile_s_per_node"]) {
+    info.prior_compile_s_per_node = Seconds(root["prior_compile_s_per_node"],
+                                            top / "prior_compile_s_per_node",
+                                            /*may_be_zero=*/true);
   }
   if (const YAML::Node caches = root["caches_compile"]) {
     if (!caches.IsScalar() || (caches.Scalar() != "true" && caches.Scalar() != "false")) {

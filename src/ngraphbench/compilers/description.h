@@ -30,9 +30,11 @@ struct CompilerInfo {
   // Why precision int8 is not among `precisions` (`no_int8:`): what its quantization path lacks,
   // quoted when a run asks for int8 (experiments/compiler_config.cc). Empty: no reason given.
   std::string no_int8;
-  // The sweep estimate's guess at build + compile + first run of one synthetic model, used
-  // until the compiler has measured rows of its own (experiments/estimate.h).
+  // The sweep estimate's guess at build + compile + first run of a model, used until the
+  // compiler has measured rows of its own (experiments/estimate.h): prior_compile_s plus
+  // prior_compile_s_per_node for each node of the model's graph.
   double prior_compile_s = 0.5;
+  double prior_compile_s_per_node = 0;
   // Whether only a run's first process compiles, the later ones loading what it compiled from
   // the results tree's cache (`caches_compile: true`): the estimate then charges them a load.
   bool caches_compile = false;

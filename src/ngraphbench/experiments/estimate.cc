@@ -30,15 +30,33 @@ struct Parts {
 // ones loading its result from the results tree's cache (`caches_compile` in compiler.yaml).
 bool CachesCompile(const std::string& compiler) { return FindCompiler(compiler).caches_compile; }
 
-// Each compiler's description says it (prior_compile_s in its compiler.yaml): TVM compiles
-// through Python and LLVM (seconds per model, untuned), most others in under a second.
-double PriorCompileS(const std::string& compiler) {
-  return FindCompiler(compiler).prior_compile_s;
-}
-
 double Macs(const EstimateInputs& in, const std::string& model) {
   auto it = in.macs.find(model);
   return it == in.macs.end() ? 0.0 : it->second;
+}
+
+// The model's graph nodes, 0 where unknown.
+double Nodes(const EstimateInputs& in, const std::string& model) {
+  auto it = in.nodes.find(model);
+  return it == in.nodes.end() ? 0.0 : static_cast<double>(it->second);
+}
+
+// Each compiler's description says it (prior_compile_s and prior_compile_s_per_node in its
+// compiler.yaml): TVM compiles through Python and LLVM (seconds per model, untuned), Inductor
+// and ExecuTorch export through torch.export (seconds, and more for each node of a larger
+// graph), the others in under a second.
+double PriorCompileS(const EstimateInputs& in, const std::string& model) {
+  const CompilerInfo& info = FindCompiler(in.compiler);
+  return info.prior_compile_s + info.prior_compile_s_per_node * Nodes(in, model);
+}
+
+// What compiling `model` takes beyond compiling `ref_model` (negative: less), by the nodes
+// they differ in; 0 where either's nodes are unknown.
+double CompileGrowthS(const EstimateInputs& in, const std::string& model,
+                      const std::string& ref_model) {
+  if (Nodes(in, model) <= 0 || Nodes(in, ref_model) <= 0) return 0;
+  return FindCompiler(in.compiler).prior_compile_s_per_node *
+         (Nodes(in, model) - Nodes(in, ref_model));
 }
 
 bool Measured(const ResultRow& row) {
@@ -236,14 +254,20 @@ RunCost Estimate(const RunSpec& run, const EstimateInputs& in, double tuning_s) 
     if (ref->model != run.model.name) {
       scale = Macs(in, run.model.name) * b / (ref->macs.value_or(1) * ref_b);
     }
-    parts.first_fixed_s = UntunedFixedOf(*ref);
+    // Another model's compile takes as much more (or less) as its graph has more nodes; a
+    // later process that loads the compile cache does not compile.
+    const double growth_s = CompileGrowthS(in, run.model.name, ref->model);
+    parts.first_fixed_s = std::max(0.0, UntunedFixedOf(*ref) + growth_s);
     parts.later_fixed_s = LaterFixedOf(*ref, in.compiler);
+    if (!CachesCompile(in.compiler)) {
+      parts.later_fixed_s = std::max(0.0, parts.later_fixed_s + growth_s);
+    }
     parts.latency_s = *ref->latency_mean_ms / 1e3 * scale;
     parts.processes = ProcessesOf(run, ref, parts.latency_s);
     cost.source = "scaled from " + ref->run_id;
   } else {
     const double macs = Macs(in, run.model.name);
-    parts.first_fixed_s = PriorCompileS(in.compiler);
+    parts.first_fixed_s = PriorCompileS(in, run.model.name);
     parts.later_fixed_s = CachesCompile(in.compiler) ? kPriorCacheLoadS : parts.first_fixed_s;
     parts.latency_s = macs > 0 ? macs * b / (kPriorMacsPerSecond * std::max(1, in.threads))
                                : 0.01;

@@ -72,6 +72,9 @@ struct EstimateInputs {
   std::map<std::string, ResultRow> measured;
   // Multiply-accumulates of one sample, by model name (RunSpec::model.name); missing = unknown.
   std::map<std::string, double> macs;
+  // The nodes of each model's graph, by model name; missing = unknown (the compile prior is
+  // then the description's prior_compile_s alone).
+  std::map<std::string, int64_t> nodes;
   std::string precision = "fp32";  // the compiler config's
   // A cold auto-tuning's seconds for this compiler config (its description's prior_tuning:
   // trial budget x seconds per trial, at most the tuning's timeout; 0 for a compiler that does

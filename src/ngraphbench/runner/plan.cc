@@ -497,15 +497,29 @@ namespace {
 
 // A model facts cache entry's value, as ModelFacts writes it: the MAC count (a non-negative
 // whole number) on the first line, the kernels' keys (16 hex digits each, space-separated) on
-// the second; nullopt for anything else.
+// the second, the node count (a whole number) on the third; nullopt for anything else.
 std::optional<ModelFacts> ParseFactsEntry(const std::string& text) {
-  const size_t end = text.find('\n');
-  if (end == std::string::npos || end == 0 || end > 30 || text.back() != '\n') return std::nullopt;
-  const std::string digits = text.substr(0, end);
-  if (digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  auto whole = [](const std::string& digits) -> std::optional<double> {
+    if (digits.empty() || digits.size() > 30 ||
+        digits.find_first_not_of("0123456789") != std::string::npos) {
+      return std::nullopt;
+    }
+    return std::stod(digits);
+  };
+  if (text.empty() || text.back() != '\n') return std::nullopt;
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = text.find('\n', at);
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  if (lines.size() != 3) return std::nullopt;
+  const std::optional<double> macs = whole(lines[0]), nodes = whole(lines[2]);
+  if (!macs || !nodes || *nodes > 1e9) return std::nullopt;
   ModelFacts facts;
-  facts.macs = std::stod(digits);
-  const std::string keys = text.substr(end + 1, text.size() - end - 2);
+  facts.macs = *macs;
+  facts.nodes = static_cast<int64_t>(*nodes);
+  const std::string& keys = lines[1];
   if (keys.find_first_not_of("0123456789abcdef ") != std::string::npos) return std::nullopt;
   for (size_t at = 0; at < keys.size(); at += 17) {
     if (keys.size() - at < 16 || (at + 16 < keys.size() && keys[at + 16] != ' ')) {
@@ -531,7 +545,7 @@ std::map<std::string, ModelFacts> LoadModelFacts(const std::vector<RunSpec>& run
     // Building a large architecture takes seconds (its weights are generated): the facts are
     // kept per model and build, so every shard of a sweep pays it once per results tree.
     const std::string key = fmt::format(
-        "facts=2\n{}\n{}\n{}\n{}\n{}x{}\n{}\n{}\n", NGB_VERSION, m.family, m.name, m.variant,
+        "facts=3\n{}\n{}\n{}\n{}\n{}x{}\n{}\n{}\n", NGB_VERSION, m.family, m.name, m.variant,
         m.width, m.depth, m.onnx_path, m.onnx_path.empty() ? "" : FileDigest(m.onnx_path));
     const fs::path file = cache / (m.name + "." + Fnv1a64Hex(key) + ".txt");
     // An entry that is not what ModelFacts writes (damaged, a FIFO, a link to a device) is
@@ -544,12 +558,13 @@ std::map<std::string, ModelFacts> LoadModelFacts(const std::vector<RunSpec>& run
     }
     if (!cached) {
       const Graph graph = BuildModel(m, 1);
-      cached = ModelFacts{static_cast<double>(CountMacs(graph)), DistinctKernels(graph)};
+      cached = ModelFacts{static_cast<double>(CountMacs(graph)), DistinctKernels(graph),
+                          static_cast<int64_t>(graph.nodes.size())};
       std::string text = fmt::format("{:.0f}\n", cached->macs);
       for (size_t i = 0; i < cached->kernels.size(); ++i) {
         text += fmt::format("{}{:016x}", i ? " " : "", cached->kernels[i]);
       }
-      text += "\n";
+      text += fmt::format("\n{}\n", cached->nodes);
       std::error_code error;
       fs::create_directories(cache, error);
       if (!error) {
@@ -573,6 +588,7 @@ EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArg
   in.precision = config.precision;
   for (auto& [name, model] : LoadModelFacts(runs, args.results_dir)) {
     in.macs[name] = model.macs;
+    in.nodes[name] = model.nodes;
     in.kernels[name] = std::move(model.kernels);
   }
   if (const CompilerInfo& info = FindCompiler(args.compiler); !info.tuning_trials_option.empty()) {

@@ -125,11 +125,13 @@ std::deque<Task> QueueProcesses(std::deque<RunState>& states, Resumed* resumed);
 // YAML what the user now asks for. Throws InputError when the run is not in the experiment.
 ResolvedRun ResolveRunFromYaml(const RunArgs& args, const std::string& run_id);
 
-// What the estimate needs of a model: multiply-accumulates of one sample, and its kernels
-// (DistinctKernels, graph/kernels.h) at batch 1.
+// What the estimate needs of a model: multiply-accumulates of one sample, its kernels
+// (DistinctKernels, graph/kernels.h) at batch 1, and its graph's nodes (what a compile's time
+// grows with).
 struct ModelFacts {
   double macs = 0;
   std::vector<uint64_t> kernels;
+  int64_t nodes = 0;
 };
 // The facts of each model of `runs` (by model name), from <results_dir>/.cache/macs/ or built
 // once and kept there; none for a model given as PyTorch code (built by the worker only).
