@@ -48,6 +48,19 @@ for path in glob.glob(os.path.join(os.path.dirname(os.path.abspath(tree)), '.cac
 
 fig = defaultdict(lambda: defaultdict(list))
 compile_by_model = defaultdict(lambda: defaultdict(list))  # compiler -> model -> first fixed s
+
+
+def add_first_compile(row):
+    """The row's (or part's) first process's build + compile + first run, less a cold compile's
+    tuning, under its compiler and model; a compile cache hit is no compile and is left out."""
+    settings = dict(kv.split('=', 1) for kv in row['compiler_settings'].split(';') if '=' in kv)
+    if settings.get('cache_hit') == 'true':
+        return
+    compile_by_model[row['compiler']][row['model']].append(
+        (ratios.cell(row, 'build_s') or 0) + (ratios.cell(row, 'compile_s') or 0) +
+        (ratios.cell(row, 'first_run_ms') or 0) / 1e3 - float(settings.get('tuning_s') or 0))
+
+
 by_latency = []  # (log10 latency in ms, processes) of the rows under stop ci
 for path in ratios.row_paths(tree):
     try:
@@ -64,11 +77,7 @@ for path in ratios.row_paths(tree):
     first_run_s = (ratios.cell(row, 'first_run_ms') or 0) / 1e3
     per = fig[row['compiler']]
     per['first'].append(first_fixed + first_run_s)
-    settings = dict(kv.split('=', 1) for kv in row['compiler_settings'].split(';') if '=' in kv)
-    if settings.get('cache_hit') != 'true':
-        tuning_s = float(settings.get('tuning_s') or 0)
-        compile_by_model[row['compiler']][row['model']].append(
-            first_fixed + first_run_s - tuning_s)
+    add_first_compile(row)
     if k > 1:
         per['later'].append((phases.get('build', 0) + phases.get('compile', 0) - first_fixed) /
                             (k - 1))
@@ -135,11 +144,7 @@ for path in sorted(glob.glob(os.path.join(tree, '*', '.parts', '*.p0.csv'))):
         continue
     if row['status'] != 'ok' or (experiments and row['experiment'] not in experiments):
         continue
-    settings = dict(kv.split('=', 1) for kv in row['compiler_settings'].split(';') if '=' in kv)
-    if settings.get('cache_hit') != 'true':
-        compile_by_model[row['compiler']][row['model']].append(
-            (ratios.cell(row, 'build_s') or 0) + (ratios.cell(row, 'compile_s') or 0) +
-            (ratios.cell(row, 'first_run_ms') or 0) / 1e3 - float(settings.get('tuning_s') or 0))
+    add_first_compile(row)
 
 print("\nfirst process's build + compile + first run by the model's graph nodes "
       "(per-model medians):")
