@@ -43,10 +43,11 @@ double Seconds(const YAML::Node& node, const Where& where, bool may_be_zero) {
 }
 
 const std::vector<std::string> kTopKeys = {
-    "name",        "order",      "role",            "sdk",            "consumes_onnx",
-    "devices",     "precisions", "opt_levels",      "options",        "enable_hint",
-    "prior_compile_s", "prior_compile_s_per_node", "caches_compile", "operators",
-    "prior_tuning", "scenarios", "baseline", "reference", "test_double", "no_int8"};
+    "name",           "order",           "role",           "sdk",
+    "consumes_onnx",  "devices",         "precisions",     "opt_levels",
+    "options",        "enable_hint",     "prior_compile_s", "prior_compile_s_per_node",
+    "caches_compile", "operators",       "prior_tuning",   "scenarios",
+    "baseline",       "reference",       "test_double",    "no_int8"};
 // `operators:` of a description: its column of the operator table, or why it has none.
 //   operators:
 //     unsupported: {Celu: why the compiler lacks it, ...}   (may be absent: it runs every op)
