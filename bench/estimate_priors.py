@@ -50,6 +50,13 @@ fig = defaultdict(lambda: defaultdict(list))
 compile_by_model = defaultdict(lambda: defaultdict(list))  # compiler -> model -> first fixed s
 
 
+def least_squares(points):
+    """The least-squares line through (x, y) points: intercept, slope and the residuals' sd."""
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    b, a = st.linear_regression(xs, ys)
+    return a, b, st.pstdev([y - (a + b * x) for x, y in points])
+
+
 def add_first_compile(row):
     """The row's (or part's) first process's build + compile + first run, less a cold compile's
     tuning, under its compiler and model; a compile cache hit is no compile and is left out."""
@@ -122,14 +129,9 @@ if len(by_latency) > 1:
         ks = decades[d]
         print(f"  {10.0 ** d:g}-{10.0 ** (d + 1):g} ms: {len(ks):4} rows, mean {st.mean(ks):.2f}, "
               f"at the most taken ({most}) {sum(k == most for k in ks) / len(ks):.0%}")
-    mx = st.mean(x for x, _ in by_latency)
-    my = st.mean(k for _, k in by_latency)
-    b = (sum((x - mx) * (k - my) for x, k in by_latency) /
-         sum((x - mx) ** 2 for x, _ in by_latency))
-    a = my - b * mx
-    sd = st.pstdev([k - (a + b * x) for x, k in by_latency])
+    a, b, sd = least_squares(by_latency)
     print(f"  least squares: processes = {a:.2f} + {b:.2f} log10(latency in ms), residual sd "
-          f"{sd:.2f}; mean {my:.2f} a row")
+          f"{sd:.2f}; mean {st.mean(k for _, k in by_latency):.2f} a row")
 
 # The first processes of runs without a row yet: a part holds its process's build and compile as
 # a row does.
@@ -157,10 +159,6 @@ for compiler in sorted(compile_by_model):
     xs = sorted({x for x, _ in points})
     if len(xs) < 2:
         continue
-    mx = st.mean(x for x, _ in points)
-    my = st.mean(y for _, y in points)
-    b = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
-    a = my - b * mx
-    sd = st.pstdev([y - (a + b * x) for x, y in points])
+    a, b, sd = least_squares(points)
     print(f"  {compiler:12} {len(points):3} models, {xs[0]}-{xs[-1]} nodes: "
           f"prior_compile_s {a:.3g} + prior_compile_s_per_node {b:.3g}, residual sd {sd:.2f} s")
