@@ -7,6 +7,7 @@
 
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
+#include "ngraphbench/measure/aggregate.h"
 #include "ngraphbench/models/torch_export.h"
 
 namespace ngraphbench {

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "ngraphbench/experiments/config.h"
-#include "ngraphbench/measure/aggregate.h"
 #include "ngraphbench/models/zoo.h"
 
 namespace ngraphbench {
@@ -35,6 +34,8 @@ struct RunSpec {
   CheckSettings check;
   ValiditySettings validity;
 };
+
+struct RunWork;  // measure/aggregate.h
 
 // The work a run's processes share (measure/aggregate.h, ShareOfRun): its warmup, repeats, time
 // caps and starting processes; `sample_period_ms` the sampler's period (0: none), which the
