@@ -393,11 +393,11 @@ TEST(Estimate, TuningIsChargedPerKernelNotTunedBefore) {
   in.tuning_s_per_kernel = 600;
   EXPECT_EQ(EstimateRuns(runs, in)[0].tuning_s, 1000.0);
 
-  // Rows that tuned give the seconds per kernel on this machine (the median), and their
-  // kernels are tuned.
+  // Rows that tuned give the seconds per kernel on this machine (the median of theirs and the
+  // prior's, counted as kTuningPriorWeight rows), and their kernels are tuned.
   in.tuning_s_per_kernel = 30;
   for (const auto& [model, seconds, tasks] :
-       {std::tuple{"conv_blocks_w16_d4", 90, 3}, std::tuple{"conv_blocks_w32_d2", 100, 2},
+       {std::tuple{"conv_blocks_w16_d4", 180, 3}, std::tuple{"conv_blocks_w32_d2", 100, 2},
         std::tuple{"conv_blocks_w32_d1", 40, 1}}) {
     ResultRow row = Row(model, 8, 10.0, 1e9);
     row.family = "conv_block";
@@ -411,7 +411,9 @@ TEST(Estimate, TuningIsChargedPerKernelNotTunedBefore) {
   }
   costs = EstimateRuns(runs, in);
   for (size_t i = 0; i < runs.size(); ++i) tuning[runs[i].run_id] = costs[i].tuning_s;
-  EXPECT_EQ(tuning["conv_blocks_w16_d1_b1"], 2 * 40.0);  // median of 30, 50 and 40 s a kernel
+  static_assert(kTuningPriorWeight == 3);
+  // The median of 60, 50 and 40 s a kernel and three times the prior's 30: 35.
+  EXPECT_EQ(tuning["conv_blocks_w16_d1_b1"], 2 * 35.0);
   EXPECT_EQ(tuning["conv_blocks_w16_d1_b8"], 0.0);       // tuned by the w16 d4 b8 row
   EXPECT_EQ(tuning["conv_blocks_w32_d1_b8"], 0.0);       // a row of its own
 }

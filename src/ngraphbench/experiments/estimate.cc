@@ -202,17 +202,16 @@ struct Tuned {
   }
 };
 
-// The seconds of tuning per kernel on this machine: the median over this config's rows that
-// tuned tasks of tuning_s / tasks_tuned, else the prior.
+// The seconds of tuning per kernel on this machine: the median of tuning_s / tasks_tuned over
+// this config's rows that tuned tasks, the prior counted as kTuningPriorWeight rows.
 double TuningSecondsPerKernel(const EstimateInputs& in) {
-  std::vector<double> per_kernel;
+  std::vector<double> per_kernel(kTuningPriorWeight, in.tuning_s_per_kernel);
   for (const auto& [id, row] : in.measured) {
     const double tasks = std::atof(Setting(row, "tasks_tuned").c_str());
     if (TunedToTheEnd(row, in) && tasks >= 1 && TuningInCompileS(row) > 0) {
       per_kernel.push_back(TuningInCompileS(row) / tasks);
     }
   }
-  if (per_kernel.empty()) return in.tuning_s_per_kernel;
   std::sort(per_kernel.begin(), per_kernel.end());
   const size_t n = per_kernel.size();
   return n % 2 ? per_kernel[n / 2] : (per_kernel[n / 2 - 1] + per_kernel[n / 2]) / 2;

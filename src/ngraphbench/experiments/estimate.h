@@ -21,8 +21,9 @@
 // a tuning database shared by every run of the config, each tuning task (a fused kernel) tuned
 // once: so a run is charged for the kernels of its model (DistinctKernels, graph/kernels.h, at
 // its batch size) that no run estimated before it (EstimateRuns, in the order the sweep starts
-// them: grid order) and no row on disk tuned, at EstimateInputs::tuning_s_per_kernel each and
-// at most EstimateInputs::tuning_s (the trial budget's time, or the tuning's timeout). A model
+// them: grid order) and no row on disk tuned, at the seconds a kernel took the rows that tuned
+// (the prior, EstimateInputs::tuning_s_per_kernel, among them) each and at most
+// EstimateInputs::tuning_s (the trial budget's time, or the tuning's timeout). A model
 // whose kernels are unknown (a PyTorch model, exported by the worker) is charged tuning_s once
 // per TuningWorkload instead. A row's own compile time has its tuning taken out before it is
 // scaled to another run.
@@ -64,6 +65,11 @@ constexpr double kRunOverheadS = 0.1;
 // (CachesCompile), where no row says: the median over the same rows, 0.04-0.06 s for tvm,
 // inductor and executorch.
 constexpr double kPriorCacheLoadS = 0.05;
+// The tuning prior's seconds per kernel counts as this many rows that tuned in the median
+// (EstimateInputs::tuning_s_per_kernel): a task's cost on one machine ranged 19-147 s, so the
+// first rows alone swing the estimate of every run after them (95 s a task after two rows,
+// 25 s after five, against a prior of 35), while a sweep's hundreds of rows outweigh it.
+constexpr int kTuningPriorWeight = 3;
 
 struct EstimateInputs {
   std::string compiler;
@@ -86,8 +92,9 @@ struct EstimateInputs {
   // The kernels a tuning tunes, by model name: DistinctKernels of the model at batch 1; missing =
   // unknown (charged per workload).
   std::map<std::string, std::vector<uint64_t>> kernels;
-  // Seconds of tuning per kernel: the median of tuning_s / tasks_tuned over this config's rows
-  // that tuned (EstimateRuns), else the description's prior (prior_tuning.seconds_per_task).
+  // The description's prior seconds of tuning per kernel (prior_tuning.seconds_per_task); the
+  // estimate charges the median of tuning_s / tasks_tuned over this config's rows that tuned
+  // (EstimateRuns) with this prior counted as kTuningPriorWeight of them.
   double tuning_s_per_kernel = 0;
 };
 
