@@ -1,7 +1,7 @@
-// The order in which a sweep starts its processes (QueueProcesses), as tuning needs it: a run's
-// first process compiles (and tunes) before its later ones load the compile cache, and of the
-// runs that share a tuning workload the first to start is the shallowest, the one the estimate
-// charges the tuning to.
+// The order in which a sweep starts its processes (QueueProcesses, QueueAnotherProcess): runs
+// alternate window by window, and as tuning needs it: a run's first process compiles (and tunes)
+// before its later ones load the compile cache, and of the runs that share a tuning workload the
+// first to start is the shallowest, the one the estimate charges the tuning to.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -17,8 +17,8 @@
 namespace ngraphbench {
 namespace {
 
-std::deque<Task> Queue(const std::vector<RunSpec>& runs, Plan& plan,
-                       std::deque<RunState>& states) {
+std::deque<Task> Queue(const std::vector<RunSpec>& runs, Plan& plan, std::deque<RunState>& states,
+                       size_t window = QueueWindow(1)) {
   plan.dir = NGB_BINARY_DIR "/queue_test_no_such_dir";  // no parts on disk
   for (const RunSpec& run : runs) {
     RunState st;
@@ -27,7 +27,7 @@ std::deque<Task> Queue(const std::vector<RunSpec>& runs, Plan& plan,
     states.push_back(std::move(st));
   }
   Resumed resumed;
-  return QueueProcesses(states, &resumed);
+  return QueueProcesses(states, window, &resumed);
 }
 
 TEST(Queue, EachWorkloadsShallowestRunStartsFirstAndTunesForTheOthers) {
@@ -50,17 +50,18 @@ TEST(Queue, EachWorkloadsShallowestRunStartsFirstAndTunesForTheOthers) {
     std::map<std::string, const RunCost*> cost_of;
     for (size_t i = 0; i < runs.size(); ++i) cost_of[runs[i].run_id] = &costs[i];
 
-    // Round 0, every run's first process, comes before any later process: the first process of
-    // a run that tunes holds the tuning, its later ones load the library it compiled.
-    bool later_seen = false;
+    // A run's first process comes before its later ones: the first process of a run that tunes
+    // holds the tuning, its later ones load the library it compiled.
+    std::set<const RunState*> first_started;
     std::map<std::string, int64_t> deepest_started;  // by workload
     for (const Task& task : queue) {
       const RunSpec& run = *task.state->run;
       if (task.process > 0) {
-        later_seen = true;
+        EXPECT_TRUE(first_started.count(task.state))
+            << name << ": " << run.run_id << " p" << task.process << " before p0";
         continue;
       }
-      EXPECT_FALSE(later_seen) << name << ": " << run.run_id << " p0 after a later process";
+      first_started.insert(task.state);
       const std::string workload = TuningWorkload(run, "fp32", 2);
       const auto started = deepest_started.find(workload);
       if (started == deepest_started.end()) {
@@ -77,6 +78,81 @@ TEST(Queue, EachWorkloadsShallowestRunStartsFirstAndTunesForTheOthers) {
     // widths x batch sizes
     EXPECT_EQ(deepest_started.size(), e.widths.size() * e.batch_sizes.size()) << name;
   }
+}
+
+// The runs take turns window by window: whole models, joined until a window has 8 runs or more,
+// each window's runs in rounds (every run's first process, then every run's second, ...), so
+// that a run's processes are a window's runs apart, not a whole sweep apart.
+TEST(Queue, RunsAlternateWindowByWindowOfWholeModels) {
+  const ExperimentsFile file = LoadExperiments(NGB_SOURCE_DIR "/configs/experiments.yaml");
+  ExperimentConfig e = file.Find("conv_blocks");
+  e.processes = 3;
+  std::vector<RunSpec> runs = ExpandGrid(e, /*quick=*/false);
+  runs.resize(20);  // w16 d1 and d2 at 7 batch sizes each, then w16 d4 at 6
+  ASSERT_EQ(runs[13].run_id, "conv_blocks_w16_d2_b64");
+  Plan plan;
+  std::deque<RunState> states;
+  const std::deque<Task> queue = Queue(runs, plan, states, /*window=*/8);
+  ASSERT_EQ(queue.size(), 60u);
+  std::map<const RunState*, std::vector<size_t>> at;  // each run's positions, by process
+  for (size_t k = 0; k < queue.size(); ++k) {
+    EXPECT_EQ(queue[k].process, static_cast<int>(at[queue[k].state].size()));
+    at[queue[k].state].push_back(k);
+  }
+  // Window 1: d1's 7 runs are fewer than 8, so d2's join them (14 runs, 42 processes); window 2:
+  // d4's 6 runs.
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const std::vector<size_t>& positions = at[&states[i]];
+    ASSERT_EQ(positions.size(), 3u) << runs[i].run_id;
+    for (size_t p = 0; p < 3; ++p) {
+      EXPECT_EQ(positions[p], i < 14 ? p * 14 + i : 42 + p * 6 + (i - 14)) << runs[i].run_id;
+    }
+  }
+  EXPECT_EQ(QueueWindow(1), 8u);
+  EXPECT_EQ(QueueWindow(2), 16u);
+
+  // Two compilers: a model's runs of both share its window (14 runs, enough on their own), the
+  // compilers alternating run by run, so that analyze pairs their processes by pass.
+  runs.resize(14);
+  Plan other;
+  other.dir = plan.dir;  // no parts on disk
+  std::deque<RunState> both;
+  for (Plan* p : {&plan, &other}) {
+    for (const RunSpec& run : runs) {
+      RunState st;
+      st.plan = p;
+      st.run = &run;
+      both.push_back(std::move(st));
+    }
+  }
+  Resumed resumed;
+  const std::deque<Task> two = QueueProcesses(both, 8, &resumed);
+  ASSERT_EQ(two.size(), 84u);
+  for (size_t k = 0; k < two.size(); ++k) {
+    const RunSpec& run = *two[k].state->run;
+    EXPECT_EQ(run.model.name, k < 42 ? "conv_blocks_w16_d1" : "conv_blocks_w16_d2") << k;
+  }
+  EXPECT_EQ(two[0].state->run, two[1].state->run);  // d1_b1, first compiler then second
+  EXPECT_NE(two[0].state->plan, two[1].state->plan);
+}
+
+// A run given another process (stop ci) measures it among the runs beside it: `window` - 1
+// processes from the front, or last in a shorter queue.
+TEST(Queue, AnotherProcessWaitsForTheWindowNotTheSweep) {
+  std::deque<RunState> states(12);
+  std::deque<Task> queue;
+  for (size_t i = 0; i < 10; ++i) queue.push_back({&states[i], 0});
+  QueueAnotherProcess(queue, {&states[10], 3}, 8);
+  ASSERT_EQ(queue.size(), 11u);
+  EXPECT_EQ(queue[7].state, &states[10]);
+  EXPECT_EQ(queue[7].process, 3);
+  EXPECT_EQ(queue[8].state, &states[7]);
+  queue.resize(3);
+  QueueAnotherProcess(queue, {&states[11], 4}, 8);
+  ASSERT_EQ(queue.size(), 4u);
+  EXPECT_EQ(queue.back().state, &states[11]);
+  QueueAnotherProcess(queue, {&states[11], 5}, 1);
+  EXPECT_EQ(queue.front().process, 5);
 }
 
 }  // namespace

@@ -28,8 +28,12 @@ std::string FormatDuration(double seconds) {
 
 }  // namespace
 
-Collector::Collector(std::deque<Task>& queue, int jobs)
-    : queue_(queue), jobs_(jobs), start_(Clock::now()), total_tasks_(queue.size()) {}
+Collector::Collector(std::deque<Task>& queue, int jobs, size_t window)
+    : queue_(queue),
+      jobs_(jobs),
+      window_(window),
+      start_(Clock::now()),
+      total_tasks_(queue.size()) {}
 
 std::string Collector::Counter() {
   const int width = static_cast<int>(std::to_string(total_tasks_).size());
@@ -148,7 +152,7 @@ void Collector::Decide(RunState& st) {
   const Repetition next = NextProcess(summaries, run.batch_size, run.ci_rel_target, run.processes,
                                       run.max_processes);
   if (next != Repetition::kMore) return WriteRunRow(st, RepetitionReason(next));
-  queue_.push_back({&st, st.next_process++});
+  QueueAnotherProcess(queue_, {&st, st.next_process++}, window_);
   st.queued++;
   total_tasks_++;
 }

@@ -46,9 +46,10 @@ struct Tally {
 // Collects the processes of one sweep. Not thread-safe: the scheduler's loop calls it.
 class Collector {
  public:
-  // `queue` is the sweep's: stop `ci` adds processes to it; `jobs` workers run at once (for the
-  // ETA). The progress lines count the processes queued now.
-  Collector(std::deque<Task>& queue, int jobs);
+  // `queue` is the sweep's: stop `ci` adds processes to it (QueueAnotherProcess, among the
+  // `window` runs measured beside the run); `jobs` workers run at once (for the ETA). The
+  // progress lines count the processes queued now.
+  Collector(std::deque<Task>& queue, int jobs, size_t window);
 
   // After a process of the run ended (or at the start): once none of its processes is queued or
   // running here, the run is either complete (its row is written), or, with stop `ci`, given
@@ -85,6 +86,7 @@ class Collector {
 
   std::deque<Task>& queue_;
   const int jobs_;
+  const size_t window_;
   const std::chrono::steady_clock::time_point start_;
   // The progress lines count processes as they finish (in another order than the queue's with
   // --jobs); stop `ci` may add processes as it goes.

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -443,7 +444,14 @@ void Resume(std::deque<Plan>& plans, bool replace_changed, std::deque<RunState>&
   }
 }
 
-std::deque<Task> QueueProcesses(std::deque<RunState>& states, Resumed* resumed) {
+size_t QueueWindow(int jobs) { return 8 * static_cast<size_t>(std::max(jobs, 1)); }
+
+void QueueAnotherProcess(std::deque<Task>& queue, const Task& task, size_t window) {
+  const size_t ahead = std::min(queue.size(), window > 0 ? window - 1 : 0);
+  queue.insert(queue.begin() + static_cast<std::ptrdiff_t>(ahead), task);
+}
+
+std::deque<Task> QueueProcesses(std::deque<RunState>& states, size_t window, Resumed* resumed) {
   std::vector<std::vector<int>> missing(states.size());
   for (size_t i = 0; i < states.size(); ++i) {
     RunState& st = states[i];
@@ -478,18 +486,38 @@ std::deque<Task> QueueProcesses(std::deque<RunState>& states, Resumed* resumed) 
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t x, size_t y) { return key[x] < key[y]; });
   }
-  std::deque<Task> queue;
-  for (size_t round = 0;; ++round) {
-    bool any = false;
-    for (const size_t i : order) {
-      if (round < missing[i].size()) {
-        queue.push_back({&states[i], missing[i][round]});
-        states[i].queued++;
-        any = true;
-      }
-    }
-    if (!any) break;
+  // The windows: whole models (each compiler's runs of the model at every batch size and
+  // scenario), in the order of their first run, joined until a window has `window` runs.
+  std::vector<std::string> models;  // in the order of their first run
+  std::map<std::string, std::vector<size_t>> runs_of_model;
+  for (const size_t i : order) {
+    if (missing[i].empty()) continue;
+    std::vector<size_t>& runs = runs_of_model[states[i].run->model.name];
+    if (runs.empty()) models.push_back(states[i].run->model.name);
+    runs.push_back(i);
   }
+  std::deque<Task> queue;
+  std::vector<size_t> in_window;
+  const auto queue_window = [&] {
+    for (size_t round = 0;; ++round) {
+      bool any = false;
+      for (const size_t i : in_window) {
+        if (round < missing[i].size()) {
+          queue.push_back({&states[i], missing[i][round]});
+          states[i].queued++;
+          any = true;
+        }
+      }
+      if (!any) break;
+    }
+    in_window.clear();
+  };
+  for (const std::string& model : models) {
+    const std::vector<size_t>& runs = runs_of_model[model];
+    in_window.insert(in_window.end(), runs.begin(), runs.end());
+    if (in_window.size() >= window) queue_window();
+  }
+  queue_window();
   return queue;
 }
 

@@ -195,7 +195,8 @@ int RunSweep(const RunArgs& given) {
   size_t grid_runs = 0;
   for (const Plan& plan : plans) grid_runs += plan.runs.size();
   Resumed resumed;
-  std::deque<Task> queue = QueueProcesses(states, &resumed);
+  const size_t window = QueueWindow(args.jobs);
+  std::deque<Task> queue = QueueProcesses(states, window, &resumed);
   for (const Plan& plan : plans) {
     std::cerr << fmt::format(
         "{} {} on {}{}: {} runs, {} to run, {} kept ({} ok{})\n", args.grid.experiment,
@@ -255,7 +256,7 @@ int RunSweep(const RunArgs& given) {
                                plan.info->name, plan.config.device, plan.unavailable);
     }
   }
-  Collector collect(queue, args.jobs);
+  Collector collect(queue, args.jobs, window);
   Tally& tally = collect.tally();
   for (const Plan& plan : plans) tally.failed += plan.kept_failed;
   // Runs another scheduler sharing the tree holds (left to it): not measured here.
