@@ -80,33 +80,43 @@ TEST(Queue, EachWorkloadsShallowestRunStartsFirstAndTunesForTheOthers) {
   }
 }
 
-// The runs take turns window by window: whole models, joined until a window has 8 runs or more,
-// each window's runs in rounds (every run's first process, then every run's second, ...), so
-// that a run's processes are a window's runs apart, not a whole sweep apart.
+// The runs take turns window by window: whole models, joined until a window has 8 runs or more
+// (a shorter last window joining the one before), each window's runs in rounds (every run's
+// first process, then every run's second, ...), so that a run's processes are a window's runs
+// apart, not a whole sweep apart.
 TEST(Queue, RunsAlternateWindowByWindowOfWholeModels) {
   const ExperimentsFile file = LoadExperiments(NGB_SOURCE_DIR "/configs/experiments.yaml");
   ExperimentConfig e = file.Find("conv_blocks");
   e.processes = 3;
-  std::vector<RunSpec> runs = ExpandGrid(e, /*quick=*/false);
-  runs.resize(20);  // w16 d1 and d2 at 7 batch sizes each, then w16 d4 at 6
-  ASSERT_EQ(runs[13].run_id, "conv_blocks_w16_d2_b64");
+  const std::vector<RunSpec> grid = ExpandGrid(e, /*quick=*/false);
+  ASSERT_EQ(grid[13].run_id, "conv_blocks_w16_d2_b64");
+  // Each run's positions in the queue, by process.
+  const auto positions = [](const std::deque<Task>& queue) {
+    std::map<const RunState*, std::vector<size_t>> at;
+    for (size_t k = 0; k < queue.size(); ++k) {
+      EXPECT_EQ(queue[k].process, static_cast<int>(at[queue[k].state].size()));
+      at[queue[k].state].push_back(k);
+    }
+    return at;
+  };
+  // w16 at depths 1, 2, 4 and 8, 7 batch sizes each: d1's 7 runs are fewer than 8, so d2's join
+  // them (14 runs, 42 processes), and d4's and d8's make the second window.
+  std::vector<RunSpec> runs(grid.begin(), grid.begin() + 28);
   Plan plan;
   std::deque<RunState> states;
-  const std::deque<Task> queue = Queue(runs, plan, states, /*window=*/8);
-  ASSERT_EQ(queue.size(), 60u);
-  std::map<const RunState*, std::vector<size_t>> at;  // each run's positions, by process
-  for (size_t k = 0; k < queue.size(); ++k) {
-    EXPECT_EQ(queue[k].process, static_cast<int>(at[queue[k].state].size()));
-    at[queue[k].state].push_back(k);
-  }
-  // Window 1: d1's 7 runs are fewer than 8, so d2's join them (14 runs, 42 processes); window 2:
-  // d4's 6 runs.
+  auto at = positions(Queue(runs, plan, states, /*window=*/8));
   for (size_t i = 0; i < runs.size(); ++i) {
-    const std::vector<size_t>& positions = at[&states[i]];
-    ASSERT_EQ(positions.size(), 3u) << runs[i].run_id;
+    ASSERT_EQ(at[&states[i]].size(), 3u) << runs[i].run_id;
     for (size_t p = 0; p < 3; ++p) {
-      EXPECT_EQ(positions[p], i < 14 ? p * 14 + i : 42 + p * 6 + (i - 14)) << runs[i].run_id;
+      EXPECT_EQ(at[&states[i]][p], i / 14 * 42 + p * 14 + i % 14) << runs[i].run_id;
     }
+  }
+  // Six runs of d4 after d1 and d2: too few for a window of their own, they join the first.
+  runs.resize(20);
+  states.clear();
+  at = positions(Queue(runs, plan, states, /*window=*/8));
+  for (size_t i = 0; i < runs.size(); ++i) {
+    for (size_t p = 0; p < 3; ++p) EXPECT_EQ(at[&states[i]][p], p * 20 + i) << runs[i].run_id;
   }
   EXPECT_EQ(QueueWindow(1), 8u);
   EXPECT_EQ(QueueWindow(2), 16u);

@@ -487,7 +487,8 @@ std::deque<Task> QueueProcesses(std::deque<RunState>& states, size_t window, Res
                      [&](size_t x, size_t y) { return key[x] < key[y]; });
   }
   // The windows: whole models (each compiler's runs of the model at every batch size and
-  // scenario), in the order of their first run, joined until a window has `window` runs.
+  // scenario), in the order of their first run, joined until a window has `window` runs; a
+  // shorter last window joins the one before, so that no run's processes come back to back.
   std::vector<std::string> models;  // in the order of their first run
   std::map<std::string, std::vector<size_t>> runs_of_model;
   for (const size_t i : order) {
@@ -496,9 +497,19 @@ std::deque<Task> QueueProcesses(std::deque<RunState>& states, size_t window, Res
     if (runs.empty()) models.push_back(states[i].run->model.name);
     runs.push_back(i);
   }
+  std::vector<std::vector<size_t>> windows(1);
+  for (const std::string& model : models) {
+    if (windows.back().size() >= window) windows.emplace_back();
+    const std::vector<size_t>& runs = runs_of_model[model];
+    windows.back().insert(windows.back().end(), runs.begin(), runs.end());
+  }
+  if (windows.size() > 1 && windows.back().size() < window) {
+    std::vector<size_t> last = std::move(windows.back());
+    windows.pop_back();
+    windows.back().insert(windows.back().end(), last.begin(), last.end());
+  }
   std::deque<Task> queue;
-  std::vector<size_t> in_window;
-  const auto queue_window = [&] {
+  for (const std::vector<size_t>& in_window : windows) {
     for (size_t round = 0;; ++round) {
       bool any = false;
       for (const size_t i : in_window) {
@@ -510,14 +521,7 @@ std::deque<Task> QueueProcesses(std::deque<RunState>& states, size_t window, Res
       }
       if (!any) break;
     }
-    in_window.clear();
-  };
-  for (const std::string& model : models) {
-    const std::vector<size_t>& runs = runs_of_model[model];
-    in_window.insert(in_window.end(), runs.begin(), runs.end());
-    if (in_window.size() >= window) queue_window();
   }
-  queue_window();
   return queue;
 }
 

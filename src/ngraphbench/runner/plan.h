@@ -121,8 +121,8 @@ size_t QueueWindow(int jobs);
 // its runs, then the second, ... so that the processes of different runs, and of different
 // compilers, alternate in time. A window is whole models (every compiler's runs of a model, at
 // every batch size and scenario: the runs analyze compares, so that their processes are paired
-// by pass), taken in the order of their first run and joined until it has `window` runs or more.
-// Counts each run in its plan's `todo`.
+// by pass), taken in the order of their first run and joined until it has `window` runs or more
+// (the last window, if shorter, joins the one before). Counts each run in its plan's `todo`.
 std::deque<Task> QueueProcesses(std::deque<RunState>& states, size_t window, Resumed* resumed);
 // Queues a run's next process (stop ci) `window` - 1 processes from the front, or at the end of
 // a shorter queue: it alternates with the runs measured beside it, not after the whole sweep.
