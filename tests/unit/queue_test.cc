@@ -6,12 +6,14 @@
 
 #include <deque>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "ngraphbench/experiments/estimate.h"
 #include "ngraphbench/experiments/grid.h"
+#include "ngraphbench/measure/repeat.h"
 #include "ngraphbench/runner/plan.h"
 
 namespace ngraphbench {
@@ -149,7 +151,10 @@ TEST(Queue, RunsAlternateWindowByWindowOfWholeModels) {
 // A run given another process (stop ci) measures it among the runs beside it: `window` - 1
 // processes from the front, or last in a shorter queue.
 TEST(Queue, AnotherProcessWaitsForTheWindowNotTheSweep) {
+  std::vector<RunSpec> runs(12);
+  for (size_t i = 0; i < runs.size(); ++i) runs[i].model.name = "m" + std::to_string(i);
   std::deque<RunState> states(12);
+  for (size_t i = 0; i < states.size(); ++i) states[i].run = &runs[i];
   std::deque<Task> queue;
   for (size_t i = 0; i < 10; ++i) queue.push_back({&states[i], 0});
   QueueAnotherProcess(queue, {&states[10], 3}, 8);
@@ -161,8 +166,66 @@ TEST(Queue, AnotherProcessWaitsForTheWindowNotTheSweep) {
   QueueAnotherProcess(queue, {&states[11], 4}, 8);
   ASSERT_EQ(queue.size(), 4u);
   EXPECT_EQ(queue.back().state, &states[11]);
-  QueueAnotherProcess(queue, {&states[11], 5}, 1);
+  QueueAnotherProcess(queue, {&states[10], 5}, 1);
   EXPECT_EQ(queue.front().process, 5);
+  // Not before a lower process of a run of the same model: m9's process 0 is 9th, so m9's
+  // other run's process 1 goes after it rather than 7th.
+  runs[11].model.name = "m9";
+  queue.clear();
+  for (size_t i = 0; i < 10; ++i) queue.push_back({&states[i], 0});
+  QueueAnotherProcess(queue, {&states[11], 1}, 8);
+  EXPECT_EQ(queue[10].state, &states[11]);
+}
+
+// However many processes each run turns out to need, the runs of a model stay paired by pass
+// (analyze's test, ProcessesPairedInTime): the runs of conv2d --quick, one process at a time, a
+// run given another process as long as it needs more, as the collector does.
+TEST(Queue, ARunsExtraProcessesKeepItsModelsRunsPairedByPass) {
+  const ExperimentsFile file = LoadExperiments(NGB_SOURCE_DIR "/configs/experiments.yaml");
+  ExperimentConfig e = file.Find("conv2d");
+  e.processes = 3;
+  const std::vector<RunSpec> runs = ExpandGrid(e, /*quick=*/true);
+  ASSERT_EQ(runs.size(), 10u);
+  // Processes each run needs, in grid order (w16_b1, w16_b8, w32_b1, ...): first a case that
+  // unpaired w256's runs when a process was queued 7 from the front whatever was queued behind
+  // (b1's fourth before b8's third), then 200 drawn at random.
+  std::vector<std::vector<size_t>> cases = {{10, 6, 8, 6, 6, 10, 7, 3, 9, 4}};
+  std::mt19937 draw(44);
+  std::uniform_int_distribution<size_t> processes(3, 10);
+  while (cases.size() < 201) {
+    cases.emplace_back();
+    for (size_t i = 0; i < runs.size(); ++i) cases.back().push_back(processes(draw));
+  }
+  for (const std::vector<size_t>& need : cases) {
+    SCOPED_TRACE("processes needed " + ::testing::PrintToString(need));
+    Plan plan;
+    std::deque<RunState> states;
+    std::deque<Task> queue = Queue(runs, plan, states);
+    std::map<const RunState*, std::vector<double>> ends;
+    std::map<const RunState*, size_t> queued, index;
+    for (const Task& task : queue) queued[task.state]++;
+    for (size_t i = 0; i < states.size(); ++i) index[&states[i]] = i;
+    for (double t = 0; !queue.empty(); ++t) {
+      const Task task = queue.front();
+      queue.pop_front();
+      queued[task.state]--;
+      std::vector<double>& mine = ends[task.state];
+      ASSERT_EQ(mine.size(), static_cast<size_t>(task.process)) << task.state->run->run_id;
+      mine.push_back(t);
+      if (queued[task.state] == 0 && mine.size() < need[index[task.state]]) {
+        QueueAnotherProcess(queue, {task.state, static_cast<int>(mine.size())}, 8);
+        queued[task.state]++;
+      }
+    }
+    for (size_t i = 0; i < runs.size(); ++i) {
+      ASSERT_EQ(ends[&states[i]].size(), need[i]) << runs[i].run_id;
+      for (size_t j = i + 1; j < runs.size(); ++j) {
+        if (runs[i].model.name != runs[j].model.name) continue;
+        EXPECT_TRUE(ProcessesPairedInTime(ends[&states[i]], ends[&states[j]]))
+            << runs[i].run_id << " and " << runs[j].run_id;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -447,7 +447,17 @@ void Resume(std::deque<Plan>& plans, bool replace_changed, std::deque<RunState>&
 size_t QueueWindow(int jobs) { return 8 * static_cast<size_t>(std::max(jobs, 1)); }
 
 void QueueAnotherProcess(std::deque<Task>& queue, const Task& task, size_t window) {
-  const size_t ahead = std::min(queue.size(), window > 0 ? window - 1 : 0);
+  size_t ahead = std::min(queue.size(), window > 0 ? window - 1 : 0);
+  // Not before an earlier process of the model's runs that is still queued: analyze pairs those
+  // runs process by process, which needs each one's process i to end before any starts i + 1.
+  const std::string& model = task.state->run->model.name;
+  for (size_t j = queue.size(); j > ahead; --j) {
+    const Task& queued = queue[j - 1];
+    if (queued.process < task.process && queued.state->run->model.name == model) {
+      ahead = j;
+      break;
+    }
+  }
   queue.insert(queue.begin() + static_cast<std::ptrdiff_t>(ahead), task);
 }
 

@@ -125,7 +125,9 @@ size_t QueueWindow(int jobs);
 // (the last window, if shorter, joins the one before). Counts each run in its plan's `todo`.
 std::deque<Task> QueueProcesses(std::deque<RunState>& states, size_t window, Resumed* resumed);
 // Queues a run's next process (stop ci) `window` - 1 processes from the front, or at the end of
-// a shorter queue: it alternates with the runs measured beside it, not after the whole sweep.
+// a shorter queue: it alternates with the runs measured beside it, not after the whole sweep;
+// and never before a lower process of a run of the same model still queued, so that the model's
+// runs stay paired by pass (ProcessesPairedInTime) whichever of them needs more processes.
 void QueueAnotherProcess(std::deque<Task>& queue, const Task& task, size_t window);
 
 // The spec of run `run_id` of `args.experiment` for `args.compiler`, resolved from the YAML as
