@@ -455,6 +455,17 @@ TEST(AnalysisMetrics, RatioIntervalsPairedByPass) {
   const ScalingRow untimed = Find(ComputeScaling(runs, kBaseline), "tvm", "m", 1);
   EXPECT_DOUBLE_EQ(untimed.speedup_ci->low, welch->low);
   EXPECT_EQ(untimed.speedup_note, "");
+
+  // Two machines under one device label: the ratio is computed, and its note says so.
+  runs[0].machine_id = "240c4d75284fa64a";
+  runs[1].machine_id = "ede2c5a86163f308";
+  const ScalingRow machines = Find(ComputeScaling(runs, kBaseline), "tvm", "m", 1);
+  EXPECT_DOUBLE_EQ(*machines.speedup_vs_identity, *untimed.speedup_vs_identity);
+  EXPECT_EQ(machines.speedup_note,
+            "measured on different machines: identity run on 240c4d75284fa64a, this run on "
+            "ede2c5a86163f308 (machine.json)");
+  runs[1].machine_id = runs[0].machine_id;
+  EXPECT_EQ(Find(ComputeScaling(runs, kBaseline), "tvm", "m", 1).speedup_note, "");
 }
 
 // Reversals are significant only when both orderings are: identity's interval of L_A / L_B

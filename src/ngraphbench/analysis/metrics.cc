@@ -168,6 +168,7 @@ RunPoint ToRunPoint(const ResultRow& row) {
   run.status = row.status;
   run.scenario = row.scenario;
   run.run_id = row.run_id;
+  run.machine_id = row.machine_id;
   run.streams = row.streams;
   run.threads_per_stream = row.threads_per_stream;
   if (row.status == kStatusOk) {
@@ -227,6 +228,12 @@ std::optional<Interval> LatencyRatioInterval(const RunPoint& a, const std::strin
                                              const RunPoint& b, const std::string& b_name,
                                              std::string& note) {
   if (&a == &b) return Interval{1, 1};  // a run against itself: 1 by definition
+  // One device label may hold several machines' rows (a VM replaced by another of its kind):
+  // their ratio holds the difference between the machines too, which no interval here covers.
+  if (!a.machine_id.empty() && !b.machine_id.empty() && a.machine_id != b.machine_id) {
+    AppendNote(note, "measured on different machines: " + a_name + " on " + a.machine_id + ", " +
+                         b_name + " on " + b.machine_id + " (machine.json)");
+  }
   if (!a.latency_p50_ms || !b.latency_p50_ms) {
     AppendNote(note, "interval: no latency_p50_ms in " + (a.latency_p50_ms ? b_name : a_name));
     return std::nullopt;

@@ -49,6 +49,9 @@ struct RunPoint {
   std::vector<double> process_p50s_ms;
   // When each of those processes' timed runs ended (Unix ms), empty for rows without the times.
   std::vector<double> process_ends_unix_ms;
+  // The machine the run was measured on (its key in results/<device>/machine.json), empty for
+  // rows without one.
+  std::string machine_id;
   std::optional<double> latency_p50_ci_low_ms, latency_p50_ci_high_ms;
   std::optional<bool> valid;             // the row's verdict; empty counts as valid
   std::string invalid_reason;
