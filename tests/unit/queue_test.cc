@@ -202,19 +202,17 @@ TEST(Queue, ARunsExtraProcessesKeepItsModelsRunsPairedByPass) {
     std::deque<RunState> states;
     std::deque<Task> queue = Queue(runs, plan, states);
     std::map<const RunState*, std::vector<double>> ends;
-    std::map<const RunState*, size_t> queued, index;
-    for (const Task& task : queue) queued[task.state]++;
-    for (size_t i = 0; i < states.size(); ++i) index[&states[i]] = i;
     for (double t = 0; !queue.empty(); ++t) {
       const Task task = queue.front();
       queue.pop_front();
-      queued[task.state]--;
-      std::vector<double>& mine = ends[task.state];
-      ASSERT_EQ(mine.size(), static_cast<size_t>(task.process)) << task.state->run->run_id;
+      RunState& st = *task.state;
+      st.queued--;
+      std::vector<double>& mine = ends[&st];
+      ASSERT_EQ(mine.size(), static_cast<size_t>(task.process)) << st.run->run_id;
       mine.push_back(t);
-      if (queued[task.state] == 0 && mine.size() < need[index[task.state]]) {
-        QueueAnotherProcess(queue, {task.state, static_cast<int>(mine.size())}, 8);
-        queued[task.state]++;
+      if (st.queued == 0 && mine.size() < need[static_cast<size_t>(st.run - runs.data())]) {
+        QueueAnotherProcess(queue, {&st, static_cast<int>(mine.size())}, 8);
+        st.queued++;
       }
     }
     for (size_t i = 0; i < runs.size(); ++i) {
