@@ -1,5 +1,6 @@
 // The shared part of analysis_test's files (analysis_test.cc: loading and `analyze` over real
 // files; analysis_metrics_test.cc: the derived metrics on hand-computed tables;
+// analysis_intervals_test.cc: their intervals and the reversals' verdicts;
 // analysis_scenarios_test.cc: offline and server beside single stream): runs built by hand, and
 // the fixture AnalyzeFiles that writes result trees and zips them.
 #pragma once
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -71,6 +73,15 @@ inline RunPoint Measured(const std::string& compiler, const std::string& model, 
                      kStatusOk, experiment);
   p.process_p50s_ms = medians_ms;
   return p;
+}
+
+// The scaling row of `compiler` on `model` at `batch`.
+inline const ScalingRow& Find(const std::vector<ScalingRow>& rows, const std::string& compiler,
+                              const std::string& model, int64_t batch) {
+  for (const ScalingRow& row : rows) {
+    if (row.compiler == compiler && row.model == model && row.batch_size == batch) return row;
+  }
+  throw std::runtime_error("no row " + compiler + "/" + model + "/b" + std::to_string(batch));
 }
 
 // ---- Loading and `analyze` end to end over real files ----
