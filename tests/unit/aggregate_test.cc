@@ -145,17 +145,49 @@ TEST(NextRepetition, MetMoreCapAndAHopelessSpread) {
 }
 
 TEST(Aggregate, NextProcessStopsOnceTheIntervalIsNarrowEnough) {
+  const ValiditySettings s = Settings();
   // Two processes far apart: the interval is wide, another process.
-  EXPECT_EQ(NextProcess({Process(0, 1.0), Process(1, 1.3)}, 1, 0.02, 2, 10), Repetition::kMore);
+  EXPECT_EQ(NextProcess({Process(0, 1.0), Process(1, 1.3)}, 1, 0.02, 2, 10, s),
+            Repetition::kMore);
   // Four processes within 0.1 % of each other: met.
   EXPECT_EQ(NextProcess({Process(0, 1.000), Process(1, 1.001), Process(2, 0.999),
                          Process(3, 1.0005)},
-                        1, 0.02, 2, 10),
+                        1, 0.02, 2, 10, s),
             Repetition::kMet);
   // At the cap, not met.
-  EXPECT_EQ(NextProcess({Process(0, 1.0), Process(1, 1.3)}, 1, 0.02, 2, 2), Repetition::kCap);
+  EXPECT_EQ(NextProcess({Process(0, 1.0), Process(1, 1.3)}, 1, 0.02, 2, 2, s), Repetition::kCap);
   // Nothing measured yet: more.
-  EXPECT_EQ(NextProcess({}, 1, 0.02, 2, 10), Repetition::kMore);
+  EXPECT_EQ(NextProcess({}, 1, 0.02, 2, 10, s), Repetition::kMore);
+}
+
+// A run whose processes break a rule judged per process is invalid whatever more processes
+// measure: it gets none ("invalid"). One that met its interval is still complete ("ci"), and a
+// stall within max_stall_share, like the rules of the run as a whole, leaves it to the interval.
+TEST(Aggregate, NextProcessAddsNoneToARunNoProcessCanMakeValid) {
+  const ValiditySettings s = Settings();
+  const std::vector<ProcessSummary> wide = {Process(0, 1.0), Process(1, 1.3), Process(2, 1.1)};
+  ASSERT_EQ(NextProcess(wide, 1, 0.05, 3, 10, s), Repetition::kMore);
+  EXPECT_FALSE(BreaksUnmendableRule(wide, s));
+
+  std::vector<ProcessSummary> degraded = wide;
+  degraded[1].degraded = {"executorch: 4 of 43 operator(s) left outside XNNPACK"};
+  EXPECT_TRUE(BreaksUnmendableRule(degraded, s));
+  EXPECT_EQ(NextProcess(degraded, 1, 0.05, 3, 10, s), Repetition::kInvalid);
+  EXPECT_STREQ(RepetitionReason(Repetition::kInvalid), "invalid");
+
+  std::vector<ProcessSummary> stalled = wide;
+  stalled[2].stall_s = 0.2;  // 20 % of its 1 s window, over max_stall_share's 10 %
+  EXPECT_EQ(NextProcess(stalled, 1, 0.05, 3, 10, s), Repetition::kInvalid);
+  stalled[2].stall_s = 0.05;  // within it
+  EXPECT_EQ(NextProcess(stalled, 1, 0.05, 3, 10, s), Repetition::kMore);
+
+  std::vector<ProcessSummary> scenario = wide;
+  scenario[0].scenario_reasons = {"find_peak: no rate met the latency bound"};
+  EXPECT_EQ(NextProcess(scenario, 1, 0.05, 3, 10, s), Repetition::kInvalid);
+
+  std::vector<ProcessSummary> met = {Process(0, 1.000), Process(1, 1.001), Process(2, 0.999)};
+  met[0].degraded = {"threads: 2 asked, the SDK runs 1"};
+  EXPECT_EQ(NextProcess(met, 1, 0.05, 3, 10, s), Repetition::kMet);
 }
 
 TEST(Aggregate, AnIntervalWiderThanAllowedIsExplainedInTheProcessesFigures) {

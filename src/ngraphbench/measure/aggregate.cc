@@ -83,16 +83,31 @@ const char* RepetitionReason(Repetition decision) {
     case Repetition::kMet: return "ci";
     case Repetition::kCap: return "max_processes";
     case Repetition::kSpread: return "spread";
+    case Repetition::kInvalid: return "invalid";
     case Repetition::kMore: break;
   }
   return "";
 }
 
+bool BreaksUnmendableRule(const std::vector<ProcessSummary>& processes,
+                          const ValiditySettings& validity) {
+  return std::any_of(processes.begin(), processes.end(), [&](const ProcessSummary& p) {
+    return !p.degraded.empty() || !p.scenario_reasons.empty() ||
+           StallReason(p.stall_s, p.window_s, validity).has_value();
+  });
+}
+
 Repetition NextProcess(const std::vector<ProcessSummary>& processes, int64_t batch_size,
-                       double target_rel, int64_t start, int64_t cap) {
+                       double target_rel, int64_t start, int64_t cap,
+                       const ValiditySettings& validity) {
   const std::optional<PooledLatencies> pooled = PoolLatencies(processes, batch_size);
-  return NextRepetition(pooled ? pooled->process_p50s_ms : std::vector<double>{},
-                        pooled ? pooled->interval_rel : std::nullopt, target_rel, start, cap);
+  const Repetition next =
+      NextRepetition(pooled ? pooled->process_p50s_ms : std::vector<double>{},
+                     pooled ? pooled->interval_rel : std::nullopt, target_rel, start, cap);
+  if (next == Repetition::kMore && BreaksUnmendableRule(processes, validity)) {
+    return Repetition::kInvalid;
+  }
+  return next;
 }
 
 std::string SpreadNote(const PooledLatencies& pooled, double max_ci_rel) {

@@ -87,21 +87,33 @@ std::optional<double> RelHalfWidth(double low, double high, double median);
 // while fewer than two processes measured) is wider than `target_rel`, up to `cap`. It stops
 // early when, after at least start + 2 processes, the spread of their medians (`medians`) would
 // need more than twice `cap` processes to reach the target: more processes would only cost time.
+// NextProcess also stops a run whose processes already break a rule that no further process
+// can mend (BreaksUnmendableRule).
 enum class Repetition {
-  kMet,     // the interval is within the target: the run is complete ("ci")
-  kMore,    // another process
-  kCap,     // the target is not met, and the run has its `cap` processes ("max_processes")
-  kSpread,  // the target is out of reach at this spread ("spread")
+  kMet,      // the interval is within the target: the run is complete ("ci")
+  kMore,     // another process
+  kCap,      // the target is not met, and the run has its `cap` processes ("max_processes")
+  kSpread,   // the target is out of reach at this spread ("spread")
+  kInvalid,  // the target is not met, and the row is invalid whatever follows ("invalid")
 };
 Repetition NextRepetition(const std::vector<double>& medians, std::optional<double> interval_rel,
                           double target_rel, int64_t start, int64_t cap);
 // The row's processes_reason for a decision other than kMore.
 const char* RepetitionReason(Repetition decision);
 
+// Whether `processes` already break a rule of the verdict that JudgeRun judges per process, so
+// that no further process can make their run valid: a degraded build, stalls over `validity`'s
+// share of a process's window, the scenario's own reasons (the interval, the pooled jitter, the
+// other CPU use and the window are the run's, which more processes change).
+bool BreaksUnmendableRule(const std::vector<ProcessSummary>& processes,
+                          const ValiditySettings& validity);
+
 // Stop `ci`: whether a run whose processes measured `processes` is complete or gets another
-// process (NextRepetition on their medians and pooled interval).
+// process (NextRepetition on their medians and pooled interval); kInvalid instead of kMore when
+// the row is invalid whatever more processes measure (BreaksUnmendableRule).
 Repetition NextProcess(const std::vector<ProcessSummary>& processes, int64_t batch_size,
-                       double target_rel, int64_t start, int64_t cap);
+                       double target_rel, int64_t start, int64_t cap,
+                       const ValiditySettings& validity);
 
 // The row's note on a run whose interval is wider than `max_ci_rel`: how far its processes'
 // medians spread and what that spread would need (DescribeProcessSpread); "" otherwise.

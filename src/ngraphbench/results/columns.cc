@@ -254,7 +254,8 @@ const std::vector<Column>& Columns() {
       Since(5, Text("processes_reason", &R::processes_reason,
            "why no more processes ran: `fixed` (the configured count), `ci` (the interval met "
            "`ci_rel_target`), `max_processes` (the cap), `spread` (the processes' spread would "
-           "need more than twice the cap)")),
+           "need more than twice the cap), `invalid` (its processes broke a rule no further "
+           "process could mend: a degraded build, a stall, the scenario's own reasons)")),
       Since(10, Phases("phases_s", &R::phases_s,
            "where the processes' wall time went: `start`, `build`, `reference`, `load`, "
            "`compile`, `warmup`, `timed`, `check`, seconds summed over the processes, "

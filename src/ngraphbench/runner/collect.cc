@@ -150,7 +150,7 @@ void Collector::Decide(RunState& st) {
   std::vector<ProcessSummary> summaries;
   for (const Part& p : on_disk.parts) summaries.push_back(p.summary);
   const Repetition next = NextProcess(summaries, run.batch_size, run.ci_rel_target, run.processes,
-                                      run.max_processes);
+                                      run.max_processes, run.validity);
   if (next != Repetition::kMore) return WriteRunRow(st, RepetitionReason(next));
   QueueAnotherProcess(queue_, {&st, st.next_process++}, window_);
   st.queued++;
