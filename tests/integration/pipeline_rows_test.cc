@@ -235,6 +235,9 @@ TEST_F(Pipeline, TheCiStoppingRuleIsRecordedAndFingerprinted) {
     } else if (row.processes_reason == "spread") {  // out of reach: stopped at 5 or more
       EXPECT_GE(k, 5) << id;
       EXPECT_GT(rel, 0.05) << id;
+    } else if (row.processes_reason == "invalid") {  // a stall of this busy machine: no more
+      EXPECT_EQ(k, 3) << id;
+      EXPECT_NE(row.invalid_reason.find("stalls took"), std::string::npos) << row.invalid_reason;
     } else {
       EXPECT_EQ(row.processes_reason, "max_processes") << id;
       EXPECT_EQ(k, 8) << id;
@@ -263,6 +266,26 @@ TEST_F(Pipeline, TheCiStoppingRuleIsRecordedAndFingerprinted) {
   EXPECT_EQ(measured.size(), static_cast<size_t>(*Row("tiny_w8_b1").processes +
                                                  *Row("tiny_w16_b1").processes))
       << replaced.output;
+
+  // A target no spread meets, and a build that reports itself degraded: invalid whatever more
+  // processes measure, so each run keeps the 3 it started with.
+  extra_defaults_ = "  processes: 3\n  max_processes: 8\n  ci_rel_target: 0.000001\n";
+  WriteExperiments(20, 5);
+  std::ofstream(dir_ / "configs" / "null.yaml")
+      << "options:\n  sleep_us: 300\n  degrade_batch: 1\n";
+  const Result degraded = Ngb("run tiny null --quick --stop ci --replace-changed " + Common());
+  ASSERT_EQ(degraded.code, 0) << degraded.output;
+  EXPECT_EQ(MeasuredProcesses(degraded.output).size(), 6u) << degraded.output;
+  for (const std::string id : {"tiny_w8_b1", "tiny_w16_b1"}) {
+    const ResultRow row = Row(id);
+    EXPECT_EQ(row.processes, 3) << id;
+    EXPECT_EQ(row.processes_reason, "invalid") << id;
+    EXPECT_EQ(row.valid, false) << id;
+    EXPECT_NE(row.invalid_reason.find("degraded build: null: asked to report a degraded build"),
+              std::string::npos)
+        << row.invalid_reason;
+  }
+  EXPECT_NE(degraded.output.find("(3 processes, invalid)"), std::string::npos) << degraded.output;
 }
 
 TEST_F(Pipeline, PinningMachineContextAndEnergyAreRecorded) {

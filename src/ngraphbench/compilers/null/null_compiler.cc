@@ -7,7 +7,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "ngraphbench/compilers/compiler.h"
 #include "ngraphbench/core/error.h"
@@ -18,13 +21,14 @@ namespace {
 class NullExecutable : public Executable {
  public:
   NullExecutable(const Graph& graph, int64_t sleep_us, bool crash, float offset,
-                 bool profile_fail, int64_t streams)
+                 bool profile_fail, int64_t streams, std::vector<std::string> degraded)
       : streams_(streams),
         outputs_(graph.outputs),
         sleep_us_(sleep_us),
         crash_(crash),
         offset_(offset),
-        profile_fail_(profile_fail) {
+        profile_fail_(profile_fail),
+        degraded_(std::move(degraded)) {
     for (const Node& node : graph.nodes) nodes_.push_back({node.name, node.op_type});
   }
 
@@ -50,6 +54,8 @@ class NullExecutable : public Executable {
   std::map<std::string, std::string> EffectiveSettings() const override {
     return {{"sleep_us", std::to_string(sleep_us_)}};
   }
+
+  std::vector<std::string> Degraded() const override { return degraded_; }
 
   // Offline: each context a copy that busy-waits on its own thread, so that N streams on N
   // cores complete N times the requests of one (what the pipeline tests check).
@@ -84,6 +90,7 @@ class NullExecutable : public Executable {
   bool crash_;
   float offset_;
   bool profile_fail_;
+  std::vector<std::string> degraded_;
   std::vector<std::pair<std::string, std::string>> nodes_;  // name, op type
   size_t inputs_seen_ = 0;
 };
@@ -110,15 +117,19 @@ class NullCompiler : public Compiler {
       throw CompileError("null compiler: asked to fail at batch size " + std::to_string(batch) +
                          " (fail_batch)");
     }
-    return std::make_unique<NullExecutable>(request.graph, options.Int("sleep_us"),
-                                            batch == options.Int("crash_batch"),
-                                            static_cast<float>(options.Int("perturb_ppm")) * 1e-6f,
-                                            options.Int("profile_fail") == 1,
-                                            // auto: one stream per thread, as SDKs without a
-                                            // choice of their own
-                                            !request.offline        ? 1
-                                            : request.streams > 0   ? request.streams
-                                                                    : std::max(1, request.config.threads));
+    // auto: one stream per thread, as SDKs without a choice of their own
+    const int64_t streams = !request.offline      ? 1
+                            : request.streams > 0 ? request.streams
+                                                  : std::max(1, request.config.threads);
+    std::vector<std::string> degraded;
+    if (batch == options.Int("degrade_batch")) {
+      degraded.push_back("null: asked to report a degraded build at batch size " +
+                         std::to_string(batch) + " (degrade_batch)");
+    }
+    return std::make_unique<NullExecutable>(
+        request.graph, options.Int("sleep_us"), batch == options.Int("crash_batch"),
+        static_cast<float>(options.Int("perturb_ppm")) * 1e-6f, options.Int("profile_fail") == 1,
+        streams, std::move(degraded));
   }
 };
 
