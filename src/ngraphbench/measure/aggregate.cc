@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "ngraphbench/measure/harness.h"  // kMinTimedRepeats
 #include "ngraphbench/measure/sampler.h"  // kMinSamplerPeriods
@@ -14,6 +15,31 @@ namespace {
 
 void AddOnce(const std::string& item, std::vector<std::string>& items) {
   if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
+}
+
+// The reasons of the rules judged per process, each item once: what JudgeRun adds to the run's
+// verdict, and what no further process can take back (BreaksUnmendableRule).
+struct ProcessReasons {
+  std::vector<std::string> stalled;  // "process 1: stalls took ..."
+  std::vector<std::string> degraded;
+  std::vector<std::string> scenario;
+  bool any() const { return !stalled.empty() || !degraded.empty() || !scenario.empty(); }
+};
+
+ProcessReasons JudgeProcesses(const std::vector<ProcessSummary>& processes,
+                              const ValiditySettings& settings) {
+  ProcessReasons out;
+  for (const ProcessSummary& p : processes) {
+    // Stalls are judged in the process's own window: a stop of one process is not diluted by
+    // the others' windows.
+    if (const std::optional<std::string> stall = StallReason(p.stall_s, p.window_s, settings)) {
+      out.stalled.push_back(p.process >= 0 ? fmt::format("process {}: {}", p.process, *stall)
+                                           : *stall);
+    }
+    for (const std::string& item : p.degraded) AddOnce(item, out.degraded);
+    for (const std::string& reason : p.scenario_reasons) AddOnce(reason, out.scenario);
+  }
+  return out;
 }
 
 }  // namespace
@@ -91,10 +117,7 @@ const char* RepetitionReason(Repetition decision) {
 
 bool BreaksUnmendableRule(const std::vector<ProcessSummary>& processes,
                           const ValiditySettings& validity) {
-  return std::any_of(processes.begin(), processes.end(), [&](const ProcessSummary& p) {
-    return !p.degraded.empty() || !p.scenario_reasons.empty() ||
-           StallReason(p.stall_s, p.window_s, validity).has_value();
-  });
+  return JudgeProcesses(processes, validity).any();
 }
 
 Repetition NextProcess(const std::vector<ProcessSummary>& processes, int64_t batch_size,
@@ -159,17 +182,11 @@ RunVerdict JudgeRun(const std::vector<ProcessSummary>& measured, const RunFigure
   in.other_cpu_pct = run.other_cpu_pct;
   in.processes = static_cast<int64_t>(measured.size());
   in.ci_rel = run.interval_rel;
+  ProcessReasons per_process = JudgeProcesses(measured, settings);
+  in.stalled = std::move(per_process.stalled);
+  in.degraded = std::move(per_process.degraded);
   RunVerdict out;
-  for (const ProcessSummary& p : measured) {
-    // Stalls are judged in the process's own window: a stop of one process is not diluted by
-    // the others' windows.
-    if (const std::optional<std::string> stall = StallReason(p.stall_s, p.window_s, settings)) {
-      in.stalled.push_back(p.process >= 0 ? fmt::format("process {}: {}", p.process, *stall)
-                                          : *stall);
-    }
-    for (const std::string& item : p.degraded) AddOnce(item, in.degraded);
-    for (const std::string& reason : p.scenario_reasons) AddOnce(reason, out.scenario_reasons);
-  }
+  out.scenario_reasons = std::move(per_process.scenario);
   out.broken = JudgeValidity(in, settings, min_time_s);
   return out;
 }

@@ -101,10 +101,10 @@ Repetition NextRepetition(const std::vector<double>& medians, std::optional<doub
 // The row's processes_reason for a decision other than kMore.
 const char* RepetitionReason(Repetition decision);
 
-// Whether `processes` already break a rule of the verdict that JudgeRun judges per process, so
-// that no further process can make their run valid: a degraded build, stalls over `validity`'s
-// share of a process's window, the scenario's own reasons (the interval, the pooled jitter, the
-// other CPU use and the window are the run's, which more processes change).
+// Whether `processes` already break a rule of the verdict that JudgeRun judges per process (the
+// same judgement), so that no further process can make their run valid: a degraded build, stalls
+// over `validity`'s share of a process's window, the scenario's own reasons (the interval, the
+// pooled jitter, the other CPU use and the window are the run's, which more processes change).
 bool BreaksUnmendableRule(const std::vector<ProcessSummary>& processes,
                           const ValiditySettings& validity);
 
