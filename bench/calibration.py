@@ -456,7 +456,7 @@ def drift_section(trees, keys, reps, t975, ok_row, label):
     print("(f) drift between repetitions: within = median sd of a row's process log-medians;")
     print("    between = median over runs of the sd of their rows' log p50 across repetitions;")
     print("    then coverage as in (a) / rows within +-5% with a drift term d in the interval")
-    drifts = [0.0, 0.01, 0.02, 0.03, 0.05]
+    drifts = [0.0, 0.005, 0.01, 0.02, 0.03]
     lines = []
     for c, t in keys + [("all", None)]:
         within, between = [], []
@@ -493,7 +493,7 @@ def drift_section(trees, keys, reps, t975, ok_row, label):
                  f"{100 * statistics.median(between):.1f}%" if between else "-"]
         cells += [f"{pct(covered[d], pairs)} / {pct(inside[d], rows)}" for d in drifts]
         lines.append([label(c, t) if t else "all"] + cells)
-    table(["", "within", "between"] + [f"d {100 * d:.0f}%" for d in drifts], lines,
+    table(["", "within", "between"] + [f"d {100 * d:g}%" for d in drifts], lines,
           [18, 8, 9] + [16] * len(drifts))
 
 
