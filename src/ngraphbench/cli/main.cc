@@ -12,6 +12,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/terminal.h"
+#include "ngraphbench/core/version.h"
 #include "ngraphbench/graph/ops.h"
 #include "ngraphbench/results/row.h"
 #include "ngraphbench/runner/budget.h"
@@ -78,7 +79,7 @@ int main(int argc, char** argv) {
   // terminal control sequences (core/terminal.h).
   const TerminalFilter safe_out(std::cout), safe_err(std::cerr);
   CLI::App app{"ngraphbench: benchmark neural graph compilers under one uniform interface"};
-  app.set_version_flag("--version", NGB_VERSION);
+  app.set_version_flag("--version", BuildVersion());
   app.require_subcommand(1);
 
   RunArgs run;

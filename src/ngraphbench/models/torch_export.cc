@@ -9,6 +9,7 @@
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/hash.h"
 #include "ngraphbench/core/subprocess.h"
+#include "ngraphbench/core/version.h"
 #include "ngraphbench/graph/working_set.h"  // kMaxSampleElements, shared with model inputs
 #include "ngraphbench/results/cache_entry.h"
 
@@ -141,7 +142,7 @@ TorchExport ExportTorchModel(const ModelSpec& spec, int64_t batch_size,
   const std::string script = NGB_EXPORT_TORCH_SCRIPT;
   const std::string python = EnvOr("NGRAPHBENCH_PYTHON", NGB_EXPORT_PYTHON);
   Fnv128 key;
-  key.Add("torch-export=1").Add(NGB_VERSION).Add(spec.torch_source);
+  key.Add("torch-export=1").Add(BuildVersion()).Add(spec.torch_source);
   key.Add(FormatInputShape(spec.input_shape)).Add(std::to_string(batch_size)).Add(python);
   key.Add(ReadFile(script, kMaxConfigBytes))
       .Add(ReadFile(fs::path(script).parent_path() / "export_timm.py", kMaxConfigBytes));

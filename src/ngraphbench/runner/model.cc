@@ -11,6 +11,7 @@
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
 #include "ngraphbench/core/tensor.h"
+#include "ngraphbench/core/version.h"
 #include "ngraphbench/graph/onnx_io.h"
 #include "ngraphbench/models/builder.h"
 #include "ngraphbench/models/weights_cache.h"
@@ -47,7 +48,7 @@ std::vector<HostTensor> RedrawnInputs(const Graph& graph, const RunSpec& run) {
 }
 
 std::string ModelKey(const ModelSpec& model) {
-  return std::string(NGB_VERSION) + "\n" + model.family + "\n" + model.name + "\n" +
+  return std::string(BuildVersion()) + "\n" + model.family + "\n" + model.name + "\n" +
          model.variant + "\n" + std::to_string(model.width) + "x" + std::to_string(model.depth) +
          "\n";
 }

@@ -14,6 +14,7 @@
 #include "ngraphbench/core/error.h"
 #include "ngraphbench/core/file.h"
 #include "ngraphbench/core/random.h"
+#include "ngraphbench/core/version.h"
 #include "ngraphbench/experiments/budget.h"
 #include "ngraphbench/experiments/fingerprint.h"
 #include "ngraphbench/experiments/resolve.h"
@@ -587,7 +588,7 @@ std::map<std::string, ModelFacts> LoadModelFacts(const std::vector<RunSpec>& run
     // Building a large architecture takes seconds (its weights are generated): the facts are
     // kept per model and build, so every shard of a sweep pays it once per results tree.
     const std::string key = fmt::format(
-        "facts=3\n{}\n{}\n{}\n{}\n{}x{}\n{}\n{}\n", NGB_VERSION, m.family, m.name, m.variant,
+        "facts=3\n{}\n{}\n{}\n{}\n{}x{}\n{}\n{}\n", BuildVersion(), m.family, m.name, m.variant,
         m.width, m.depth, m.onnx_path, m.onnx_path.empty() ? "" : FileDigest(m.onnx_path));
     const fs::path file = cache / (m.name + "." + Fnv1a64Hex(key) + ".txt");
     // An entry that is not what ModelFacts writes (damaged, a FIFO, a link to a device) is

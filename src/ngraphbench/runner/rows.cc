@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "ngraphbench/core/process.h"
+#include "ngraphbench/core/version.h"
 #include "ngraphbench/graph/onnx_io.h"  // kOnnxParamsNote
 #include "ngraphbench/measure/machine.h"
 #include "ngraphbench/runner/parts.h"  // FillLatencyColumns
@@ -143,7 +144,7 @@ ResultRow BaseRow(const ResolvedRun& spec) {
   row.timestamp = UtcTimestamp();
   row.host = Hostname();
   row.machine_id = MachineId();
-  row.ngraphbench_version = NGB_VERSION;
+  row.ngraphbench_version = BuildVersion();
   return row;
 }
 

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The build's version stamp (cmake/version.cmake, core/version.h): `git describe --always --dirty`
+# of the source as built, rewritten at every build only when it changed, and what the binary under
+# test prints for --version.
+#   version_test.sh <source dir> <ngraphbench binary> <generated version.cc>
+set -uo pipefail
+ROOT=$1
+BIN=$2
+GENERATED=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "version: FAILED: $*"; exit 1; }
+
+stamp() {
+  cmake -DSOURCE_DIR="$tmp/src" -DPROJECT_VERSION=1.2.3 -DOUT="$tmp/version.cc" \
+    -P "$ROOT/cmake/version.cmake" || fail "cmake -P version.cmake exited $?"
+}
+stamped() { sed -n 's/.*return "\(.*\)";.*/\1/p' "$tmp/version.cc"; }
+
+# Outside a git checkout: the project version alone.
+mkdir -p "$tmp/src"
+stamp
+[ "$(stamped)" = "1.2.3" ] || fail "outside git: '$(stamped)', expected 1.2.3"
+
+# A clean checkout: +<abbreviated commit>; an edit makes it -dirty; a commit clean again.
+git() { command git -C "$tmp/src" -c user.name=test -c user.email=test@example.org "$@"; }
+git init -q && echo a > "$tmp/src/file" && git add file && git commit -qm one || fail "git init"
+stamp
+[ "$(stamped)" = "1.2.3+$(git rev-parse --short HEAD)" ] || fail "clean: '$(stamped)'"
+echo b > "$tmp/src/file"
+stamp
+[ "$(stamped)" = "1.2.3+$(git rev-parse --short HEAD)-dirty" ] || fail "edited: '$(stamped)'"
+git commit -qam two
+stamp
+[ "$(stamped)" = "1.2.3+$(git rev-parse --short HEAD)" ] || fail "committed: '$(stamped)'"
+
+# An unchanged version leaves the file as it was (nothing is compiled or linked again).
+touch -d '2000-01-01' "$tmp/version.cc"
+stamp
+[ "$(stat -c %Y "$tmp/version.cc")" = "$(date -d '2000-01-01' +%s)" ] ||
+  fail "an unchanged version rewrote version.cc"
+
+# The binary prints the version its build stamped.
+expected=$(sed -n 's/.*return "\(.*\)";.*/\1/p' "$GENERATED")
+[ -n "$expected" ] || fail "no version in $GENERATED"
+[ "$("$BIN" --version)" = "$expected" ] || fail "--version '$("$BIN" --version)', stamped '$expected'"
+echo "version: ok ($expected)"
