@@ -43,5 +43,6 @@ stamp
 # The binary prints the version its build stamped.
 expected=$(sed -n 's/.*return "\(.*\)";.*/\1/p' "$GENERATED")
 [ -n "$expected" ] || fail "no version in $GENERATED"
-[ "$("$BIN" --version)" = "$expected" ] || fail "--version '$("$BIN" --version)', stamped '$expected'"
+printed=$("$BIN" --version)
+[ "$printed" = "$expected" ] || fail "--version printed '$printed', the build stamped '$expected'"
 echo "version: ok ($expected)"
