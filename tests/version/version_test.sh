@@ -15,7 +15,8 @@ stamp() {
   cmake -DSOURCE_DIR="$tmp/src" -DPROJECT_VERSION=1.2.3 -DOUT="$tmp/version.cc" \
     -P "$ROOT/cmake/version.cmake" || fail "cmake -P version.cmake exited $?"
 }
-stamped() { sed -n 's/.*return "\(.*\)";.*/\1/p' "$tmp/version.cc"; }
+# The version a generated version.cc returns (the scratch one by default).
+stamped() { sed -n 's/.*return "\(.*\)";.*/\1/p' "${1:-$tmp/version.cc}"; }
 
 # Outside a git checkout: the project version alone.
 mkdir -p "$tmp/src"
@@ -41,7 +42,7 @@ stamp
   fail "an unchanged version rewrote version.cc"
 
 # The binary prints the version its build stamped.
-expected=$(sed -n 's/.*return "\(.*\)";.*/\1/p' "$GENERATED")
+expected=$(stamped "$GENERATED")
 [ -n "$expected" ] || fail "no version in $GENERATED"
 printed=$("$BIN" --version)
 [ "$printed" = "$expected" ] || fail "--version printed '$printed', the build stamped '$expected'"
