@@ -2,17 +2,19 @@
 # The build's version stamp (cmake/version.cmake, core/version.h): `git describe --always --dirty`
 # of the source as built, rewritten at every build only when it changed, and what the binary under
 # test prints for --version.
-#   version_test.sh <source dir> <ngraphbench binary> <generated version.cc>
+#   version_test.sh <source dir> <ngraphbench binary> <generated version.cc> [cmake]
+# (cmake: the one that configured the build, as the build runs version.cmake; default: PATH's)
 set -uo pipefail
 ROOT=$1
 BIN=$2
 GENERATED=$3
+CMAKE=${4:-cmake}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "version: FAILED: $*"; exit 1; }
 
 stamp() {
-  cmake -DSOURCE_DIR="$tmp/src" -DPROJECT_VERSION=1.2.3 -DOUT="$tmp/version.cc" \
+  "$CMAKE" -DSOURCE_DIR="$tmp/src" -DPROJECT_VERSION=1.2.3 -DOUT="$tmp/version.cc" \
     -P "$ROOT/cmake/version.cmake" || fail "cmake -P version.cmake exited $?"
 }
 # The version a generated version.cc returns (the scratch one by default).
