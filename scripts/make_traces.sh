@@ -129,9 +129,11 @@ done
 
 mkdir -p "$(dirname "$out")"
 rm -f "$out.tmp"
-# Rows and traces only: the compilers' caches (results/.cache: TVM libraries, reference outputs)
-# are not results; nor, beyond --max-trace-runs timed runs, a run's trace (a header line, then a
-# line per timed run).
+# Rows and traces only (and .parts/, the processes of unfinished runs, from which --add
+# resumes): the compilers' caches (results/.cache: TVM libraries, reference outputs), the
+# workers' scratch files (results/.tmp) and the schedulers' run claims (<compiler>/.claims) are
+# not results; nor, beyond --max-trace-runs timed runs, a run's trace (a header line, then a line
+# per timed run).
 : >"$tmp/left_out.txt"
 if [ "$max_trace_runs" -gt 0 ]; then
   (cd "$tmp" && find results -path 'results/.cache' -prune -o -name '*.latencies.csv' -print |
@@ -142,6 +144,7 @@ if [ "$max_trace_runs" -gt 0 ]; then
     echo "make_traces: $(wc -l <"$tmp/left_out.txt") trace(s) of more than $max_trace_runs" \
          "timed runs left out of the zip (their rows are in it)" >&2
 fi
-(cd "$tmp" && zip -qr -X "$out.tmp" results -x 'results/.cache/*' -x@left_out.txt)
+(cd "$tmp" && zip -qr -X "$out.tmp" results -x 'results/.cache/*' -x 'results/.tmp/*' \
+                  -x '*/.claims/*' -x@left_out.txt)
 mv "$out.tmp" "$out"
 echo "make_traces: wrote $out ($(count_runs "$out") runs)" >&2

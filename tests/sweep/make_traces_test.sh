@@ -2,8 +2,9 @@
 # CTest's make_traces: scripts/make_traces.sh with the `null` compiler on a configs folder of two
 # small experiments (short: repeats 3, long: 12, shared by 2 processes: 4 and 12 timed runs in
 # all), so that --max-trace-runs 8 keeps short's trace and leaves long's out: the
-# zip holds every row, the traces within the cap only, and the script says how many it left
-# out; the work folder keeps them all. A bad --max-trace-runs is refused (exit 2).
+# zip holds every row, the traces within the cap only (no scratch files, no run claims), and the
+# script says how many it left out; the work folder keeps them all. A bad --max-trace-runs is
+# refused (exit 2).
 #
 #   make_traces_test.sh <source dir> <ngraphbench binary>
 #
@@ -47,5 +48,10 @@ entries=$(unzip -Z1 "$tmp/t.zip" | grep '\.csv$' | sort | paste -sd' ')
 [ "$entries" = "results/local/null/long_w8_b1.csv results/local/null/short_w8_b1.csv results/local/null/short_w8_b1.latencies.csv" ] ||
   fail "the zip holds: $entries"
 [ -f "$tmp/w/results/local/null/long_w8_b1.latencies.csv" ] || fail "the work folder lost long's trace"
+# The work folder's scratch files and run claims are not results.
+[ -d "$tmp/w/results/.tmp" ] && [ -d "$tmp/w/results/local/null/.claims" ] ||
+  fail "the work folder has no results/.tmp or .claims to leave out"
+scratch=$(unzip -Z1 "$tmp/t.zip" | grep -E '(^results/\.tmp/|/\.claims/)' | paste -sd' ')
+[ -z "$scratch" ] || fail "the zip holds scratch files or run claims: $scratch"
 "$BIN" analyze "$tmp/t.zip" -o "$tmp/analysis" >"$tmp/out" 2>&1 || fail "analyze of the zip: $(cat "$tmp/out")"
 echo "make_traces: ok"
