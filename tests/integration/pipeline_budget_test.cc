@@ -136,5 +136,24 @@ TEST_F(Budget, RunsRestrictsTheGridAndRefusesIdsNotInIt) {
       << from_file.output;
 }
 
+// A --quick row is no estimate of its full run: the full run measures again (its config_hash
+// differs), at its own time caps and with its tuning. The estimate scales from the quick row
+// as from the same model at its batch size, and `--quick` itself still counts it as measured.
+TEST_F(Budget, EstimateScalesFromAQuickRowWithoutCountingItMeasured) {
+  const Result quick = Ngb("run tiny null --quick --runs tiny_w8_b1 " + Common());
+  ASSERT_EQ(quick.code, 0) << quick.output;
+  const Result full = Ngb("expand tiny --estimate --compiler null " + Common());
+  ASSERT_EQ(full.code, 0) << full.output;
+  EXPECT_NE(full.output.find("scaled from tiny_w8_b1 (measured with other settings)"),
+            std::string::npos)
+      << full.output;
+  EXPECT_NE(full.output.find("(0 measured, 6 scaled from rows of null"), std::string::npos)
+      << full.output;
+  const Result again = Ngb("expand tiny --quick --estimate --compiler null " + Common());
+  ASSERT_EQ(again.code, 0) << again.output;
+  EXPECT_NE(again.output.find("(1 measured, 1 scaled from rows of null"), std::string::npos)
+      << again.output;
+}
+
 }  // namespace
 }  // namespace ngraphbench

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <tuple>
 
@@ -232,6 +233,16 @@ TEST(Estimate, TuningAddsToTheFirstCompileOfAWorkload) {
   const RunCost scaled = EstimateRun(Spec("m", 1), in);
   EXPECT_EQ(scaled.source, "scaled from n_b1");
   EXPECT_EQ(scaled.tuning_s, 300.0);
+  // The run's own row measured with other settings (--quick) is only a row to scale from: the
+  // run measures again, tuning included.
+  ResultRow own_quick = Row("m", 1, 1000.0, 40e9);
+  own_quick.quick = true;
+  in.measured["m_b1 (config_hash q)"] = own_quick;
+  const RunCost own = EstimateRun(Spec("m", 1), in);
+  EXPECT_EQ(own.source, "scaled from m_b1 (measured with other settings)");
+  EXPECT_EQ(own.tuning_s, 300.0);
+  EXPECT_NEAR(own.seconds, scaled.seconds, 1e-9);
+  in.measured.erase("m_b1 (config_hash q)");
   // A row whose first compile tuned for 250 s: its compile without them is what m's compiles.
   ResultRow tuned_row = quick_row;
   tuned_row.quick = false;
@@ -476,6 +487,16 @@ TEST(Estimate, StopCiEstimatesTheProcessesARowTook) {
   EXPECT_NEAR(EstimateRun(run, in).seconds, 10 * per_process, 1e-9);
   run.stop = "fixed";
   EXPECT_NEAR(EstimateRun(run, in).seconds, three, 1e-9);
+  // Scaled to 8 times the row's latency (n at batch 8 from its row at batch 1, 7 processes),
+  // the count grows as the prior's does with latency: by 0.94 log10(8).
+  in.measured["n_b1"].processes = 7;
+  RunSpec b8 = Spec("n", 8);
+  b8.processes = 3;
+  b8.max_processes = 10;
+  const double fixed_b8 = EstimateRun(b8, in).seconds;
+  b8.stop = "ci";
+  EXPECT_EQ(EstimateRun(b8, in).source, "scaled from n_b1");
+  EXPECT_NEAR(EstimateRun(b8, in).seconds, fixed_b8 * (7 + 0.94 * std::log10(8.0)) / 3.0, 1e-9);
   // No row to go by: stop ci is estimated at the prior's processes for the run's latency (1 G
   // MACs at 60 G/s: 16.7 ms, 6.75 processes), each as one of the 3 of stop fixed (onnxruntime
   // compiles in every process); never fewer than the run starts with, nor more than its cap.

@@ -119,14 +119,17 @@ double LaterFixedOf(const ResultRow& row, const std::string& compiler) {
   return UntunedFixedOf(row);
 }
 
-// With stop ci the processes a row took, or without a row the prior's for the run's latency
+// With stop ci the processes a row took, plus the prior's growth with latency from the row's
+// latency to the run's (PriorCiProcesses), or without a row the prior's for the run's latency
 // (at least the run's, at most its max_processes); with fixed, the run's own count.
 double ProcessesOf(const RunSpec& run, const ResultRow* row, double latency_s) {
   const int64_t asked = std::max<int64_t>(1, run.processes);
   if (run.stop != "ci") return static_cast<double>(asked);
   // A row from before rows counted their processes took what it asked.
-  const double took = row ? static_cast<double>(row->processes.value_or(asked))
-                          : PriorCiProcesses(latency_s);
+  const double took =
+      row ? static_cast<double>(row->processes.value_or(asked)) +
+                PriorCiProcesses(latency_s) - PriorCiProcesses(*row->latency_mean_ms / 1e3)
+          : PriorCiProcesses(latency_s);
   return std::clamp(took, static_cast<double>(asked),
                     static_cast<double>(std::max(asked, run.max_processes)));
 }
@@ -263,7 +266,8 @@ RunCost Estimate(const RunSpec& run, const EstimateInputs& in, double tuning_s) 
     }
     parts.latency_s = *ref->latency_mean_ms / 1e3 * scale;
     parts.processes = ProcessesOf(run, ref, parts.latency_s);
-    cost.source = "scaled from " + ref->run_id;
+    cost.source = "scaled from " + ref->run_id +
+                  (ref->run_id == run.run_id ? " (measured with other settings)" : "");
   } else {
     const double macs = Macs(in, run.model.name);
     parts.first_fixed_s = PriorCompileS(in, run.model.name);

@@ -8,15 +8,18 @@
 // tuning (below). A compiler that caches its compile by the model (tvm, inductor, executorch, in
 // results/.cache/<name>/) compiles in a run's first process only: the later ones load that. The
 // parts come from, in order:
-//   measured  the run's own row on this device (its timed window, compile time, latency, and
-//             the processes it took);
+//   measured  the run's own row on this device, measured with the run's settings (its timed
+//             window, compile time, latency, and the processes it took);
 //   scaled    the nearest measured row of the same compiler on this device (same model at another
-//             batch size first, then the same experiment, then any), its latency scaled by
+//             batch size first, then the same experiment, then any; the run's own row measured
+//             with other settings, e.g. --quick, counts as the same model at its batch size,
+//             and the run is charged its tuning), its latency scaled by
 //             multiply-accumulates x batch size;
 //   prior     no row to go by: latency from MACs at kPriorMacsPerSecond per thread, and a fixed
 //             compile time per compiler.
 // With stop ci a run may take more processes than `processes` (up to max_processes): the count
-// of the row it is measured or scaled from is used where that row has one.
+// of the row it is measured from, or of the row it is scaled from plus the prior's growth
+// between their latencies (PriorCiProcesses), where that row has one.
 // A compiler that auto-tunes (TVM) tunes in the first compile of a run that is not --quick, into
 // a tuning database shared by every run of the config, each tuning task (a fused kernel) tuned
 // once: so a run is charged for the kernels of its model (DistinctKernels, graph/kernels.h, at
@@ -74,7 +77,9 @@ constexpr int kTuningPriorWeight = 3;
 struct EstimateInputs {
   std::string compiler;
   int threads = 1;  // the compiler config's resolved threads
-  // Rows of this compiler on this device, by run id (rows of any status).
+  // Rows of this compiler on this device, by run id (rows of any status); a row measured with
+  // settings other than its run's (another config_hash) under "<run id> (config_hash <hash>)":
+  // not the run's own, only a row to scale from.
   std::map<std::string, ResultRow> measured;
   // Multiply-accumulates of one sample, by model name (RunSpec::model.name); missing = unknown.
   std::map<std::string, double> macs;

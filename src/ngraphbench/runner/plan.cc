@@ -645,6 +645,11 @@ EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArg
     }
   }
   if (!use_measured) return in;
+  // A row that the run's settings would not keep (another config_hash: a --quick row met by a
+  // full run, other threads, ...) is not the run's own: the run would measure again (after
+  // --replace-changed). It stays a row to scale from, under a key of its own.
+  std::map<std::string, std::string> hash_of;
+  for (const RunSpec& run : runs) hash_of[run.run_id] = ConfigHash(run, config, args.sample_ms);
   std::error_code error;
   for (fs::directory_iterator it(RunDirectory(args), error), end; !error && it != end;
        it.increment(error)) {
@@ -652,7 +657,12 @@ EstimateInputs LoadEstimateInputs(const std::vector<RunSpec>& runs, const RunArg
     if (!IsRowFile(name)) continue;
     try {
       ResultRow row = ReadRow(it->path().string());
-      in.measured.emplace(row.run_id, std::move(row));
+      const auto planned = hash_of.find(row.run_id);
+      std::string key = row.run_id;
+      if (planned != hash_of.end() && planned->second != row.config_hash) {
+        key += " (config_hash " + row.config_hash + ")";
+      }
+      in.measured.emplace(std::move(key), std::move(row));
     } catch (const InputError&) {
       // An unreadable row tells nothing about time; resume reports it.
     }
