@@ -14,7 +14,7 @@ estimate, the measured time and their ratio, the per-run spread, and the ratio i
 Only rows that are not --quick and whose status is ok or wrong are used.
 """
 import argparse
-import csv
+import collections
 import pathlib
 import re
 import shutil
@@ -24,18 +24,9 @@ import sys
 import tempfile
 import zipfile
 
+import ratios  # bench/ratios.py, beside this script
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-
-
-def last_row(path):
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    return rows[-1] if rows else None
-
-
-def workers_s(row):
-    """The row's processes' time: its phases summed (start, build, ..., timed, check)."""
-    return sum(float(part.split("=", 1)[1]) for part in row["phases_s"].split(";") if "=" in part)
 
 
 def estimates(ngb, experiment, compiler, device, results):
@@ -75,37 +66,41 @@ def main():
         if not device_dir.is_dir():
             sys.exit(f"estimate_holdout.py: no {device_dir}")
         held = scratch / "held" / "results"
-        total_est = total_meas = 0.0
-        for compiler_dir in sorted(d for d in device_dir.iterdir() if d.is_dir()):
-            compiler = compiler_dir.name
+        # Per compiler and experiment, the measured runs at the batch sizes held out: the
+        # workers' time of each (its phases summed: start, build, ..., timed, check).
+        measured = collections.defaultdict(lambda: {e: {} for e in experiments})
+        for path in ratios.row_paths(str(device_dir)):
+            compiler = pathlib.Path(path).parent.name
             target = held / args.device / compiler
-            target.mkdir(parents=True)
-            measured = {e: {} for e in experiments}
-            for path in compiler_dir.glob("*.csv"):
-                if path.name.endswith(".latencies.csv"):
-                    continue
-                row = last_row(path)
-                if (not row or row["experiment"] not in measured or row["quick"] != "false"
-                        or row["status"] not in ("ok", "wrong")):
-                    continue
-                if int(row["batch_size"]) in kept:
-                    shutil.copy(path, target)
-                else:
-                    measured[row["experiment"]][row["run_id"]] = workers_s(row)
+            target.mkdir(parents=True, exist_ok=True)
+            try:
+                row = ratios.read_row(path)
+            except StopIteration:  # a header without a row
+                continue
+            if (row["experiment"] not in experiments or row["quick"] != "false"
+                    or row["status"] not in ("ok", "wrong")):
+                continue
+            if int(row["batch_size"]) in kept:
+                shutil.copy(path, target)
+            else:
+                measured[compiler][row["experiment"]][row["run_id"]] = sum(
+                    ratios.phases(row).values())
+        total_est = total_meas = 0.0
+        for compiler in sorted(measured):
             for experiment in experiments:
-                runs = measured[experiment]
+                runs = measured[compiler][experiment]
                 if not runs:
                     continue
                 est = estimates(args.ngraphbench, experiment, compiler, args.device, held)
-                ratios = [est[r] / runs[r] for r in runs]
+                per_run = [est[r] / runs[r] for r in runs]
                 e, m = sum(est[r] for r in runs), sum(runs.values())
                 total_est += e
                 total_meas += m
-                within = sum(0.75 <= x <= 1.25 for x in ratios)
+                within = sum(0.75 <= x <= 1.25 for x in per_run)
                 print(f"{compiler:12} {experiment:16} {len(runs):3} runs  estimated {e:7.0f} s  "
                       f"measured {m:7.0f} s  ratio {e / m:4.2f}  per run median "
-                      f"{statistics.median(ratios):4.2f} ({min(ratios):4.2f}-{max(ratios):4.2f}),"
-                      f" {within} within 25 %")
+                      f"{statistics.median(per_run):4.2f} "
+                      f"({min(per_run):4.2f}-{max(per_run):4.2f}), {within} within 25 %")
         if total_meas:
             print(f"all: estimated {total_est:.0f} s, measured {total_meas:.0f} s, ratio "
                   f"{total_est / total_meas:.3f}")

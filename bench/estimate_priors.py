@@ -78,7 +78,7 @@ for path in ratios.row_paths(tree):
         continue
     if experiments and row['experiment'] not in experiments:
         continue
-    phases = {k: float(v) for k, v in (p.split('=') for p in row['phases_s'].split(';'))}
+    phases = ratios.phases(row)
     k = int(row['processes'] or 1)
     first_fixed = (ratios.cell(row, 'build_s') or 0) + (ratios.cell(row, 'compile_s') or 0)
     first_run_s = (ratios.cell(row, 'first_run_ms') or 0) / 1e3

@@ -48,6 +48,13 @@ def read_row(path):
         return next(csv.DictReader(f))
 
 
+def phases(row):
+    """A row's phases_s (each phase's wall time summed over its processes) as {phase: seconds};
+    empty for a row from before rows had them."""
+    return {k: float(v) for k, v in
+            (part.split("=", 1) for part in (row.get("phases_s") or "").split(";") if "=" in part)}
+
+
 def cell(row, column):
     """A numeric cell as float, or None when empty or absent (an older schema, a figure the run
     could not measure: `notes` says why)."""
